@@ -1,0 +1,44 @@
+// Bundles the extension, the CLI and the store workers into dist/, with sql.js's .wasm beside them,
+// so the packaged extension and `baton` need nothing from node_modules at run time.
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const dist = path.join(root, 'dist');
+fs.mkdirSync(dist, { recursive: true });
+
+const entries = {
+  extension: 'src/extension.ts',
+  cli: 'src/cli.ts',
+  storeWorker: 'src/store/storeWorker.ts',
+  compactorWorker: 'src/store/compactorWorker.ts',
+};
+const present = Object.fromEntries(Object.entries(entries).filter(([, file]) => fs.existsSync(path.join(root, file))));
+
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: present,
+  outdir: dist,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  external: ['vscode'],
+  logLevel: 'warning',
+  // sqljs.ts falls back to require.resolve only when running from source; the bundle finds the .wasm beside it.
+  logOverride: { 'require-resolve-not-external': 'silent' },
+  // sql.js probes for `fs`/`path` only in environments we never run in; keep them as node built-ins.
+  define: { 'process.env.NODE_ENV': '"production"' },
+});
+
+fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
+const cli = path.join(dist, 'cli.js');
+if (fs.existsSync(cli)) {
+  const text = fs.readFileSync(cli, 'utf8');
+  if (!text.startsWith('#!')) fs.writeFileSync(cli, '#!/usr/bin/env node\n' + text);
+  fs.chmodSync(cli, 0o755);
+}

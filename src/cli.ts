@@ -1,0 +1,171 @@
+// `baton`: the headless front door. Every command takes --data-dir; listing commands take --json.
+// Exit codes: 0 ok, 1 failure, 2 usage.
+
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { BatonError } from './core/errors';
+import { renderMarkdownSession, renderSessionTable, renderTree } from './core/format';
+import { runDoctor } from './store/doctor';
+import { DataDirLockedError } from './store/lock';
+import { resolveDataDir } from './store/paths';
+import type { Scope } from './store/queries';
+import { Store } from './store/store';
+
+const ALL: Scope = 'all';
+
+function dataDirOption(): Option {
+  return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
+}
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') || text === '' ? text : text + '\n');
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number.');
+  return n;
+}
+
+/** Opens the store for one command and closes it (flushing a snapshot) afterwards. */
+async function withStore<T>(dataDirFlag: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await Store.open({ dataDir: resolveDataDir({ flag: dataDirFlag }), holder: `baton ${process.argv[2] ?? ''}`.trim() });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('baton')
+    .description('Baton: live transcripts, lineage and inherited context for AI sub-agents.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('sessions')
+    .description('list sessions, newest first (or as a lineage tree)')
+    .addOption(dataDirOption())
+    .option('--tree', 'show the parent → sub-agent forest')
+    .option('--project <path>', 'only sessions of this project')
+    .option('--limit <n>', 'at most this many sessions', positiveInt, 100)
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { dataDir?: string; tree?: boolean; project?: string; limit: number; json?: boolean }) => {
+      await withStore(opts.dataDir, async (store) => {
+        if (opts.tree) {
+          const roots = await store.read('tree', { scope: ALL, project: opts.project });
+          out(opts.json ? JSON.stringify({ roots }, null, 2) : renderTree(roots) || 'No sessions yet.');
+          return;
+        }
+        const { sessions, total } = await store.read('listSessions', { scope: ALL, project: opts.project, limit: opts.limit });
+        out(opts.json ? JSON.stringify({ sessions, count: sessions.length, total }, null, 2) : renderSessionTable(sessions) || 'No sessions yet.');
+      });
+    });
+
+  program
+    .command('transcript')
+    .description('print the stored transcript of a session')
+    .argument('<key>', 'session key (raw or session:-prefixed)')
+    .addOption(dataDirOption())
+    .option('--json', 'machine-readable output')
+    .action(async (key: string, opts: { dataDir?: string; json?: boolean }) => {
+      await withStore(opts.dataDir, async (store) => {
+        const transcript = await store.read('transcript', { scope: ALL, key });
+        out(opts.json ? JSON.stringify(transcript, null, 2) : transcript.content);
+      });
+    });
+
+  program
+    .command('search')
+    .description('full-text search over transcripts (any text is a valid query)')
+    .argument('<query...>', 'words, "phrases", -exclusions, prefix*, OR')
+    .addOption(dataDirOption())
+    .option('--session <key>', 'only this session')
+    .option('--project <path>', 'only this project')
+    .option('--limit <n>', 'at most this many sessions', positiveInt, 10)
+    .option('--json', 'machine-readable output')
+    .action(async (words: string[], opts: { dataDir?: string; session?: string; project?: string; limit: number; json?: boolean }) => {
+      const query = words.join(' ');
+      await withStore(opts.dataDir, async (store) => {
+        const hits = await store.read('search', { scope: ALL, query, sessionKey: opts.session, project: opts.project, limit: opts.limit });
+        if (opts.json) return out(JSON.stringify({ query, hits, count: hits.length }, null, 2));
+        if (hits.length === 0) return out(`No matches for ${JSON.stringify(query)}.`);
+        out(hits.map((h) => `${h.sessionKey}  ${h.harness}  ${h.updatedAt}${h.project ? '  ' + h.project : ''}\n  ${h.excerpt}`).join('\n'));
+      });
+    });
+
+  program
+    .command('export')
+    .description('export sessions with their transcripts to stdout')
+    .addOption(dataDirOption())
+    .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'md']).default('jsonl'))
+    .option('--session <key>', 'only this session')
+    .action(async (opts: { dataDir?: string; format: 'jsonl' | 'md'; session?: string }) => {
+      await withStore(opts.dataDir, async (store) => {
+        const sessions = opts.session
+          ? [await store.read('getSession', { scope: ALL, key: opts.session })].filter((s) => s !== null)
+          : (await store.read('listSessions', { scope: ALL, limit: 10_000 })).sessions.reverse();
+        if (opts.session && sessions.length === 0) throw new BatonError('not_found', `session ${opts.session} not found`);
+        for (const session of sessions) {
+          const turns = [];
+          for (let from = 1; ; ) {
+            const page = await store.read('turns', { scope: ALL, key: session!.key, from, limit: 1000 });
+            turns.push(...page.turns);
+            if (page.turns.length < 1000) break;
+            from = page.turns[page.turns.length - 1].seq + 1;
+          }
+          out(opts.format === 'jsonl' ? JSON.stringify({ session, turns }) : renderMarkdownSession(session!, turns));
+        }
+      });
+    });
+
+  program
+    .command('doctor')
+    .description('check the data directory: lock, snapshots, journal and database integrity')
+    .addOption(dataDirOption())
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const report = await runDoctor(resolveDataDir({ flag: opts.dataDir }));
+      if (opts.json) out(JSON.stringify(report, null, 2));
+      else {
+        const lines = [
+          `data dir   ${report.dataDir}${report.exists ? '' : ' (does not exist yet)'}`,
+          `lock       ${report.lock.state}${report.lock.holder ? ` (${report.lock.holder.holder}, pid ${report.lock.holder.pid}${report.lock.holder.port ? `, port ${report.lock.holder.port}` : ''})` : ''}`,
+          `snapshots  ${report.snapshots.length === 0 ? 'none' : report.snapshots.map((s) => `seq ${s.seq} ${(s.bytes / 1e6).toFixed(1)} MB ${s.valid ? 'ok' : 'INVALID'}`).join('; ')}`,
+          `journal    ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frame(s), ${report.journal.reduce((n, j) => n + j.bytes, 0)} bytes`,
+          `integrity  ${report.integrity ? report.integrity.join('; ') : report.lock.state === 'held' ? 'not checked (held by a running process)' : 'n/a'}`,
+          report.store ? `store      ${report.store.sessions} sessions, ${report.store.turns} turns, ${report.store.textChars} chars, seq ${report.store.appliedSeq}` : '',
+          ...report.problems.map((p) => `problem    ${p}`),
+        ].filter(Boolean);
+        out(lines.join('\n'));
+      }
+      if (report.problems.some((p) => p.startsWith('integrity'))) process.exitCode = 1;
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (err instanceof DataDirLockedError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

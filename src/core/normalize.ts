@@ -1,0 +1,486 @@
+// Turns a harness transcript (Claude Code JSONL, Codex rollout JSONL, message-list JSON, plain
+// text) into ordered Baton turns. Pure: no I/O, never throws on malformed input, because the
+// files are read while the harness is still appending to them.
+
+import type { Role, Turn } from './types';
+
+export type TranscriptFormat = 'claude-code-jsonl' | 'codex-jsonl' | 'messages-json' | 'plain';
+
+export interface NormalizeHint {
+  /** Harness name (`claude-code`, `codex`, `opencode`, `openclaw`…): a tie-breaker only. */
+  harness?: string;
+  /** Forces the parser; skips detection. */
+  format?: TranscriptFormat;
+}
+
+/** Tool output is context, not content: keep enough to understand it, not whole files. */
+export const TOOL_RESULT_CAP = 2000;
+/** A tool call is shown as `name(input)`; long inputs (file bodies, patches) are cut. */
+export const TOOL_CALL_CAP = 500;
+
+type Obj = Record<string, unknown>;
+
+export function normalizeTranscript(raw: string, hint: NormalizeHint = {}): Turn[] {
+  const text = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const format = hint.format ?? detectFormat(text, hint.harness);
+  switch (format) {
+    case 'claude-code-jsonl':
+      return fromClaudeCode(parseJsonLines(text));
+    case 'codex-jsonl':
+      return fromCodex(parseJsonLines(text));
+    case 'messages-json':
+      return fromMessageList(parseMessageDocument(text));
+    case 'plain':
+    default:
+      return fromPlainText(text);
+  }
+}
+
+const RENDER_LABELS: Record<Role, string> = {
+  user: 'User',
+  assistant: 'Assistant',
+  tool: 'Tool',
+  system: 'System',
+};
+
+export function renderTurn(turn: Turn): string {
+  return `${RENDER_LABELS[turn.role]}: ${turn.text}`;
+}
+
+export function renderTranscript(turns: Turn[]): string {
+  return turns.map(renderTurn).join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+
+function detectFormat(text: string, harness: string | undefined): TranscriptFormat {
+  const trimmed = text.trim();
+  if (trimmed === '') return 'plain';
+  const whole = tryParse(trimmed);
+  if (Array.isArray(whole) || Array.isArray(asObj(whole)?.messages)) return 'messages-json';
+
+  // Scan lines until one is decisive: the first line usually is (session_meta, a summary…).
+  for (const line of trimmed.split('\n')) {
+    const record = asObj(tryParse(line));
+    if (!record) continue;
+    if (isCodexRecord(record)) return 'codex-jsonl';
+    if (isClaudeCodeRecord(record)) return 'claude-code-jsonl';
+    if (isMessageLike(record) || isMessageLike(asObj(record.message))) return 'messages-json';
+  }
+
+  // JSON-looking but undecided (only unknown records, or one torn line): never show raw JSON
+  // as a user turn; the harness name picks the parser, and unknown records yield nothing.
+  const jsonLooking = trimmed.split('\n').every((l) => l.trim() === '' || /^\s*[[{]/.test(l));
+  if (jsonLooking) return harnessFormat(harness) ?? 'messages-json';
+  return 'plain';
+}
+
+function harnessFormat(harness: string | undefined): TranscriptFormat | undefined {
+  const h = (harness ?? '').toLowerCase();
+  if (h.includes('claude')) return 'claude-code-jsonl';
+  if (h.includes('codex')) return 'codex-jsonl';
+  if (h.includes('opencode') || h.includes('openclaw')) return 'messages-json';
+  return undefined;
+}
+
+const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
+
+function isCodexRecord(r: Obj): boolean {
+  return typeof r.type === 'string' && CODEX_TYPES.has(r.type) && asObj(r.payload) !== undefined;
+}
+
+function isClaudeCodeRecord(r: Obj): boolean {
+  if ((r.type === 'user' || r.type === 'assistant') && asObj(r.message)) return true;
+  if (r.type === 'summary' && typeof r.summary === 'string') return true;
+  return r.type === 'file-history-snapshot';
+}
+
+function isMessageLike(r: Obj | undefined): boolean {
+  return r !== undefined && (typeof r.role === 'string' || typeof asObj(r.info)?.role === 'string');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code JSONL
+
+function fromClaudeCode(records: Obj[]): Turn[] {
+  const sink = new TurnSink();
+  // Older Claude Code wrote sub-agent lines (isSidechain) into the parent's file; a sub-agent's
+  // own file is all sidechain. Drop sidechain lines only when there is a main thread beside them.
+  const hasMainThread = records.some(
+    (r) => (r.type === 'user' || r.type === 'assistant') && r.isSidechain !== true,
+  );
+
+  records.forEach((r, index) => {
+    if (r.isMeta === true) return;
+    if (hasMainThread && r.isSidechain === true) return;
+    const at = asString(r.timestamp);
+    const message = asObj(r.message);
+    switch (r.type) {
+      case 'summary':
+        sink.push('system', asString(r.summary), at);
+        return;
+      case 'system':
+        // Harness events (compaction boundary, local command output); api_error has no content.
+        sink.push('system', dropEmptyCommandWrapper(asString(r.content)), at);
+        return;
+      case 'user':
+        if (message) claudeUser(message, r, at, index, sink);
+        return;
+      case 'assistant':
+        if (message) claudeAssistant(message, at, index, sink);
+        return;
+      default:
+        return; // attachments, file-history snapshots, queue operations, future types
+    }
+  });
+  return sink.turns;
+}
+
+function claudeUser(message: Obj, line: Obj, at: string | undefined, index: number, sink: TurnSink): void {
+  // The summary Claude Code injects after /compact is a user message in form only.
+  const role: Role = line.isCompactSummary === true ? 'system' : 'user';
+  const content = message.content;
+  if (typeof content === 'string') {
+    sink.push(role, dropEmptyCommandWrapper(content), at);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  const lineKey = `line:${index}`;
+  for (const block of content) {
+    const b = asObj(block);
+    if (typeof block === 'string') sink.push(role, dropEmptyCommandWrapper(block), at, lineKey);
+    else if (b?.type === 'text') sink.push(role, dropEmptyCommandWrapper(asString(b.text)), at, lineKey);
+    else if (b?.type === 'tool_result') sink.push('tool', toolResultText(b.content), at);
+    // images and documents carry no text worth keeping
+  }
+}
+
+function claudeAssistant(message: Obj, at: string | undefined, index: number, sink: TurnSink): void {
+  // Claude Code writes one line per content block, all sharing message.id: merge them back.
+  const mergeKey = asString(message.id) ?? `line:${index}`;
+  const content = message.content;
+  if (typeof content === 'string') {
+    sink.push('assistant', content, at, mergeKey);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  for (const block of content) {
+    const b = asObj(block);
+    if (b?.type === 'text') sink.push('assistant', asString(b.text), at, mergeKey);
+    else if (b?.type === 'tool_use') sink.push('tool', toolCallText(b.name, b.input), at);
+    // thinking / redacted_thinking are dropped: private reasoning, often huge
+  }
+}
+
+/** `<command-name>` / `<local-command-stdout>` wrappers: skip when nothing is inside them. */
+function dropEmptyCommandWrapper(text: string | undefined): string | undefined {
+  if (text === undefined || !/^\s*<(?:command-|local-command-)/.test(text)) return text;
+  const inner = text.replace(/<\/?(?:command-[a-z-]+|local-command-[a-z-]+)>/g, '').trim();
+  return inner === '' ? undefined : text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codex rollout JSONL
+
+/** User messages Codex writes for the model's benefit, not typed by the user. */
+const CODEX_INJECTED_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for '];
+
+function fromCodex(records: Obj[]): Turn[] {
+  const sink = new TurnSink();
+  for (const r of records) {
+    const at = asString(r.timestamp);
+    const p = asObj(r.payload);
+    if (!p) continue;
+    // The compaction summary replaces the history the model sees from then on.
+    if (r.type === 'compacted') sink.push('system', asString(p.message), at);
+    // response_item is what the model saw; event_msg repeats the same messages for UIs.
+    if (r.type !== 'response_item') continue;
+    switch (p.type) {
+      case 'message': {
+        const role = mapRole(p.role);
+        const text = flattenText(p.content, '\n\n');
+        if (!role) break;
+        if (role === 'user' && CODEX_INJECTED_PREFIXES.some((x) => text.trimStart().startsWith(x))) break;
+        sink.push(role, text, at);
+        break;
+      }
+      case 'function_call':
+        sink.push('tool', toolCallText(p.name, p.arguments), at);
+        break;
+      case 'custom_tool_call':
+        sink.push('tool', toolCallText(p.name, p.input), at);
+        break;
+      case 'local_shell_call':
+        sink.push('tool', toolCallText('local_shell', p.action), at);
+        break;
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+        sink.push('tool', toolResultText(codexOutput(p.output)), at);
+        break;
+      default:
+        break; // reasoning, web_search_call, future item types
+    }
+  }
+  return sink.turns;
+}
+
+/** Older Codex wrapped shell output as the JSON string `{"output": "...", "metadata": {...}}`. */
+function codexOutput(output: unknown): unknown {
+  if (typeof output === 'string') {
+    const inner = asObj(tryParse(output));
+    return typeof inner?.output === 'string' ? inner.output : output;
+  }
+  const o = asObj(output);
+  return o && 'content' in o ? o.content : output;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message lists: OpenCode export, OpenClaw, OpenAI/Anthropic-style [{role, content}]
+
+function parseMessageDocument(text: string): Obj[] {
+  const whole = tryParse(text.trim());
+  if (Array.isArray(whole)) return whole.map(asObj).filter((m): m is Obj => m !== undefined);
+  const messages = asObj(whole)?.messages;
+  if (Array.isArray(messages)) return messages.map(asObj).filter((m): m is Obj => m !== undefined);
+  // JSONL of messages (OpenClaw session files wrap each in {type: 'message', message}).
+  return parseJsonLines(text).map((r) => (typeof r.role === 'string' || asObj(r.info) ? r : unwrapMessage(r)));
+}
+
+function unwrapMessage(record: Obj): Obj {
+  const inner = asObj(record.message);
+  if (!inner) return record;
+  return inner.timestamp === undefined && record.timestamp !== undefined
+    ? { ...inner, timestamp: record.timestamp }
+    : inner;
+}
+
+function fromMessageList(messages: Obj[]): Turn[] {
+  const sink = new TurnSink();
+  messages.forEach((m, index) => {
+    const info = asObj(m.info) ?? m; // OpenCode export: {info: {role, time}, parts}
+    const role = mapRole(info.role ?? m.role);
+    if (!role) return;
+    const at = toIso(m.timestamp ?? m.createdAt ?? m.created_at ?? asObj(info.time)?.created);
+    const mergeKey = `message:${index}`;
+    const body = Array.isArray(m.parts) ? m.parts : m.content;
+
+    if (typeof body === 'string') sink.push(role, bodyText(role, body), at, mergeKey);
+    else if (Array.isArray(body)) for (const part of body) messagePart(part, role, at, mergeKey, sink);
+
+    // OpenAI chat shape: assistant {tool_calls: [{function: {name, arguments}}]}
+    if (Array.isArray(m.tool_calls)) {
+      for (const call of m.tool_calls) {
+        const fn = asObj(asObj(call)?.function);
+        if (fn) sink.push('tool', toolCallText(fn.name, fn.arguments), at);
+      }
+    }
+  });
+  return sink.turns;
+}
+
+/** A tool-role message is tool output: capped like any other. */
+function bodyText(role: Role, text: unknown): string | undefined {
+  return role === 'tool' ? toolResultText(text) : asString(text);
+}
+
+function messagePart(part: unknown, role: Role, at: string | undefined, mergeKey: string, sink: TurnSink): void {
+  if (typeof part === 'string') {
+    sink.push(role, bodyText(role, part), at, mergeKey);
+    return;
+  }
+  const p = asObj(part);
+  if (!p) return;
+  switch (p.type) {
+    case 'text':
+    case 'input_text':
+    case 'output_text':
+      // Synthetic text (added by plugins, e.g. Baton's own context) is kept: the model saw it.
+      sink.push(role, bodyText(role, p.text), at, mergeKey);
+      return;
+    case 'tool': {
+      // OpenCode: one part holds the call and, once finished, its output or error.
+      const state = asObj(p.state) ?? {};
+      sink.push('tool', toolCallText(p.tool, state.input), at);
+      const error = asString(state.error);
+      sink.push('tool', error !== undefined ? `Error: ${error}` : toolResultText(state.output), at);
+      return;
+    }
+    case 'tool_use':
+    case 'toolCall':
+    case 'tool-call':
+    case 'function_call':
+      sink.push('tool', toolCallText(p.name ?? p.toolName, p.input ?? p.arguments ?? p.args), at);
+      return;
+    case 'tool_result':
+    case 'toolResult':
+    case 'tool-result':
+      sink.push('tool', toolResultText(p.content ?? p.output ?? p.result), at);
+      return;
+    default:
+      return; // reasoning, thinking, step-start/finish, file, patch, snapshot…
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain text
+
+const PLAIN_LABEL = /^(user|assistant|human|ai|tool|system)[ \t]*:[ \t]*(.*)$/i;
+const PLAIN_ROLES: Record<string, Role> = {
+  user: 'user',
+  human: 'user',
+  assistant: 'assistant',
+  ai: 'assistant',
+  tool: 'tool',
+  system: 'system',
+};
+
+function fromPlainText(text: string): Turn[] {
+  const sink = new TurnSink();
+  // Text before the first label (or with no label at all) is what the user wrote.
+  let role: Role = 'user';
+  let lines: string[] = [];
+  const flush = (): void => {
+    sink.push(role, lines.join('\n'));
+    lines = [];
+  };
+  for (const line of text.split('\n')) {
+    const label = PLAIN_LABEL.exec(line);
+    if (label) {
+      flush();
+      role = PLAIN_ROLES[label[1].toLowerCase()];
+      lines = [label[2]];
+    } else {
+      lines.push(line);
+    }
+  }
+  flush();
+  return sink.turns;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+
+/**
+ * Collects turns, dropping empty ones. Consecutive pushes with the same role and merge key
+ * (one Claude Code message split over lines, the text parts of one message) become one turn.
+ */
+class TurnSink {
+  readonly turns: Turn[] = [];
+  private openKey: string | undefined;
+
+  push(role: Role, text: string | undefined, at?: string, mergeKey?: string): void {
+    const clean = cleanText(text ?? '');
+    if (clean === '') return;
+    const last = this.turns[this.turns.length - 1];
+    if (mergeKey !== undefined && mergeKey === this.openKey && last?.role === role) {
+      last.text += '\n\n' + clean;
+      return;
+    }
+    this.turns.push(at !== undefined ? { role, text: clean, at } : { role, text: clean });
+    this.openKey = mergeKey;
+  }
+}
+
+/** CRLF → LF, leading blank lines and trailing whitespace removed (first-line indent kept). */
+function cleanText(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+}
+
+function toolCallText(name: unknown, input: unknown): string {
+  const label = asString(name) ?? 'tool';
+  let args: string;
+  if (typeof input === 'string') {
+    const parsed = tryParse(input);
+    args = parsed === undefined ? input : JSON.stringify(parsed); // compact pretty-printed JSON
+  } else {
+    args = input === undefined ? '' : JSON.stringify(input) ?? '';
+  }
+  return truncate(`${label}(${args})`, TOOL_CALL_CAP);
+}
+
+function toolResultText(content: unknown): string {
+  return truncate(cleanText(flattenText(content, '\n')), TOOL_RESULT_CAP);
+}
+
+/** Text of a string, or of the text blocks in an array of blocks (Anthropic, Responses API). */
+function flattenText(content: unknown, separator: string): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const pieces: string[] = [];
+  for (const block of content) {
+    if (typeof block === 'string') pieces.push(block);
+    const b = asObj(block);
+    if (b && typeof b.text === 'string' && (b.type === undefined || /text$/.test(String(b.type)))) {
+      pieces.push(b.text);
+    }
+  }
+  return pieces.join(separator);
+}
+
+function truncate(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  let end = cap;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1; // do not split a surrogate pair
+  return `${text.slice(0, end)}… [truncated ${text.length - end} chars]`;
+}
+
+function mapRole(role: unknown): Role | undefined {
+  switch (typeof role === 'string' ? role.toLowerCase() : '') {
+    case 'user':
+    case 'human':
+      return 'user';
+    case 'assistant':
+    case 'ai':
+    case 'model':
+      return 'assistant';
+    case 'tool':
+    case 'toolresult':
+    case 'tool_result':
+    case 'function':
+      return 'tool';
+    case 'system':
+    case 'developer':
+      return 'system';
+    default:
+      return undefined;
+  }
+}
+
+/** ISO strings pass through; epoch numbers (OpenCode uses milliseconds) are converted. */
+function toIso(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const ms = value < 1e11 ? value * 1000 : value; // seconds before ~1973 in ms are implausible
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** One object per line; unparsable lines (a torn last line mid-write) are skipped. */
+function parseJsonLines(text: string): Obj[] {
+  const records: Obj[] = [];
+  for (const line of text.split('\n')) {
+    const record = asObj(tryParse(line));
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+function tryParse(text: string): unknown {
+  const t = text.trim();
+  if (t === '') return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function asObj(value: unknown): Obj | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
+}
+
+function asString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,89 @@
+// Turns whatever a user typed into a safe FTS4 MATCH expression.
+// Every term reaches SQLite inside double quotes, so no user text is ever parsed as FTS syntax;
+// only the operators we emit ourselves (OR, NOT, parentheses, prefix *) are syntax.
+// Understood from the user's text: "quoted phrases", -exclusions / NOT word, word* prefixes,
+// and OR between two items. Everything else (colons, parentheses, NEAR, punctuation) is text.
+
+export interface CompiledQuery {
+  /** The MATCH expression, or null when the text holds nothing searchable. */
+  match: string | null;
+  /** The positive words, lower-cased, for highlighting. */
+  terms: string[];
+}
+
+const MAX_ITEMS = 32;
+const MAX_WORD = 64;
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+
+interface Item {
+  words: string[];
+  prefix: boolean;
+  negated: boolean;
+}
+
+function wordsOf(text: string): string[] {
+  return (text.match(WORD) ?? []).map((w) => w.slice(0, MAX_WORD).toLowerCase());
+}
+
+function quote(item: Item): string {
+  // Words come from WORD, so they never hold a double quote or any FTS operator character.
+  return '"' + item.words.join(' ') + (item.prefix ? '*' : '') + '"';
+}
+
+/** Splits raw text into quoted phrases and bare tokens, keeping the order. */
+function tokenize(raw: string): Array<{ text: string; quoted: boolean; negated: boolean }> {
+  const out: Array<{ text: string; quoted: boolean; negated: boolean }> = [];
+  const re = /(-?)"([^"]*)"?|(\S+)/g;
+  for (const m of raw.matchAll(re)) {
+    if (m[3] !== undefined) {
+      const token = m[3];
+      const negated = token.startsWith('-') && token.length > 1;
+      out.push({ text: negated ? token.slice(1) : token, quoted: false, negated });
+    } else {
+      out.push({ text: m[2] ?? '', quoted: true, negated: m[1] === '-' });
+    }
+  }
+  return out;
+}
+
+export function compileSearchQuery(raw: string): CompiledQuery {
+  const tokens = tokenize((raw ?? '').slice(0, 10_000));
+  // Positive items grouped by OR: [[a], [b, c]] means a AND (b OR c).
+  const groups: Item[][] = [];
+  const negatives: Item[] = [];
+  let pendingOr = false;
+  let pendingNot = false;
+  let count = 0;
+  for (const token of tokens) {
+    if (count >= MAX_ITEMS) break;
+    if (!token.quoted && token.text === 'OR' && !token.negated) {
+      pendingOr = groups.length > 0;
+      continue;
+    }
+    if (!token.quoted && token.text === 'NOT' && !token.negated) {
+      pendingNot = true;
+      continue;
+    }
+    const words = wordsOf(token.text);
+    if (words.length === 0) continue;
+    const prefix = !token.quoted && /[\p{L}\p{N}]\*+$/u.test(token.text);
+    const item: Item = { words, prefix, negated: token.negated || pendingNot };
+    pendingNot = false;
+    count++;
+    if (item.negated) {
+      negatives.push(item);
+      pendingOr = false;
+      continue;
+    }
+    if (pendingOr) groups[groups.length - 1].push(item);
+    else groups.push([item]);
+    pendingOr = false;
+  }
+  if (groups.length === 0) return { match: null, terms: [] };
+  const positive = groups
+    .map((group) => (group.length === 1 ? quote(group[0]) : '(' + group.map(quote).join(' OR ') + ')'))
+    .join(' ');
+  const negative = negatives.map((item) => ' NOT ' + quote(item)).join('');
+  const terms = [...new Set(groups.flat().flatMap((item) => item.words))];
+  return { match: positive + negative, terms };
+}

@@ -1,0 +1,118 @@
+// Decides which turns of an incoming transcript are new, so a hook costs O(new text).
+// The store keeps, per session, a cursor into the *source* (how many source turns were consumed
+// and the chained hash of that prefix). When the source still starts with that prefix, only its
+// tail is new. When it does not (the harness rewrote its file, or the caller switched between an
+// inline transcript and a file), turns already stored are recognised by hash and skipped, so
+// nothing is stored twice and nothing stored is ever removed.
+
+import type { Turn } from './types';
+import { chainHash, turnHash } from './hash';
+
+export interface HashedTurn extends Turn {
+  hash: string;
+}
+
+export interface TranscriptCursor {
+  sourceTurns: number;
+  sourceHash: string;
+  /** Hashes of turns taken from hook payloads (prompt, last reply) that the source has not shown yet. */
+  pending: string[];
+}
+
+export interface DeltaInput {
+  cursor: TranscriptCursor;
+  incoming: Turn[];
+  /** Turns known from the payload itself, used when the source file lags behind. */
+  fromPayload: Turn[];
+  /** The last stored turns (role and hash, newest last), back to at least the last user turn. */
+  recentStored: Array<{ role: Turn['role']; hash: string }>;
+  /** Whether a turn with this hash is already stored for the session (any position). */
+  isStored(hash: string): boolean;
+}
+
+export interface DeltaPlan {
+  append: HashedTurn[];
+  cursor: TranscriptCursor;
+}
+
+const MAX_PENDING = 16;
+export const EMPTY_CURSOR: TranscriptCursor = { sourceTurns: 0, sourceHash: '', pending: [] };
+
+export function withHash(turn: Turn): HashedTurn {
+  return { ...turn, hash: turnHash(turn.role, turn.text) };
+}
+
+export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
+  const incoming = input.incoming.map(withHash);
+  const { cursor } = input;
+  let fresh: HashedTurn[];
+  let next: TranscriptCursor = { ...cursor, pending: [...cursor.pending] };
+
+  if (incoming.length > 0) {
+    let chain = '';
+    const prefixChains: string[] = [''];
+    for (const turn of incoming) {
+      chain = chainHash(chain, turn.hash);
+      prefixChains.push(chain);
+    }
+    const continues = cursor.sourceTurns <= incoming.length && prefixChains[cursor.sourceTurns] === cursor.sourceHash;
+    if (continues) {
+      fresh = incoming.slice(cursor.sourceTurns);
+      next.sourceTurns = incoming.length;
+      next.sourceHash = chain;
+    } else {
+      const seen = new Set<string>();
+      fresh = incoming.filter((turn) => {
+        if (seen.has(turn.hash) || input.isStored(turn.hash)) return false;
+        seen.add(turn.hash);
+        return true;
+      });
+      // A shorter, already-stored source (a lagging copy) must not move the cursor backwards.
+      if (fresh.length > 0 || incoming.length >= cursor.sourceTurns) {
+        next.sourceTurns = incoming.length;
+        next.sourceHash = chain;
+      }
+    }
+  } else {
+    fresh = [];
+  }
+
+  // Turns the payload already gave us (and we stored) reappear once the file catches up: skip them once.
+  const append: HashedTurn[] = [];
+  for (const turn of fresh) {
+    const pendingAt = next.pending.indexOf(turn.hash);
+    if (pendingAt >= 0) {
+      next.pending.splice(pendingAt, 1);
+      continue;
+    }
+    append.push(turn);
+  }
+
+  const recent = [...input.recentStored, ...append.map((t) => ({ role: t.role, hash: t.hash }))];
+  for (const turn of input.fromPayload.map(withHash)) {
+    if (!turn.text.trim() || alreadyInExchange(recent, turn)) continue;
+    append.push(turn);
+    recent.push({ role: turn.role, hash: turn.hash });
+    next.pending.push(turn.hash);
+  }
+  if (next.pending.length > MAX_PENDING) next.pending = next.pending.slice(-MAX_PENDING);
+  return { append, cursor: next };
+}
+
+/**
+ * Whether a payload turn is already in the current exchange (the turns from the last user turn on).
+ * A prompt counts as present only while unanswered, so a user repeating "continue" is kept.
+ */
+function alreadyInExchange(recent: Array<{ role: Turn['role']; hash: string }>, turn: HashedTurn): boolean {
+  let lastUser = -1;
+  for (let i = recent.length - 1; i >= 0; i--) {
+    if (recent[i].role === 'user') {
+      lastUser = i;
+      break;
+    }
+  }
+  if (turn.role === 'user') {
+    return lastUser >= 0 && recent[lastUser].hash === turn.hash && !recent.slice(lastUser).some((t) => t.role === 'assistant');
+  }
+  return recent.slice(Math.max(lastUser, 0)).some((t) => t.hash === turn.hash);
+}

@@ -1,0 +1,102 @@
+// Shared vocabulary of Baton. Pure types: no runtime imports, usable from every layer.
+
+export type Role = 'user' | 'assistant' | 'tool' | 'system';
+
+/** One normalised transcript turn, as stored. `at` is an ISO time when the source had one. */
+export interface Turn {
+  role: Role;
+  text: string;
+  at?: string;
+}
+
+export type ReadPolicy = 'shared' | 'isolated';
+export type ExecutionMode = 'SYNC' | 'ASYNC_POLL' | 'ASYNC_CALLBACK';
+export type SessionStatus = 'active' | 'completed' | 'failed' | 'ended';
+export type RunStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+/** How a session's parent was identified (kept for diagnostics and the tree). */
+export type LineageSource =
+  | 'explicit'
+  | 'openclaw-key'
+  | 'claude-code-subagent'
+  | 'codex-subagent'
+  | 'opencode-parent'
+  | 'env'
+  | 'project-recency';
+
+export interface SessionRecord {
+  key: string;
+  agentId: string;
+  harness: string;
+  project: string | null;
+  parentSessionKey: string | null;
+  lineageSource: LineageSource | null;
+  harnessAgentId: string | null;
+  harnessAgentType: string | null;
+  executionMode: ExecutionMode | null;
+  status: SessionStatus;
+  runtimePath: string | null;
+  claimedAt: string | null;
+  bypassed: boolean;
+  title: string | null;
+  createdAt: string;
+  updatedAt: string;
+  endedAt: string | null;
+  endReason: string | null;
+  turnCount: number;
+  charCount: number;
+  childCount: number;
+}
+
+export interface SearchHit {
+  sessionKey: string;
+  agentId: string;
+  harness: string;
+  project: string | null;
+  parentSessionKey: string | null;
+  updatedAt: string;
+  excerpt: string;
+  /** BM25-style score, lower is better (SQLite convention: negative numbers rank first). */
+  rank: number;
+  /** Sequence number of the first turn of the matching segment: where a viewer should scroll. */
+  turnSeq: number;
+}
+
+export interface CheckpointRecord {
+  id: number;
+  sessionKey: string;
+  digest: string;
+  focalEntities: string[];
+  /** Number of transcript turns the checkpoint covers. */
+  extractionCursor: number;
+  source: string | null;
+  createdAt: string;
+}
+
+export interface SubagentRunContext {
+  workspacePath?: string;
+  specId?: string;
+  prompt?: string;
+  files?: string[];
+}
+
+export interface SubagentRun {
+  id: string;
+  agentId: string;
+  sessionKey: string | null;
+  parentSessionKey: string | null;
+  runner: string;
+  status: RunStatus;
+  executionMode: ExecutionMode;
+  context: SubagentRunContext;
+  resultContent: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  durationMs: number | null;
+  error: string | null;
+  callbackDeliveredAt: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  updatedAt: string;
+}

@@ -1,0 +1,297 @@
+// Write commands: each reads what it needs, decides, and emits journal records (records.ts).
+// They run inside the store worker, one at a time, inside a savepoint: a command that throws
+// leaves nothing behind, in the database or in the journal.
+
+import type { Database } from 'sql.js';
+import { BatonError } from '../core/errors';
+import { planTranscriptDelta } from '../core/transcriptDelta';
+import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRunContext, Turn } from '../core/types';
+import { all, one } from './db';
+import { findSessionRow, stripSessionPrefix } from './queries';
+import type { RunFields, SessionFields, StoreRecord } from './records';
+
+export interface CommandContext {
+  db: Database;
+  emit(record: StoreRecord): void;
+  now(): string;
+  newId(): string;
+}
+
+export const DEFAULT_AGENT = 'default';
+
+function ensureAgent(ctx: CommandContext, agentId: string, readPolicy: ReadPolicy = 'shared'): void {
+  if (!one(ctx.db, 'SELECT id FROM agents WHERE id = ?', [agentId])) ctx.emit({ t: 'agent', id: agentId, readPolicy, at: ctx.now() });
+}
+
+export interface UpsertSessionArgs extends SessionFields {
+  agentId?: string;
+  key: string;
+}
+
+function upsertSession(ctx: CommandContext, args: UpsertSessionArgs): { created: boolean } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  const key = stripSessionPrefix(args.key);
+  if (!key) throw new BatonError('invalid_request', 'sessionKey must not be empty');
+  ensureAgent(ctx, agentId);
+  const existing = one(ctx.db, 'SELECT id FROM sessions WHERE agent_id = ? AND session_key = ?', [agentId, key]);
+  const { agentId: _a, key: _k, ...set } = args;
+  ctx.emit({ t: 'session', agentId, key, set, at: ctx.now() });
+  return { created: !existing };
+}
+
+export interface RecordTranscriptArgs {
+  agentId?: string;
+  key: string;
+  harness?: string;
+  project?: string | null;
+  /** The normalised transcript as the harness has it now (whole or partial). */
+  turns: Turn[];
+  /** Turns known from the hook payload (prompt, last reply), stored when the source lags. */
+  fromPayload?: Turn[];
+}
+
+function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs): { appended: number; turnCount: number; charCount: number } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  const key = stripSessionPrefix(args.key);
+  let row = findSessionRow(ctx.db, { agentId }, key);
+  if (!row || row.agent_id !== agentId) {
+    upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null });
+    row = findSessionRow(ctx.db, { agentId }, key)!;
+  }
+  const sid = row.id;
+  const recent = all<{ role: Turn['role']; hash: string }>(
+    ctx.db,
+    'SELECT role, hash FROM transcript_turns WHERE session_id = ? ORDER BY seq DESC LIMIT 16',
+    [sid],
+  ).reverse();
+  const plan = planTranscriptDelta({
+    cursor: { sourceTurns: row.source_turns, sourceHash: row.source_hash, pending: JSON.parse(row.pending_turns) as string[] },
+    incoming: args.turns,
+    fromPayload: args.fromPayload ?? [],
+    recentStored: recent,
+    isStored: (hash) => one(ctx.db, 'SELECT 1 FROM transcript_turns WHERE session_id = ? AND hash = ? LIMIT 1', [sid, hash]) !== undefined,
+  });
+  const cursorMoved =
+    plan.cursor.sourceTurns !== row.source_turns || plan.cursor.sourceHash !== row.source_hash || JSON.stringify(plan.cursor.pending) !== row.pending_turns;
+  if (plan.append.length > 0 || cursorMoved) {
+    ctx.emit({ t: 'turns', agentId, key, turns: plan.append.map((t) => ({ role: t.role, text: t.text, at: t.at, hash: t.hash })), cursor: plan.cursor, at: ctx.now() });
+  }
+  const after = one<{ turn_count: number; char_count: number }>(ctx.db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
+  return { appended: plan.append.length, turnCount: after.turn_count, charCount: after.char_count };
+}
+
+function requireRow(ctx: CommandContext, agentId: string | undefined, key: string) {
+  const row = findSessionRow(ctx.db, agentId ? { agentId } : 'all', key);
+  if (!row) throw new BatonError('not_found', `session ${stripSessionPrefix(key)} not found`);
+  return row;
+}
+
+export interface UpdateSessionArgs {
+  agentId?: string;
+  key: string;
+  set: SessionFields;
+}
+
+function updateSession(ctx: CommandContext, args: UpdateSessionArgs): { updated: true } {
+  const row = requireRow(ctx, args.agentId, args.key);
+  ctx.emit({ t: 'session', agentId: row.agent_id, key: row.session_key, set: args.set, at: ctx.now() });
+  return { updated: true };
+}
+
+export interface AddCheckpointArgs {
+  agentId?: string;
+  key: string;
+  digest: string;
+  focalEntities?: string[];
+  /** Turns covered; defaults to every turn stored so far. */
+  extractionCursor?: number;
+  source?: string;
+}
+
+function addCheckpoint(ctx: CommandContext, args: AddCheckpointArgs): { extractionCursor: number } {
+  const row = requireRow(ctx, args.agentId, args.key);
+  const cursor = args.extractionCursor ?? row.turn_count;
+  ctx.emit({
+    t: 'checkpoint',
+    agentId: row.agent_id,
+    key: row.session_key,
+    digest: args.digest,
+    focalEntities: args.focalEntities ?? [],
+    extractionCursor: cursor,
+    source: args.source ?? null,
+    at: ctx.now(),
+  });
+  return { extractionCursor: cursor };
+}
+
+export interface AddAttributeArgs {
+  agentId?: string;
+  entity: string;
+  entityKind?: string;
+  kind?: string;
+  content: string;
+  importance?: number;
+  sessionKey?: string;
+}
+
+function addAttribute(ctx: CommandContext, args: AddAttributeArgs): { ok: true } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  ensureAgent(ctx, agentId);
+  ctx.emit({
+    t: 'attribute',
+    agentId,
+    entity: args.entity,
+    entityKind: args.entityKind ?? 'entity',
+    kind: args.kind ?? 'attribute',
+    content: args.content,
+    importance: args.importance ?? 0.5,
+    sessionKey: args.sessionKey ?? null,
+    at: ctx.now(),
+  });
+  return { ok: true };
+}
+
+export interface AddMemoryArgs {
+  agentId?: string;
+  sessionKey?: string | null;
+  project?: string | null;
+  content: string;
+  type?: string | null;
+  tags?: string | null;
+  who?: string | null;
+  importance?: number;
+  sourceType?: string | null;
+  sourceId?: string | null;
+}
+
+function addMemory(ctx: CommandContext, args: AddMemoryArgs): { id: string } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  ensureAgent(ctx, agentId);
+  const id = ctx.newId();
+  ctx.emit({
+    t: 'memory',
+    id,
+    agentId,
+    sessionKey: args.sessionKey ?? null,
+    project: args.project ?? null,
+    content: args.content,
+    type: args.type ?? null,
+    tags: args.tags ?? null,
+    who: args.who ?? null,
+    importance: args.importance ?? 0.5,
+    sourceType: args.sourceType ?? null,
+    sourceId: args.sourceId ?? null,
+    at: ctx.now(),
+  });
+  return { id };
+}
+
+export interface AddSummaryArgs {
+  agentId?: string;
+  kind: string;
+  depth?: number;
+  sourceType: string;
+  sourceRef?: string | null;
+  sessionKey?: string | null;
+  project?: string | null;
+  content: string;
+  score?: number;
+  meta?: Record<string, unknown>;
+  parents?: string[];
+}
+
+function addSummary(ctx: CommandContext, args: AddSummaryArgs): { id: string } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  ensureAgent(ctx, agentId);
+  const id = ctx.newId();
+  ctx.emit({
+    t: 'summary',
+    id,
+    agentId,
+    kind: args.kind,
+    depth: args.depth ?? 0,
+    sourceType: args.sourceType,
+    sourceRef: args.sourceRef ?? null,
+    sessionKey: args.sessionKey ?? null,
+    project: args.project ?? null,
+    content: args.content,
+    score: args.score ?? 0.5,
+    metaJson: JSON.stringify(args.meta ?? {}),
+    parents: args.parents ?? [],
+    at: ctx.now(),
+  });
+  return { id };
+}
+
+export interface UpsertRunArgs extends Omit<RunFields, 'files'>, Partial<Pick<SubagentRunContext, 'files'>> {
+  id?: string;
+  runner?: string;
+  status?: RunStatus;
+  executionMode?: ExecutionMode;
+}
+
+const RUN_ORDER: Record<RunStatus, number> = { pending: 0, running: 1, completed: 2, failed: 2 };
+
+function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: string } {
+  const { id: given, ...set } = args;
+  const id = given ?? ctx.newId();
+  const existing = one<{ status: RunStatus }>(ctx.db, 'SELECT status FROM subagent_runs WHERE id = ?', [id]);
+  if (!existing) {
+    if (!set.runner) throw new BatonError('invalid_request', 'runner is required for a new run');
+    ensureAgent(ctx, set.agentId ?? DEFAULT_AGENT);
+    set.agentId ??= DEFAULT_AGENT;
+    set.status ??= 'pending';
+  } else if (set.status && RUN_ORDER[set.status] < RUN_ORDER[existing.status]) {
+    throw new BatonError('conflict', `run ${id} is ${existing.status}; it cannot go back to ${set.status}`);
+  } else if (set.status && RUN_ORDER[existing.status] === 2 && set.status !== existing.status) {
+    throw new BatonError('conflict', `run ${id} already ${existing.status}`);
+  }
+  ctx.emit({ t: 'run', id, set, at: ctx.now() });
+  return { id };
+}
+
+export interface CreateTokenArgs {
+  agentId: string;
+  permissions: string[];
+  secretHash: string;
+  label?: string;
+}
+
+function createToken(ctx: CommandContext, args: CreateTokenArgs): { id: string } {
+  ensureAgent(ctx, args.agentId);
+  const id = ctx.newId();
+  ctx.emit({ t: 'token', id, agentId: args.agentId, permissions: args.permissions, secretHash: args.secretHash, label: args.label ?? null, at: ctx.now() });
+  return { id };
+}
+
+function setAgentPolicy(ctx: CommandContext, args: { agentId: string; readPolicy: ReadPolicy }): { ok: true } {
+  ensureAgent(ctx, args.agentId, args.readPolicy);
+  ctx.emit({ t: 'agentPolicy', id: args.agentId, readPolicy: args.readPolicy });
+  return { ok: true };
+}
+
+export const WRITE_COMMANDS = {
+  ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
+    ensureAgent(ctx, args.agentId, args.readPolicy);
+    return { ok: true as const };
+  },
+  setAgentPolicy,
+  upsertSession,
+  recordTranscript,
+  updateSession,
+  addCheckpoint,
+  addAttribute,
+  addMemory,
+  addSummary,
+  upsertRun,
+  createToken,
+  revokeToken: (ctx: CommandContext, args: { id: string }) => {
+    ctx.emit({ t: 'tokenRevoke', id: args.id, at: ctx.now() });
+    return { ok: true as const };
+  },
+};
+
+export type WriteCommands = typeof WRITE_COMMANDS;
+export type WriteName = keyof WriteCommands;
+export type WriteArgs<N extends WriteName> = Parameters<WriteCommands[N]>[1];
+export type WriteResult<N extends WriteName> = ReturnType<WriteCommands[N]>;

@@ -1,0 +1,326 @@
+// The database engine that runs inside the store worker: opens (newest valid snapshot + journal
+// replay), executes batches of writes with group commit (apply in a transaction, append the
+// journal, fdatasync, commit, then acknowledge), answers reads, and hands compaction to a
+// separate worker so that export() never blocks the thread that serves hooks.
+
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { BatonError, errorCode } from '../core/errors';
+import { bm25FromMatchinfo, matchinfoFromBytes } from '../core/rank';
+import { WRITE_COMMANDS, type CommandContext, type WriteName } from './commands';
+import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile, type JournalFrame } from './journal';
+import type { Layout } from './paths';
+import { READ_QUERIES, type ReadName } from './reads';
+import { applyRecord, appliedSeq, setAppliedSeq, type StoreRecord } from './records';
+import { migrate } from './schema';
+import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot } from './snapshot';
+import { loadSqlJs } from './sqljs';
+
+export interface OpenReport {
+  snapshot: string | null;
+  snapshotSeq: number;
+  skippedSnapshots: Array<{ file: string; reason: string }>;
+  journalFiles: number;
+  replayedFrames: number;
+  droppedTails: Array<{ file: string; bytes: number }>;
+  appliedSeq: number;
+  migrations: number[];
+  openMs: number;
+}
+
+export interface Request {
+  id: number;
+  kind: 'write' | 'read';
+  name: string;
+  args: unknown;
+}
+
+export interface Reply {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: { message: string; code: string };
+}
+
+export function registerFunctions(db: Database): void {
+  db.create_function('bm25', (info: Uint8Array | null) => (info ? bm25FromMatchinfo(matchinfoFromBytes(info)) : 0));
+}
+
+/** Opens a database from the newest valid snapshot and replays the journal after it. */
+export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinity): { db: Database; report: OpenReport } {
+  const started = Date.now();
+  const report: OpenReport = {
+    snapshot: null,
+    snapshotSeq: 0,
+    skippedSnapshots: [],
+    journalFiles: 0,
+    replayedFrames: 0,
+    droppedTails: [],
+    appliedSeq: 0,
+    migrations: [],
+    openMs: 0,
+  };
+  let db: Database | null = null;
+  for (const snap of listSnapshots(layout.snapshotDir)) {
+    if (snap.seq > uptoSeq) continue;
+    try {
+      const { image } = readSnapshot(snap.path);
+      const candidate = new SQL.Database(image);
+      const check = candidate.exec('PRAGMA quick_check')[0].values[0][0];
+      if (check !== 'ok') throw new CorruptSnapshotError(`quick_check: ${check}`);
+      db = candidate;
+      report.snapshot = snap.path;
+      report.snapshotSeq = snap.seq;
+      break;
+    } catch (err) {
+      report.skippedSnapshots.push({ file: snap.path, reason: (err as Error).message });
+    }
+  }
+  db ??= new SQL.Database();
+  registerFunctions(db);
+  report.migrations = migrate(db);
+  const files = listJournalFiles(layout.journalDir);
+  report.journalFiles = files.length;
+  let seq = appliedSeq(db);
+  for (let i = 0; i < files.length; i++) {
+    const next = files[i + 1];
+    if (next && next.firstSeq - 1 <= seq) continue; // wholly inside the snapshot
+    if (files[i].firstSeq > uptoSeq) break;
+    const read = readJournalFile<StoreRecord>(files[i].path);
+    if (read.droppedBytes > 0) {
+      report.droppedTails.push({ file: files[i].path, bytes: read.droppedBytes });
+      // Cut the torn tail off so later appends (and later opens) never see it again.
+      if (uptoSeq === Infinity) fs.truncateSync(files[i].path, read.validBytes);
+    }
+    for (const frame of read.frames) {
+      if (frame.seq <= seq || frame.seq > uptoSeq) continue;
+      applyFrame(db, frame);
+      seq = frame.seq;
+      report.replayedFrames++;
+    }
+  }
+  report.appliedSeq = seq;
+  report.openMs = Date.now() - started;
+  return { db, report };
+}
+
+function applyFrame(db: Database, frame: JournalFrame<StoreRecord>): void {
+  db.exec('BEGIN');
+  try {
+    for (const rec of frame.records) applyRecord(db, rec);
+    setAppliedSeq(db, frame.seq);
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    // A record that cannot apply failed the same way when it was first written and was never acknowledged.
+    setAppliedSeq(db, frame.seq);
+  }
+}
+
+/** Keeps the two newest snapshots and the journal files needed to replay from the older of them. */
+export function prune(layout: Layout, currentJournalFirstSeq: number): void {
+  const snaps = listSnapshots(layout.snapshotDir);
+  for (const old of snaps.slice(2)) fs.rmSync(old.path, { force: true });
+  const floor = snaps.length >= 2 ? snaps[1].seq : snaps.length === 1 ? 0 : -1;
+  if (floor < 0) return;
+  const files = listJournalFiles(layout.journalDir);
+  for (let i = 0; i < files.length; i++) {
+    const next = files[i + 1];
+    if (!next || files[i].firstSeq >= currentJournalFirstSeq) break;
+    if (next.firstSeq - 1 <= floor) fs.rmSync(files[i].path, { force: true });
+  }
+  for (const name of fs.existsSync(layout.snapshotDir) ? fs.readdirSync(layout.snapshotDir) : []) {
+    if (name.endsWith('.tmp')) fs.rmSync(path.join(layout.snapshotDir, name), { force: true });
+  }
+}
+
+export interface EngineOptions {
+  /** Rotate the journal and compact it into a snapshot once it holds this many bytes. */
+  compactBytes: number;
+  onChange?(keys: string[]): void;
+  onLog?(level: 'info' | 'warn' | 'error', message: string): void;
+  startCompaction?(uptoSeq: number): Promise<void>;
+}
+
+export class Engine {
+  private journal: JournalWriter;
+  private seq: number;
+  private snapshotSeq: number;
+  private compacting: Promise<void> | null = null;
+  private failed: Error | null = null;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly layout: Layout,
+    readonly report: OpenReport,
+    private readonly options: EngineOptions,
+  ) {
+    this.seq = report.appliedSeq;
+    this.snapshotSeq = report.snapshotSeq;
+    this.journal = new JournalWriter(layout.journalDir, this.seq + 1);
+  }
+
+  static async open(layout: Layout, options: EngineOptions): Promise<Engine> {
+    fs.mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
+    const SQL = await loadSqlJs();
+    const { db, report } = loadDatabase(SQL, layout);
+    const engine = new Engine(db, layout, report, options);
+    prune(layout, engine.journal.firstSeq);
+    for (const skipped of report.skippedSnapshots) options.onLog?.('warn', `snapshot skipped: ${skipped.file}: ${skipped.reason}`);
+    for (const dropped of report.droppedTails) options.onLog?.('warn', `journal tail dropped: ${dropped.file}: ${dropped.bytes} bytes`);
+    return engine;
+  }
+
+  /** Runs a queue of requests in order; writes are group-committed before any later read runs. */
+  execute(requests: Request[]): Reply[] {
+    const replies: Reply[] = [];
+    let pending: Array<{ id: number; value: unknown; frame: Buffer | null; keys: string[] }> = [];
+    const flush = () => {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      const frames = batch.map((p) => p.frame).filter((f): f is Buffer => f !== null);
+      const before = this.journal.bytes;
+      try {
+        if (frames.length > 0) {
+          setAppliedSeq(this.db, this.seq);
+          this.journal.append(frames);
+        }
+        this.db.exec('COMMIT');
+      } catch (err) {
+        this.db.exec('ROLLBACK');
+        this.seq -= frames.length;
+        this.recoverJournal(before, err as Error);
+        for (const p of batch) replies.push({ id: p.id, ok: false, error: { message: `write not durable: ${(err as Error).message}`, code: 'unavailable' } });
+        return;
+      }
+      for (const p of batch) replies.push({ id: p.id, ok: true, value: p.value });
+      const keys = [...new Set(batch.flatMap((p) => p.keys))];
+      if (keys.length > 0) this.options.onChange?.(keys);
+    };
+
+    for (const request of requests) {
+      if (request.kind === 'read') {
+        flush();
+        replies.push(this.read(request));
+        continue;
+      }
+      if (this.failed) {
+        replies.push({ id: request.id, ok: false, error: { message: `store unavailable: ${this.failed.message}`, code: 'unavailable' } });
+        continue;
+      }
+      if (pending.length === 0) this.db.exec('BEGIN');
+      const outcome = this.write(request);
+      if ('error' in outcome) {
+        replies.push({ id: request.id, ok: false, error: outcome.error });
+        if (pending.length === 0) this.db.exec('ROLLBACK');
+        continue;
+      }
+      pending.push(outcome);
+    }
+    flush();
+    if (!this.compacting && this.journal.bytes >= this.options.compactBytes && this.options.startCompaction) this.compact();
+    return replies;
+  }
+
+  private write(request: Request): { id: number; value: unknown; frame: Buffer | null; keys: string[] } | { error: { message: string; code: string } } {
+    const command = WRITE_COMMANDS[request.name as WriteName] as ((ctx: CommandContext, args: unknown) => unknown) | undefined;
+    if (!command) return { error: { message: `unknown write ${request.name}`, code: 'invalid_request' } };
+    const records: StoreRecord[] = [];
+    const at = new Date().toISOString();
+    const ctx: CommandContext = {
+      db: this.db,
+      emit: (rec) => {
+        applyRecord(this.db, rec);
+        records.push(rec);
+      },
+      now: () => at,
+      newId: () => crypto.randomUUID(),
+    };
+    this.db.exec('SAVEPOINT command');
+    try {
+      const value = command(ctx, request.args);
+      this.db.exec('RELEASE command');
+      if (records.length === 0) return { id: request.id, value, frame: null, keys: [] };
+      this.seq += 1;
+      const keys = records.flatMap((r) => ('key' in r && typeof r.key === 'string' ? [r.key] : []));
+      return { id: request.id, value, frame: encodeFrame({ seq: this.seq, records }), keys };
+    } catch (err) {
+      this.db.exec('ROLLBACK TO command');
+      this.db.exec('RELEASE command');
+      return { error: { message: (err as Error).message, code: errorCode(err) === 'internal' && /constraint|CHECK/i.test((err as Error).message) ? 'invalid_request' : errorCode(err) } };
+    }
+  }
+
+  private read(request: Request): Reply {
+    const query = READ_QUERIES[request.name as ReadName] as ((db: Database, args: unknown) => unknown) | undefined;
+    if (!query) return { id: request.id, ok: false, error: { message: `unknown read ${request.name}`, code: 'invalid_request' } };
+    try {
+      return { id: request.id, ok: true, value: query(this.db, request.args ?? {}) };
+    } catch (err) {
+      return { id: request.id, ok: false, error: { message: (err as Error).message, code: errorCode(err) } };
+    }
+  }
+
+  /** After a failed append, cut the journal back so a partial frame can never hide later ones. */
+  private recoverJournal(goodBytes: number, cause: Error): void {
+    try {
+      fs.truncateSync(this.journal.path, goodBytes);
+      this.options.onLog?.('error', `journal append failed (${cause.message}); truncated back to ${goodBytes} bytes`);
+    } catch (err) {
+      this.failed = new Error(`journal unusable after ${cause.message}: ${(err as Error).message}`);
+      this.options.onLog?.('error', this.failed.message);
+    }
+  }
+
+  /** Seals the current journal file and compacts everything up to now into a new snapshot, off this thread. */
+  compact(): Promise<void> {
+    if (this.compacting) return this.compacting;
+    if (this.seq === this.snapshotSeq || !this.options.startCompaction) return Promise.resolve();
+    const upto = this.seq;
+    this.journal.close();
+    this.journal = new JournalWriter(this.layout.journalDir, upto + 1);
+    this.compacting = this.options
+      .startCompaction(upto)
+      .then(() => {
+        this.snapshotSeq = upto;
+        prune(this.layout, this.journal.firstSeq);
+        this.options.onLog?.('info', `snapshot written at seq ${upto}`);
+      })
+      .catch((err: Error) => this.options.onLog?.('error', `compaction failed: ${err.message}`))
+      .finally(() => {
+        this.compacting = null;
+      });
+    return this.compacting;
+  }
+
+  get status() {
+    return { seq: this.seq, snapshotSeq: this.snapshotSeq, journalBytes: this.journal.bytes, compacting: this.compacting !== null, failed: this.failed?.message ?? null };
+  }
+
+  /** Final snapshot straight from the live database: at shutdown a pause no longer matters. */
+  async close(): Promise<void> {
+    if (this.compacting) await this.compacting;
+    this.journal.close();
+    if (this.seq > this.snapshotSeq && !this.failed) {
+      writeSnapshot(this.layout.snapshotDir, this.seq, this.db.export());
+      this.snapshotSeq = this.seq;
+      prune(this.layout, this.seq + 1);
+    }
+    this.db.close();
+  }
+}
+
+/** Compaction, run in its own worker: load the newest snapshot, replay up to `uptoSeq`, export, write. */
+export async function compactTo(layout: Layout, uptoSeq: number): Promise<string> {
+  const SQL = await loadSqlJs();
+  const { db, report } = loadDatabase(SQL, layout, uptoSeq);
+  try {
+    if (report.appliedSeq !== uptoSeq) throw new BatonError('internal', `journal ends at ${report.appliedSeq}, expected ${uptoSeq}`);
+    return writeSnapshot(layout.snapshotDir, uptoSeq, db.export());
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,113 @@
+// The append-only journal that makes a write durable before it is acknowledged.
+// Frame: u32 length | u32 crc32(payload) | payload (UTF-8 JSON of one committed command:
+// {seq, records}). A frame whose length runs past the end of the file or whose checksum
+// fails is a torn tail: everything from there on is dropped (and reported), never fatal.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { fsyncDir } from './fsync';
+
+export interface JournalFrame<R = unknown> {
+  seq: number;
+  records: R[];
+}
+
+export interface JournalFile {
+  path: string;
+  firstSeq: number;
+}
+
+const HEADER = 8;
+const MAX_FRAME = 512 * 1024 * 1024;
+const NAME = /^journal-(\d{16})\.log$/;
+
+export function journalFileName(firstSeq: number): string {
+  return `journal-${String(firstSeq).padStart(16, '0')}.log`;
+}
+
+export function listJournalFiles(dir: string): JournalFile[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .map((name) => ({ name, m: NAME.exec(name) }))
+    .filter((e) => e.m)
+    .map((e) => ({ path: path.join(dir, e.name), firstSeq: Number(e.m![1]) }))
+    .sort((a, b) => a.firstSeq - b.firstSeq);
+}
+
+export function encodeFrame(frame: JournalFrame): Buffer {
+  const payload = Buffer.from(JSON.stringify(frame), 'utf8');
+  const out = Buffer.allocUnsafe(HEADER + payload.length);
+  out.writeUInt32LE(payload.length, 0);
+  out.writeUInt32LE(zlib.crc32(payload), 4);
+  payload.copy(out, HEADER);
+  return out;
+}
+
+export interface ReadResult<R> {
+  frames: JournalFrame<R>[];
+  /** Byte offset just past the last good frame. */
+  validBytes: number;
+  /** Bytes after the last good frame (a torn or corrupt tail), 0 when clean. */
+  droppedBytes: number;
+}
+
+export function readJournalFile<R>(file: string): ReadResult<R> {
+  const data = fs.readFileSync(file);
+  const frames: JournalFrame<R>[] = [];
+  let offset = 0;
+  while (offset + HEADER <= data.length) {
+    const length = data.readUInt32LE(offset);
+    const crc = data.readUInt32LE(offset + 4);
+    if (length > MAX_FRAME || offset + HEADER + length > data.length) break;
+    const payload = data.subarray(offset + HEADER, offset + HEADER + length);
+    if (zlib.crc32(payload) !== crc) break;
+    let frame: JournalFrame<R>;
+    try {
+      frame = JSON.parse(payload.toString('utf8')) as JournalFrame<R>;
+    } catch {
+      break;
+    }
+    frames.push(frame);
+    offset += HEADER + length;
+  }
+  return { frames, validBytes: offset, droppedBytes: data.length - offset };
+}
+
+/** Appends frames to the current journal file; `append` returns only once they are on disk. */
+export class JournalWriter {
+  private fd: number;
+  private bytesWritten = 0;
+
+  constructor(readonly dir: string, readonly firstSeq: number) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.fd = fs.openSync(path.join(dir, journalFileName(firstSeq)), 'a', 0o600);
+    this.bytesWritten = fs.fstatSync(this.fd).size;
+    fsyncDir(dir);
+  }
+
+  get bytes(): number {
+    return this.bytesWritten;
+  }
+
+  get path(): string {
+    return path.join(this.dir, journalFileName(this.firstSeq));
+  }
+
+  append(frames: Buffer[]): void {
+    if (frames.length === 0) return;
+    const data = frames.length === 1 ? frames[0] : Buffer.concat(frames);
+    let offset = 0;
+    while (offset < data.length) offset += fs.writeSync(this.fd, data, offset, data.length - offset);
+    fs.fdatasyncSync(this.fd);
+    this.bytesWritten += data.length;
+  }
+
+  close(): void {
+    if (this.fd >= 0) {
+      fs.closeSync(this.fd);
+      this.fd = -1;
+    }
+  }
+}

@@ -1,0 +1,425 @@
+// Read side of the store: sessions, transcripts, lineage, checkpoints, constraints and search.
+// Every query takes a Scope: which agents' data the caller may see.
+
+import type { Database } from 'sql.js';
+import type { CheckpointRecord, ExecutionMode, LineageSource, SearchHit, SessionRecord, SessionStatus, SubagentRun, Role } from '../core/types';
+import { BatonError } from '../core/errors';
+import { compileSearchQuery } from '../core/searchQuery';
+import { all, one } from './db';
+
+/** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
+export type Scope = 'all' | { agentId: string };
+
+function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; params: string[] } {
+  if (scope === 'all') return { sql: '1', params: [] };
+  return { sql: `(${column} = ? OR ${column} IN (SELECT id FROM agents WHERE read_policy = 'shared'))`, params: [scope.agentId] };
+}
+
+export function stripSessionPrefix(key: string): string {
+  return key.startsWith('session:') ? key.slice('session:'.length) : key;
+}
+
+interface SessionRow {
+  id: number;
+  agent_id: string;
+  session_key: string;
+  harness: string;
+  project: string | null;
+  parent_session_key: string | null;
+  lineage_source: string | null;
+  harness_agent_id: string | null;
+  harness_agent_type: string | null;
+  execution_mode: string | null;
+  status: string;
+  runtime_path: string | null;
+  claimed_at: string | null;
+  bypassed: number;
+  title: string | null;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+  end_reason: string | null;
+  turn_count: number;
+  char_count: number;
+  child_count?: number;
+}
+
+const SESSION_SELECT = `SELECT s.*, (SELECT COUNT(*) FROM sessions c WHERE c.parent_session_key = s.session_key AND c.agent_id = s.agent_id) AS child_count FROM sessions s`;
+
+function toSession(row: SessionRow): SessionRecord {
+  return {
+    key: row.session_key,
+    agentId: row.agent_id,
+    harness: row.harness,
+    project: row.project,
+    parentSessionKey: row.parent_session_key,
+    lineageSource: row.lineage_source as LineageSource | null,
+    harnessAgentId: row.harness_agent_id,
+    harnessAgentType: row.harness_agent_type,
+    executionMode: row.execution_mode as ExecutionMode | null,
+    status: row.status as SessionStatus,
+    runtimePath: row.runtime_path,
+    claimedAt: row.claimed_at,
+    bypassed: row.bypassed === 1,
+    title: row.title,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason,
+    turnCount: row.turn_count,
+    charCount: row.char_count,
+    childCount: row.child_count ?? 0,
+  };
+}
+
+/** The internal row (with its integer id), or undefined. The newest wins when several agents share a key. */
+export function findSessionRow(db: Database, scope: Scope, key: string): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
+  const s = scopeSql(scope);
+  return one(db, `SELECT s.* FROM sessions s WHERE s.session_key = ? AND ${s.sql} ORDER BY s.updated_at DESC LIMIT 1`, [stripSessionPrefix(key), ...s.params]);
+}
+
+export function getSession(db: Database, scope: Scope, key: string): SessionRecord | null {
+  const s = scopeSql(scope);
+  const row = one<SessionRow>(db, `${SESSION_SELECT} WHERE s.session_key = ? AND ${s.sql} ORDER BY s.updated_at DESC LIMIT 1`, [stripSessionPrefix(key), ...s.params]);
+  return row ? toSession(row) : null;
+}
+
+export function requireSession(db: Database, scope: Scope, key: string): SessionRecord {
+  const session = getSession(db, scope, key);
+  if (!session) throw new BatonError('not_found', `session ${stripSessionPrefix(key)} not found`);
+  return session;
+}
+
+export interface ListOptions {
+  project?: string;
+  status?: SessionStatus;
+  parentKey?: string | null;
+  rootsOnly?: boolean;
+  since?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export function listSessions(db: Database, scope: Scope, opts: ListOptions = {}): { sessions: SessionRecord[]; total: number } {
+  const s = scopeSql(scope);
+  const where = [s.sql];
+  const params: Array<string | number> = [...s.params];
+  if (opts.project) {
+    where.push('s.project = ?');
+    params.push(opts.project);
+  }
+  if (opts.status) {
+    where.push('s.status = ?');
+    params.push(opts.status);
+  }
+  if (opts.since) {
+    where.push('s.updated_at >= ?');
+    params.push(opts.since);
+  }
+  if (opts.parentKey) {
+    where.push('s.parent_session_key = ?');
+    params.push(opts.parentKey);
+  } else if (opts.rootsOnly) {
+    // A root: no parent, or a parent this caller cannot see (so nothing disappears from the forest).
+    where.push(`(s.parent_session_key IS NULL OR NOT EXISTS (SELECT 1 FROM sessions p WHERE p.session_key = s.parent_session_key AND p.agent_id = s.agent_id))`);
+  }
+  const whereSql = where.join(' AND ');
+  const total = Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM sessions s WHERE ${whereSql}`, params)!.n);
+  const limit = Math.max(1, Math.min(opts.limit ?? 100, 10_000));
+  const rows = all<SessionRow>(db, `${SESSION_SELECT} WHERE ${whereSql} ORDER BY s.updated_at DESC, s.id DESC LIMIT ? OFFSET ?`, [
+    ...params,
+    limit,
+    Math.max(0, opts.offset ?? 0),
+  ]);
+  return { sessions: rows.map(toSession), total };
+}
+
+export interface TreeNode extends SessionRecord {
+  children: TreeNode[];
+}
+
+/** The lineage forest, any depth. Cycles (a corrupt parent chain) are cut, never followed forever. */
+export function sessionTree(db: Database, scope: Scope, opts: { project?: string; limit?: number } = {}): TreeNode[] {
+  const { sessions } = listSessions(db, scope, { project: opts.project, limit: opts.limit ?? 10_000 });
+  const byKey = new Map<string, TreeNode>();
+  for (const session of sessions) byKey.set(`${session.agentId}\u0000${session.key}`, { ...session, children: [] });
+  const roots: TreeNode[] = [];
+  for (const node of byKey.values()) {
+    const parent = node.parentSessionKey ? byKey.get(`${node.agentId}\u0000${node.parentSessionKey}`) : undefined;
+    if (parent && !isAncestor(node, parent, byKey)) parent.children.push(node);
+    else roots.push(node);
+  }
+  return roots;
+}
+
+function isAncestor(node: TreeNode, candidateParent: TreeNode, byKey: Map<string, TreeNode>): boolean {
+  let cursor: TreeNode | undefined = candidateParent;
+  for (let hops = 0; cursor && hops < 10_000; hops++) {
+    if (cursor === node) return true;
+    cursor = cursor.parentSessionKey ? byKey.get(`${cursor.agentId}\u0000${cursor.parentSessionKey}`) : undefined;
+  }
+  return false;
+}
+
+export function transcriptContent(db: Database, sessionId: number): string {
+  const rows = all<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal', [sessionId]);
+  const text = rows.map((r) => r.text).join('');
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+export interface StoredTurn {
+  seq: number;
+  role: Role;
+  text: string;
+  at: string | null;
+}
+
+/** Turns [from, from + limit) in order; text sliced in JS so offsets stay UTF-16 exact. */
+export function readTurns(db: Database, sessionId: number, from = 1, limit = 500): StoredTurn[] {
+  const rows = all<{ seq: number; role: Role; at: string | null; segment_id: number; start: number; length: number }>(
+    db,
+    'SELECT seq, role, at, segment_id, start, length FROM transcript_turns WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?',
+    [sessionId, from, limit],
+  );
+  const segments = new Map<number, string>();
+  return rows.map((row) => {
+    let text = segments.get(row.segment_id);
+    if (text === undefined) {
+      text = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [row.segment_id])!.text;
+      segments.set(row.segment_id, text);
+    }
+    const rendered = text.slice(row.start, row.start + row.length);
+    return { seq: row.seq, role: row.role, at: row.at, text: rendered.slice(rendered.indexOf(': ') + 2) };
+  });
+}
+
+/** The last `chars` characters of the rendered transcript from turn `afterSeq + 1` on; reads only the segments it needs. */
+export function transcriptTail(db: Database, sessionId: number, chars: number, afterSeq = 0): string {
+  let startSegment = -1;
+  let startOffset = 0;
+  if (afterSeq > 0) {
+    const first = one<{ segment_id: number; start: number }>(db, 'SELECT segment_id, start FROM transcript_turns WHERE session_id = ? AND seq = ?', [sessionId, afterSeq + 1]);
+    if (!first) return '';
+    startSegment = first.segment_id;
+    startOffset = first.start;
+  }
+  const pieces: string[] = [];
+  let total = 0;
+  const segments = all<{ id: number; text: string }>(db, 'SELECT id, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC', [sessionId]);
+  for (const segment of segments) {
+    const text = segment.id === startSegment ? segment.text.slice(startOffset) : segment.text;
+    pieces.unshift(text);
+    total += text.length;
+    if (total >= chars + 1 || segment.id === startSegment) break;
+  }
+  let tail = pieces.join('');
+  if (tail.endsWith('\n')) tail = tail.slice(0, -1);
+  return tail.length > chars ? tail.slice(tail.length - chars) : tail;
+}
+
+export function latestCheckpoint(db: Database, sessionId: number, sessionKey: string): CheckpointRecord | null {
+  const row = one<{ id: number; digest: string; focal_entities: string; extraction_cursor: number; source: string | null; created_at: string }>(
+    db,
+    'SELECT * FROM checkpoints WHERE session_id = ? ORDER BY id DESC LIMIT 1',
+    [sessionId],
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    sessionKey,
+    digest: row.digest,
+    focalEntities: JSON.parse(row.focal_entities) as string[],
+    extractionCursor: row.extraction_cursor,
+    source: row.source,
+    createdAt: row.created_at,
+  };
+}
+
+/** Active constraints of the given entities (by name) within an agent. */
+export function activeConstraints(db: Database, agentId: string, entityNames: string[]): Array<{ entity: string; content: string; importance: number }> {
+  if (entityNames.length === 0) return [];
+  return all<{ entity: string; content: string; importance: number }>(
+    db,
+    `SELECT e.name AS entity, a.content, a.importance FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+     WHERE e.agent_id = ? AND e.name IN (${entityNames.map(() => '?').join(', ')}) AND a.kind = 'constraint' AND a.active = 1
+     ORDER BY a.importance DESC, a.id`,
+    [agentId, ...entityNames],
+  );
+}
+
+export interface SearchOptions {
+  query: string;
+  sessionKey?: string;
+  project?: string;
+  excludeSessionKey?: string;
+  limit?: number;
+}
+
+const HIT_OPEN = '\u0002';
+const HIT_CLOSE = '\u0003';
+
+/**
+ * Full-text search over transcript segments: rank every matching segment by BM25 (from matchinfo),
+ * keep the best segment per session, then build snippets only for the hits returned.
+ * Excerpts mark hits with [[ and ]] unless other markers are asked for.
+ */
+export function searchTranscripts(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
+  const compiled = compileSearchQuery(opts.query);
+  if (!compiled.match) return [];
+  const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
+  const s = scopeSql(scope);
+  const where = [`transcript_fts MATCH ?`, s.sql];
+  const params: Array<string | number> = [compiled.match, ...s.params];
+  if (opts.sessionKey) {
+    where.push('s.session_key = ?');
+    params.push(stripSessionPrefix(opts.sessionKey));
+  }
+  if (opts.project) {
+    where.push('s.project = ?');
+    params.push(opts.project);
+  }
+  if (opts.excludeSessionKey) {
+    where.push('s.session_key != ?');
+    params.push(stripSessionPrefix(opts.excludeSessionKey));
+  }
+  const ranked = all<{ docid: number; session_id: number; score: number }>(
+    db,
+    `SELECT transcript_fts.docid AS docid, seg.session_id AS session_id, bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
+     FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid JOIN sessions s ON s.id = seg.session_id
+     WHERE ${where.join(' AND ')}`,
+    params,
+  );
+  const best = new Map<number, { docid: number; score: number }>();
+  for (const row of ranked) {
+    const seen = best.get(row.session_id);
+    if (!seen || row.score < seen.score) best.set(row.session_id, { docid: row.docid, score: row.score });
+  }
+  const top = [...best.entries()].sort((a, b) => a[1].score - b[1].score).slice(0, limit);
+  return top.map(([sessionId, hit]) => {
+    const session = one<SessionRow>(db, 'SELECT * FROM sessions WHERE id = ?', [sessionId])!;
+    const snippet = one<{ excerpt: string; first_seq: number; text_hint: number }>(
+      db,
+      `SELECT snippet(transcript_fts, ?, ?, '…', -1, 24) AS excerpt, seg.first_seq AS first_seq
+       FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid
+       WHERE transcript_fts MATCH ? AND transcript_fts.docid = ?`,
+      [HIT_OPEN, HIT_CLOSE, compiled.match!, hit.docid],
+    );
+    const excerpt = (snippet?.excerpt ?? '').replace(/\s+/g, ' ').trim();
+    return {
+      sessionKey: session.session_key,
+      agentId: session.agent_id,
+      harness: session.harness,
+      project: session.project,
+      parentSessionKey: session.parent_session_key,
+      updatedAt: session.updated_at,
+      excerpt: excerpt.split(HIT_OPEN).join(markers.open).split(HIT_CLOSE).join(markers.close),
+      rank: Math.round(hit.score * 1e4) / 1e4,
+      turnSeq: turnAtHit(db, hit.docid, snippet?.first_seq ?? 1, compiled.terms),
+    };
+  });
+}
+
+/** The first turn of the segment that contains one of the terms: where a viewer should scroll to. */
+function turnAtHit(db: Database, segmentId: number, firstSeq: number, terms: string[]): number {
+  const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [segmentId]);
+  if (!segment || terms.length === 0) return firstSeq;
+  const lower = segment.text.toLowerCase();
+  const positions = terms.map((t) => lower.indexOf(t)).filter((p) => p >= 0);
+  if (positions.length === 0) return firstSeq;
+  const at = Math.min(...positions);
+  const turn = one<{ seq: number }>(db, 'SELECT seq FROM transcript_turns WHERE segment_id = ? AND start <= ? ORDER BY start DESC LIMIT 1', [segmentId, at]);
+  return turn?.seq ?? firstSeq;
+}
+
+interface RunRow {
+  id: string;
+  agent_id: string;
+  session_key: string | null;
+  parent_session_key: string | null;
+  runner: string;
+  status: string;
+  execution_mode: string;
+  workspace_path: string | null;
+  spec_id: string | null;
+  prompt: string | null;
+  files: string;
+  result_content: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  callback_delivered_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+}
+
+function toRun(row: RunRow): SubagentRun {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    sessionKey: row.session_key,
+    parentSessionKey: row.parent_session_key,
+    runner: row.runner,
+    status: row.status as SubagentRun['status'],
+    executionMode: row.execution_mode as ExecutionMode,
+    context: {
+      workspacePath: row.workspace_path ?? undefined,
+      specId: row.spec_id ?? undefined,
+      prompt: row.prompt ?? undefined,
+      files: JSON.parse(row.files) as string[],
+    },
+    resultContent: row.result_content,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    durationMs: row.duration_ms,
+    error: row.error,
+    callbackDeliveredAt: row.callback_delivered_at,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface RunFilter {
+  runner?: string;
+  status?: string;
+  since?: string;
+  specId?: string;
+  parentSessionKey?: string;
+  limit?: number;
+}
+
+export function listRuns(db: Database, scope: Scope, filter: RunFilter = {}): SubagentRun[] {
+  const s = scopeSql(scope, 'r.agent_id');
+  const where = [s.sql];
+  const params: Array<string | number> = [...s.params];
+  for (const [column, value] of [
+    ['r.runner', filter.runner],
+    ['r.status', filter.status],
+    ['r.spec_id', filter.specId],
+    ['r.parent_session_key', filter.parentSessionKey],
+  ] as const) {
+    if (value) {
+      where.push(`${column} = ?`);
+      params.push(value);
+    }
+  }
+  if (filter.since) {
+    where.push('r.created_at >= ?');
+    params.push(filter.since);
+  }
+  const rows = all<RunRow>(db, `SELECT r.* FROM subagent_runs r WHERE ${where.join(' AND ')} ORDER BY r.created_at DESC LIMIT ?`, [
+    ...params,
+    Math.max(1, Math.min(filter.limit ?? 100, 1000)),
+  ]);
+  return rows.map(toRun);
+}
+
+export function getRun(db: Database, scope: Scope, id: string): SubagentRun | null {
+  const s = scopeSql(scope, 'r.agent_id');
+  const row = one<RunRow>(db, `SELECT r.* FROM subagent_runs r WHERE r.id = ? AND ${s.sql}`, [id, ...s.params]);
+  return row ? toRun(row) : null;
+}

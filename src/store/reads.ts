@@ -1,0 +1,69 @@
+// Read queries the store worker answers. Each takes the database and plain arguments and returns
+// plain data (structured-clone safe) for the main thread.
+
+import type { Database } from 'sql.js';
+import { BatonError } from '../core/errors';
+import { all, one } from './db';
+import * as q from './queries';
+
+function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
+  const row = q.findSessionRow(db, scope, key);
+  if (!row) throw new BatonError('not_found', `session ${q.stripSessionPrefix(key)} not found`);
+  return row;
+}
+
+export const READ_QUERIES = {
+  getSession: (db: Database, a: { scope: q.Scope; key: string }) => q.getSession(db, a.scope, a.key),
+  listSessions: (db: Database, a: { scope: q.Scope } & q.ListOptions) => q.listSessions(db, a.scope, a),
+  tree: (db: Database, a: { scope: q.Scope; project?: string; limit?: number }) => q.sessionTree(db, a.scope, a),
+  transcript: (db: Database, a: { scope: q.Scope; key: string }) => {
+    const row = sessionRowOrThrow(db, a.scope, a.key);
+    return { sessionKey: row.session_key, agentId: row.agent_id, content: q.transcriptContent(db, row.id), turnCount: row.turn_count };
+  },
+  turns: (db: Database, a: { scope: q.Scope; key: string; from?: number; limit?: number }) => {
+    const row = sessionRowOrThrow(db, a.scope, a.key);
+    return { sessionKey: row.session_key, total: row.turn_count, turns: q.readTurns(db, row.id, a.from ?? 1, a.limit ?? 500) };
+  },
+  tail: (db: Database, a: { scope: q.Scope; key: string; chars: number; afterSeq?: number }) => {
+    const row = sessionRowOrThrow(db, a.scope, a.key);
+    return q.transcriptTail(db, row.id, a.chars, a.afterSeq ?? 0);
+  },
+  search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) => q.searchTranscripts(db, a.scope, a, a.markers),
+  latestCheckpoint: (db: Database, a: { scope: q.Scope; key: string }) => {
+    const row = sessionRowOrThrow(db, a.scope, a.key);
+    return q.latestCheckpoint(db, row.id, row.session_key);
+  },
+  listRuns: (db: Database, a: { scope: q.Scope } & q.RunFilter) => q.listRuns(db, a.scope, a),
+  getRun: (db: Database, a: { scope: q.Scope; id: string }) => q.getRun(db, a.scope, a.id),
+  agentPolicy: (db: Database, a: { agentId: string }) =>
+    one<{ read_policy: string }>(db, 'SELECT read_policy FROM agents WHERE id = ?', [a.agentId])?.read_policy ?? null,
+  tokenByHash: (db: Database, a: { secretHash: string }) => {
+    const row = one<{ id: string; agent_id: string; permissions: string; revoked_at: string | null }>(
+      db,
+      'SELECT id, agent_id, permissions, revoked_at FROM tokens WHERE secret_hash = ?',
+      [a.secretHash],
+    );
+    return row && !row.revoked_at ? { id: row.id, agentId: row.agent_id, permissions: JSON.parse(row.permissions) as string[] } : null;
+  },
+  stats: (db: Database, _args: object = {}) => {
+    const count = (table: string) => Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table}`)!.n);
+    return {
+      sessions: count('sessions'),
+      turns: count('transcript_turns'),
+      segments: count('transcript_segments'),
+      checkpoints: count('checkpoints'),
+      memories: count('memories'),
+      runs: count('subagent_runs'),
+      agents: count('agents'),
+      textChars: Number(one<{ n: number | null }>(db, 'SELECT SUM(char_count) AS n FROM sessions')!.n ?? 0),
+      pages: Number(db.exec('PRAGMA page_count')[0].values[0][0]),
+      pageSize: Number(db.exec('PRAGMA page_size')[0].values[0][0]),
+    };
+  },
+  integrity: (db: Database, _args: object = {}) => all<{ integrity_check: string }>(db, 'PRAGMA integrity_check').map((r) => r.integrity_check),
+};
+
+export type ReadQueries = typeof READ_QUERIES;
+export type ReadName = keyof ReadQueries;
+export type ReadArgs<N extends ReadName> = Parameters<ReadQueries[N]>[1];
+export type ReadResult<N extends ReadName> = ReturnType<ReadQueries[N]>;

@@ -1,0 +1,352 @@
+// Journal records: small, deterministic mutations. A command (see commands.ts) reads the database,
+// decides, and emits records; each record is applied at once and journaled. Replaying the same
+// records on the snapshot they were taken after rebuilds exactly the same state, so records carry
+// every value they need (times, ids) and never consult the clock.
+
+import type { Database } from 'sql.js';
+import type { ExecutionMode, LineageSource, ReadPolicy, Role, RunStatus, SessionStatus } from '../core/types';
+import type { TranscriptCursor } from '../core/transcriptDelta';
+import { renderTurn } from '../core/normalize';
+import { all, lastId, one, run } from './db';
+
+/** Segments grow up to this many characters; a longer turn gets a segment of its own. */
+export const SEGMENT_CAP = 16 * 1024;
+
+export interface SessionFields {
+  harness?: string;
+  project?: string | null;
+  parentSessionKey?: string | null;
+  lineageSource?: LineageSource | null;
+  harnessAgentId?: string | null;
+  harnessAgentType?: string | null;
+  executionMode?: ExecutionMode | null;
+  status?: SessionStatus;
+  runtimePath?: string | null;
+  claimedAt?: string | null;
+  bypassed?: boolean;
+  title?: string | null;
+  endedAt?: string | null;
+  endReason?: string | null;
+}
+
+export interface RunFields {
+  agentId?: string;
+  sessionKey?: string | null;
+  parentSessionKey?: string | null;
+  runner?: string;
+  status?: RunStatus;
+  executionMode?: ExecutionMode;
+  workspacePath?: string | null;
+  specId?: string | null;
+  prompt?: string | null;
+  files?: string[];
+  resultContent?: string | null;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  durationMs?: number | null;
+  error?: string | null;
+  callbackDeliveredAt?: string | null;
+  startedAt?: string | null;
+  finishedAt?: string | null;
+}
+
+export type StoreRecord =
+  | { t: 'agent'; id: string; readPolicy: ReadPolicy; at: string }
+  | { t: 'agentPolicy'; id: string; readPolicy: ReadPolicy }
+  | { t: 'session'; agentId: string; key: string; set: SessionFields; at: string }
+  | {
+      t: 'turns';
+      agentId: string;
+      key: string;
+      turns: Array<{ role: Role; text: string; at?: string; hash: string }>;
+      cursor: TranscriptCursor;
+      at: string;
+    }
+  | {
+      t: 'checkpoint';
+      agentId: string;
+      key: string;
+      digest: string;
+      focalEntities: string[];
+      extractionCursor: number;
+      source: string | null;
+      at: string;
+    }
+  | {
+      t: 'attribute';
+      agentId: string;
+      entity: string;
+      entityKind: string;
+      kind: string;
+      content: string;
+      importance: number;
+      sessionKey: string | null;
+      at: string;
+    }
+  | {
+      t: 'memory';
+      id: string;
+      agentId: string;
+      sessionKey: string | null;
+      project: string | null;
+      content: string;
+      type: string | null;
+      tags: string | null;
+      who: string | null;
+      importance: number;
+      sourceType: string | null;
+      sourceId: string | null;
+      at: string;
+    }
+  | {
+      t: 'summary';
+      id: string;
+      agentId: string;
+      kind: string;
+      depth: number;
+      sourceType: string;
+      sourceRef: string | null;
+      sessionKey: string | null;
+      project: string | null;
+      content: string;
+      score: number;
+      metaJson: string;
+      parents: string[];
+      at: string;
+    }
+  | { t: 'run'; id: string; set: RunFields; at: string }
+  | { t: 'token'; id: string; agentId: string; permissions: string[]; secretHash: string; label: string | null; at: string }
+  | { t: 'tokenRevoke'; id: string; at: string };
+
+const SESSION_COLUMNS: Record<keyof SessionFields, string> = {
+  harness: 'harness',
+  project: 'project',
+  parentSessionKey: 'parent_session_key',
+  lineageSource: 'lineage_source',
+  harnessAgentId: 'harness_agent_id',
+  harnessAgentType: 'harness_agent_type',
+  executionMode: 'execution_mode',
+  status: 'status',
+  runtimePath: 'runtime_path',
+  claimedAt: 'claimed_at',
+  bypassed: 'bypassed',
+  title: 'title',
+  endedAt: 'ended_at',
+  endReason: 'end_reason',
+};
+
+const RUN_COLUMNS: Record<keyof RunFields, string> = {
+  agentId: 'agent_id',
+  sessionKey: 'session_key',
+  parentSessionKey: 'parent_session_key',
+  runner: 'runner',
+  status: 'status',
+  executionMode: 'execution_mode',
+  workspacePath: 'workspace_path',
+  specId: 'spec_id',
+  prompt: 'prompt',
+  files: 'files',
+  resultContent: 'result_content',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  durationMs: 'duration_ms',
+  error: 'error',
+  callbackDeliveredAt: 'callback_delivered_at',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+};
+
+function toSql(value: unknown): string | number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (Array.isArray(value)) return JSON.stringify(value);
+  return value as string | number;
+}
+
+function sessionId(db: Database, agentId: string, key: string): number {
+  const row = one<{ id: number }>(db, 'SELECT id FROM sessions WHERE agent_id = ? AND session_key = ?', [agentId, key]);
+  if (!row) throw new Error(`no session ${key} for agent ${agentId}`);
+  return row.id;
+}
+
+function applySession(db: Database, rec: Extract<StoreRecord, { t: 'session' }>): void {
+  const entries = Object.entries(rec.set).filter(([, v]) => v !== undefined) as Array<[keyof SessionFields, unknown]>;
+  const exists = one(db, 'SELECT id FROM sessions WHERE agent_id = ? AND session_key = ?', [rec.agentId, rec.key]);
+  if (!exists) {
+    const cols = ['agent_id', 'session_key', 'created_at', 'updated_at', ...entries.map(([k]) => SESSION_COLUMNS[k])];
+    const vals = [rec.agentId, rec.key, rec.at, rec.at, ...entries.map(([, v]) => toSql(v))];
+    if (!rec.set.harness) {
+      cols.push('harness');
+      vals.push('unknown');
+    }
+    run(db, `INSERT INTO sessions (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, vals);
+    return;
+  }
+  const sets = entries.map(([k]) => `${SESSION_COLUMNS[k]} = ?`);
+  run(db, `UPDATE sessions SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE agent_id = ? AND session_key = ?`, [
+    ...entries.map(([, v]) => toSql(v)),
+    rec.at,
+    rec.agentId,
+    rec.key,
+  ]);
+}
+
+function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): void {
+  const sid = sessionId(db, rec.agentId, rec.key);
+  const counts = one<{ turn_count: number; char_count: number }>(db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
+  let seq = counts.turn_count;
+  let chars = counts.char_count;
+  let open = one<{ id: number; ordinal: number; text: string }>(
+    db,
+    'SELECT id, ordinal, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC LIMIT 1',
+    [sid],
+  );
+  let openText = open?.text ?? '';
+  let openDirty = false;
+  const flushOpen = () => {
+    if (open && openDirty) run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [openText, open.id]);
+    openDirty = false;
+  };
+  for (const turn of rec.turns) {
+    const line = renderTurn(turn) + '\n';
+    if (!open || (openText.length > 0 && openText.length + line.length > SEGMENT_CAP)) {
+      flushOpen();
+      const ordinal = open ? open.ordinal + 1 : 0;
+      run(db, 'INSERT INTO transcript_segments (session_id, ordinal, first_seq, text) VALUES (?, ?, ?, ?)', [sid, ordinal, seq + 1, '']);
+      open = { id: lastId(db), ordinal, text: '' };
+      openText = '';
+    }
+    seq += 1;
+    run(db, 'INSERT INTO transcript_turns (session_id, seq, role, at, hash, segment_id, start, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+      sid,
+      seq,
+      turn.role,
+      turn.at ?? null,
+      turn.hash,
+      open.id,
+      openText.length,
+      line.length - 1,
+    ]);
+    openText += line;
+    openDirty = true;
+    chars += line.length;
+  }
+  flushOpen();
+  run(db, 'UPDATE sessions SET turn_count = ?, char_count = ?, source_turns = ?, source_hash = ?, pending_turns = ?, updated_at = ? WHERE id = ?', [
+    seq,
+    chars,
+    rec.cursor.sourceTurns,
+    rec.cursor.sourceHash,
+    JSON.stringify(rec.cursor.pending),
+    rec.at,
+    sid,
+  ]);
+}
+
+function entityId(db: Database, agentId: string, name: string, kind: string, at: string): number {
+  const row = one<{ id: number }>(db, 'SELECT id FROM entities WHERE agent_id = ? AND name = ?', [agentId, name]);
+  if (row) return row.id;
+  run(db, 'INSERT INTO entities (agent_id, name, kind, created_at) VALUES (?, ?, ?, ?)', [agentId, name, kind, at]);
+  return lastId(db);
+}
+
+function applyRun(db: Database, rec: Extract<StoreRecord, { t: 'run' }>): void {
+  const entries = Object.entries(rec.set).filter(([, v]) => v !== undefined) as Array<[keyof RunFields, unknown]>;
+  const exists = one(db, 'SELECT id FROM subagent_runs WHERE id = ?', [rec.id]);
+  if (!exists) {
+    const cols = ['id', 'created_at', 'updated_at', ...entries.map(([k]) => RUN_COLUMNS[k])];
+    run(db, `INSERT INTO subagent_runs (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, [
+      rec.id,
+      rec.at,
+      rec.at,
+      ...entries.map(([, v]) => toSql(v)),
+    ]);
+    return;
+  }
+  const sets = entries.map(([k]) => `${RUN_COLUMNS[k]} = ?`);
+  run(db, `UPDATE subagent_runs SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`, [...entries.map(([, v]) => toSql(v)), rec.at, rec.id]);
+}
+
+export function applyRecord(db: Database, rec: StoreRecord): void {
+  switch (rec.t) {
+    case 'agent':
+      run(db, 'INSERT OR IGNORE INTO agents (id, read_policy, created_at) VALUES (?, ?, ?)', [rec.id, rec.readPolicy, rec.at]);
+      return;
+    case 'agentPolicy':
+      run(db, 'UPDATE agents SET read_policy = ? WHERE id = ?', [rec.readPolicy, rec.id]);
+      return;
+    case 'session':
+      applySession(db, rec);
+      return;
+    case 'turns':
+      applyTurns(db, rec);
+      return;
+    case 'checkpoint': {
+      const sid = sessionId(db, rec.agentId, rec.key);
+      run(db, 'INSERT INTO checkpoints (session_id, digest, focal_entities, extraction_cursor, source, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        sid,
+        rec.digest,
+        JSON.stringify(rec.focalEntities),
+        rec.extractionCursor,
+        rec.source,
+        rec.at,
+      ]);
+      run(db, 'UPDATE sessions SET updated_at = ? WHERE id = ?', [rec.at, sid]);
+      return;
+    }
+    case 'attribute': {
+      const eid = entityId(db, rec.agentId, rec.entity, rec.entityKind, rec.at);
+      run(db, 'INSERT INTO entity_attributes (entity_id, kind, content, importance, active, session_key, created_at) VALUES (?, ?, ?, ?, 1, ?, ?)', [
+        eid,
+        rec.kind,
+        rec.content,
+        rec.importance,
+        rec.sessionKey,
+        rec.at,
+      ]);
+      return;
+    }
+    case 'memory':
+      run(
+        db,
+        `INSERT INTO memories (id, agent_id, session_key, project, content, type, tags, who, importance, source_type, source_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [rec.id, rec.agentId, rec.sessionKey, rec.project, rec.content, rec.type, rec.tags, rec.who, rec.importance, rec.sourceType, rec.sourceId, rec.at],
+      );
+      return;
+    case 'summary':
+      run(
+        db,
+        `INSERT INTO summary_nodes (id, agent_id, kind, depth, source_type, source_ref, session_key, project, content, score, meta_json, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [rec.id, rec.agentId, rec.kind, rec.depth, rec.sourceType, rec.sourceRef, rec.sessionKey, rec.project, rec.content, rec.score, rec.metaJson, rec.at],
+      );
+      for (const parent of rec.parents) run(db, 'INSERT OR IGNORE INTO summary_links (parent_id, child_id) VALUES (?, ?)', [parent, rec.id]);
+      return;
+    case 'run':
+      applyRun(db, rec);
+      return;
+    case 'token':
+      run(db, 'INSERT INTO tokens (id, agent_id, permissions, secret_hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        rec.id,
+        rec.agentId,
+        JSON.stringify(rec.permissions),
+        rec.secretHash,
+        rec.label,
+        rec.at,
+      ]);
+      return;
+    case 'tokenRevoke':
+      run(db, 'UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [rec.at, rec.id]);
+      return;
+  }
+}
+
+/** Applies one journal frame in a transaction and advances applied_seq; used by live writes and replay alike. */
+export function appliedSeq(db: Database): number {
+  return Number(all<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'applied_seq'")[0].value);
+}
+
+export function setAppliedSeq(db: Database, seq: number): void {
+  run(db, "UPDATE meta SET value = ? WHERE key = 'applied_seq'", [String(seq)]);
+}

@@ -1,0 +1,240 @@
+// Versioned schema migrations. Each step runs once, in order, tracked by PRAGMA user_version,
+// which lives inside the database image and so travels with snapshots.
+
+import type { Database } from 'sql.js';
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, transcripts, memory, runs',
+    sql: `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta (key, value) VALUES ('applied_seq', '0');
+
+CREATE TABLE agents (
+  id          TEXT PRIMARY KEY,
+  read_policy TEXT NOT NULL DEFAULT 'shared' CHECK (read_policy IN ('shared', 'isolated')),
+  created_at  TEXT NOT NULL
+);
+
+CREATE TABLE sessions (
+  id                 INTEGER PRIMARY KEY,
+  agent_id           TEXT NOT NULL REFERENCES agents(id),
+  session_key        TEXT NOT NULL,
+  harness            TEXT NOT NULL,
+  project            TEXT,
+  parent_session_key TEXT,
+  lineage_source     TEXT,
+  harness_agent_id   TEXT,
+  harness_agent_type TEXT,
+  execution_mode     TEXT CHECK (execution_mode IN ('SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK')),
+  status             TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'completed', 'failed', 'ended')),
+  runtime_path       TEXT,
+  claimed_at         TEXT,
+  bypassed           INTEGER NOT NULL DEFAULT 0,
+  title              TEXT,
+  created_at         TEXT NOT NULL,
+  updated_at         TEXT NOT NULL,
+  ended_at           TEXT,
+  end_reason         TEXT,
+  turn_count         INTEGER NOT NULL DEFAULT 0,
+  char_count         INTEGER NOT NULL DEFAULT 0,
+  source_turns       INTEGER NOT NULL DEFAULT 0,
+  source_hash        TEXT NOT NULL DEFAULT '',
+  pending_turns      TEXT NOT NULL DEFAULT '[]',
+  UNIQUE (agent_id, session_key)
+);
+CREATE INDEX sessions_by_parent ON sessions (parent_session_key);
+CREATE INDEX sessions_by_recency ON sessions (agent_id, project, harness, updated_at);
+CREATE INDEX sessions_by_updated ON sessions (updated_at);
+
+-- Transcript text lives in bounded segments (consecutive turns up to a size cap); only the newest
+-- segment of a session is ever rewritten. Segments are the unit of full-text search.
+CREATE TABLE transcript_segments (
+  id         INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  ordinal    INTEGER NOT NULL,
+  first_seq  INTEGER NOT NULL,
+  text       TEXT NOT NULL,
+  UNIQUE (session_id, ordinal)
+);
+
+CREATE TABLE transcript_turns (
+  session_id INTEGER NOT NULL,
+  seq        INTEGER NOT NULL,
+  role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool', 'system')),
+  at         TEXT,
+  hash       TEXT NOT NULL,
+  segment_id INTEGER NOT NULL,
+  start      INTEGER NOT NULL,
+  length     INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX transcript_turns_by_hash ON transcript_turns (session_id, hash);
+
+CREATE VIRTUAL TABLE transcript_fts USING fts4 (content="transcript_segments", text, tokenize=unicode61);
+CREATE TRIGGER transcript_segments_ai AFTER INSERT ON transcript_segments BEGIN
+  INSERT INTO transcript_fts (docid, text) VALUES (new.id, new.text);
+END;
+-- FTS4 external content: deletes read the old text from the content table, hence BEFORE triggers.
+CREATE TRIGGER transcript_segments_bu BEFORE UPDATE OF text ON transcript_segments BEGIN
+  DELETE FROM transcript_fts WHERE docid = old.id;
+END;
+CREATE TRIGGER transcript_segments_au AFTER UPDATE OF text ON transcript_segments BEGIN
+  INSERT INTO transcript_fts (docid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER transcript_segments_bd BEFORE DELETE ON transcript_segments BEGIN
+  DELETE FROM transcript_fts WHERE docid = old.id;
+END;
+INSERT INTO transcript_fts (transcript_fts) VALUES ('automerge=8');
+
+CREATE TABLE checkpoints (
+  id                INTEGER PRIMARY KEY,
+  session_id        INTEGER NOT NULL REFERENCES sessions(id),
+  digest            TEXT NOT NULL,
+  focal_entities    TEXT NOT NULL DEFAULT '[]',
+  extraction_cursor INTEGER NOT NULL DEFAULT 0,
+  source            TEXT,
+  created_at        TEXT NOT NULL
+);
+CREATE INDEX checkpoints_by_session ON checkpoints (session_id, id);
+
+CREATE TABLE entities (
+  id         INTEGER PRIMARY KEY,
+  agent_id   TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  kind       TEXT NOT NULL DEFAULT 'entity',
+  created_at TEXT NOT NULL,
+  UNIQUE (agent_id, name)
+);
+
+CREATE TABLE entity_attributes (
+  id          INTEGER PRIMARY KEY,
+  entity_id   INTEGER NOT NULL REFERENCES entities(id),
+  kind        TEXT NOT NULL DEFAULT 'attribute',
+  content     TEXT NOT NULL,
+  importance  REAL NOT NULL DEFAULT 0.5,
+  confidence  REAL,
+  active      INTEGER NOT NULL DEFAULT 1,
+  session_key TEXT,
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT
+);
+CREATE INDEX entity_attributes_by_entity ON entity_attributes (entity_id, kind, active);
+
+CREATE TABLE memories (
+  rowid       INTEGER PRIMARY KEY,
+  id          TEXT NOT NULL UNIQUE,
+  agent_id    TEXT NOT NULL,
+  session_key TEXT,
+  project     TEXT,
+  content     TEXT NOT NULL,
+  type        TEXT,
+  tags        TEXT,
+  who         TEXT,
+  importance  REAL NOT NULL DEFAULT 0.5,
+  source_type TEXT,
+  source_id   TEXT,
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX memories_by_agent ON memories (agent_id, created_at);
+CREATE VIRTUAL TABLE memories_fts USING fts4 (content="memories", content, tokenize=unicode61);
+CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+  INSERT INTO memories_fts (docid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER memories_bd BEFORE DELETE ON memories BEGIN
+  DELETE FROM memories_fts WHERE docid = old.rowid;
+END;
+
+CREATE TABLE summary_nodes (
+  id          TEXT PRIMARY KEY,
+  agent_id    TEXT NOT NULL,
+  kind        TEXT NOT NULL,
+  depth       INTEGER NOT NULL DEFAULT 0,
+  source_type TEXT NOT NULL,
+  source_ref  TEXT,
+  session_key TEXT,
+  project     TEXT,
+  content     TEXT NOT NULL,
+  score       REAL NOT NULL DEFAULT 0.5,
+  meta_json   TEXT NOT NULL DEFAULT '{}',
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX summary_nodes_by_agent ON summary_nodes (agent_id, created_at);
+CREATE TABLE summary_links (
+  parent_id TEXT NOT NULL REFERENCES summary_nodes(id),
+  child_id  TEXT NOT NULL REFERENCES summary_nodes(id),
+  PRIMARY KEY (parent_id, child_id)
+) WITHOUT ROWID;
+
+CREATE TABLE subagent_runs (
+  id                    TEXT PRIMARY KEY,
+  agent_id              TEXT NOT NULL,
+  session_key           TEXT,
+  parent_session_key    TEXT,
+  runner                TEXT NOT NULL,
+  status                TEXT NOT NULL CHECK (status IN ('pending', 'running', 'completed', 'failed')),
+  execution_mode        TEXT NOT NULL DEFAULT 'SYNC' CHECK (execution_mode IN ('SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK')),
+  workspace_path        TEXT,
+  spec_id               TEXT,
+  prompt                TEXT,
+  files                 TEXT NOT NULL DEFAULT '[]',
+  result_content        TEXT,
+  input_tokens          INTEGER,
+  output_tokens         INTEGER,
+  duration_ms           INTEGER,
+  error                 TEXT,
+  callback_delivered_at TEXT,
+  created_at            TEXT NOT NULL,
+  started_at            TEXT,
+  finished_at           TEXT,
+  updated_at            TEXT NOT NULL
+);
+CREATE INDEX subagent_runs_by_parent ON subagent_runs (parent_session_key, created_at);
+CREATE INDEX subagent_runs_by_status ON subagent_runs (status, created_at);
+CREATE INDEX subagent_runs_by_spec ON subagent_runs (spec_id, created_at);
+
+CREATE TABLE tokens (
+  id          TEXT PRIMARY KEY,
+  agent_id    TEXT NOT NULL,
+  permissions TEXT NOT NULL,
+  secret_hash TEXT NOT NULL UNIQUE,
+  label       TEXT,
+  created_at  TEXT NOT NULL,
+  revoked_at  TEXT
+);
+`,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+export function schemaVersion(db: Database): number {
+  return Number(db.exec('PRAGMA user_version')[0].values[0][0]);
+}
+
+/** Brings a database up to the newest schema; returns the versions applied. */
+export function migrate(db: Database): number[] {
+  const applied: number[] = [];
+  const current = schemaVersion(db);
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.exec('BEGIN');
+    try {
+      db.exec(migration.sql);
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(err as Error).message}`);
+    }
+    applied.push(migration.version);
+  }
+  return applied;
+}

@@ -1,0 +1,60 @@
+// Snapshots: the whole sql.js database image, written with an atomic replace, with a trailer
+// that names the last journal sequence it contains and a SHA-256 of the image, so a torn or
+// corrupt snapshot is recognised and the previous one is used instead.
+
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeFileAtomic } from './fsync';
+
+const MAGIC = Buffer.from('BATONSN1', 'ascii');
+const TRAILER = MAGIC.length + 8 + 8 + 32;
+const NAME = /^snapshot-(\d{16})\.db$/;
+
+export interface SnapshotFile {
+  path: string;
+  seq: number;
+}
+
+export function listSnapshots(dir: string): SnapshotFile[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .map((name) => ({ name, m: NAME.exec(name) }))
+    .filter((e) => e.m)
+    .map((e) => ({ path: path.join(dir, e.name), seq: Number(e.m![1]) }))
+    .sort((a, b) => b.seq - a.seq);
+}
+
+export function snapshotPath(dir: string, seq: number): string {
+  return path.join(dir, `snapshot-${String(seq).padStart(16, '0')}.db`);
+}
+
+export function writeSnapshot(dir: string, seq: number, image: Uint8Array): string {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const trailer = Buffer.alloc(TRAILER);
+  MAGIC.copy(trailer, 0);
+  trailer.writeBigUInt64LE(BigInt(seq), 8);
+  trailer.writeBigUInt64LE(BigInt(image.length), 16);
+  crypto.createHash('sha256').update(image).digest().copy(trailer, 24);
+  const target = snapshotPath(dir, seq);
+  writeFileAtomic(target, [image, trailer]);
+  return target;
+}
+
+export class CorruptSnapshotError extends Error {}
+
+/** Reads and verifies a snapshot; returns the database image (without trailer). */
+export function readSnapshot(file: string): { seq: number; image: Uint8Array } {
+  const data = fs.readFileSync(file);
+  if (data.length < TRAILER) throw new CorruptSnapshotError(`${file}: too short`);
+  const trailer = data.subarray(data.length - TRAILER);
+  if (!trailer.subarray(0, MAGIC.length).equals(MAGIC)) throw new CorruptSnapshotError(`${file}: no trailer`);
+  const seq = Number(trailer.readBigUInt64LE(8));
+  const length = Number(trailer.readBigUInt64LE(16));
+  if (length !== data.length - TRAILER) throw new CorruptSnapshotError(`${file}: length mismatch`);
+  const image = data.subarray(0, length);
+  const digest = crypto.createHash('sha256').update(image).digest();
+  if (!digest.equals(trailer.subarray(24))) throw new CorruptSnapshotError(`${file}: checksum mismatch`);
+  return { seq, image };
+}

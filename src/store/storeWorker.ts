@@ -1,0 +1,86 @@
+// Worker entry: owns the sql.js database. Messages queue up and are executed in batches, so many
+// concurrent writes share one journal fsync (group commit).
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { Engine, type Request } from './engine';
+import { layout } from './paths';
+import { spawnWorker } from './workerScript';
+
+interface Init {
+  dataDir: string;
+  compactBytes: number;
+}
+
+type Incoming = Request | { kind: 'close' } | { kind: 'compact'; id: number } | { kind: 'status'; id: number };
+
+const init = workerData as Init;
+const port = parentPort!;
+const paths = layout(init.dataDir);
+const queue: Incoming[] = [];
+let engine: Engine | null = null;
+let scheduled = false;
+let closing = false;
+
+function runCompactor(uptoSeq: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = spawnWorker('compactorWorker', { dataDir: init.dataDir, uptoSeq });
+    worker.once('message', (msg: { ok: boolean; error?: string }) => (msg.ok ? resolve() : reject(new Error(msg.error))));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`compactor exited with ${code}`))));
+  });
+}
+
+function drain(): void {
+  scheduled = false;
+  if (!engine) return;
+  const batch = queue.splice(0, queue.length);
+  const requests: Request[] = [];
+  const runRequests = () => {
+    if (requests.length === 0) return;
+    for (const reply of engine!.execute(requests.splice(0, requests.length))) port.postMessage({ type: 'reply', ...reply });
+  };
+  for (const msg of batch) {
+    if (msg.kind === 'read' || msg.kind === 'write') {
+      requests.push(msg);
+      continue;
+    }
+    runRequests();
+    if (msg.kind === 'status') port.postMessage({ type: 'reply', id: msg.id, ok: true, value: { ...engine.status, report: engine.report } });
+    else if (msg.kind === 'compact') {
+      const id = msg.id;
+      engine.compact().then(() => port.postMessage({ type: 'reply', id, ok: true, value: engine!.status }));
+    } else if (msg.kind === 'close' && !closing) {
+      closing = true;
+      engine.close().then(
+        () => port.postMessage({ type: 'closed' }),
+        (err: Error) => port.postMessage({ type: 'closed', error: err.message }),
+      );
+    }
+  }
+  runRequests();
+}
+
+port.on('message', (msg: Incoming) => {
+  queue.push(msg);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(drain);
+  }
+});
+
+Engine.open(paths, {
+  compactBytes: init.compactBytes,
+  onChange: (keys) => port.postMessage({ type: 'change', keys }),
+  onLog: (level, message) => port.postMessage({ type: 'log', level, message }),
+  startCompaction: runCompactor,
+}).then(
+  (opened) => {
+    engine = opened;
+    port.postMessage({ type: 'ready', report: opened.report });
+    if (queue.length > 0 && !scheduled) {
+      scheduled = true;
+      setImmediate(drain);
+    }
+  },
+  (err: Error) => port.postMessage({ type: 'failed', error: err.message, stack: err.stack }),
+);
