@@ -24,6 +24,8 @@ export interface OpenReport {
   skippedSnapshots: Array<{ file: string; reason: string }>;
   journalFiles: number;
   replayedFrames: number;
+  /** Journal bytes read past the snapshot: what the next open would replay again without a new snapshot. */
+  replayedBytes: number;
   droppedTails: Array<{ file: string; bytes: number }>;
   appliedSeq: number;
   migrations: number[];
@@ -57,6 +59,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
     skippedSnapshots: [],
     journalFiles: 0,
     replayedFrames: 0,
+    replayedBytes: 0,
     droppedTails: [],
     appliedSeq: 0,
     migrations: [],
@@ -94,6 +97,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
       // Cut the torn tail off so later appends (and later opens) never see it again.
       if (uptoSeq === Infinity) fs.truncateSync(files[i].path, read.validBytes);
     }
+    report.replayedBytes += read.validBytes;
     for (const frame of read.frames) {
       if (frame.seq <= seq || frame.seq > uptoSeq) continue;
       applyFrame(db, frame);
@@ -170,6 +174,8 @@ export class Engine {
     prune(layout, engine.journal.firstSeq);
     for (const skipped of report.skippedSnapshots) options.onLog?.('warn', `snapshot skipped: ${skipped.file}: ${skipped.reason}`);
     for (const dropped of report.droppedTails) options.onLog?.('warn', `journal tail dropped: ${dropped.file}: ${dropped.bytes} bytes`);
+    // A long journal left by a crash is folded into a snapshot now, so the next open is fast again.
+    if (report.replayedBytes >= options.compactBytes && report.replayedFrames > 0) void engine.compact();
     return engine;
   }
 
