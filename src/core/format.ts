@@ -7,7 +7,9 @@ export interface TreeLike extends SessionRecord {
 }
 
 export function age(iso: string, now = Date.now()): string {
-  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return '?';
+  const seconds = Math.max(0, Math.round((now - then) / 1000));
   if (seconds < 60) return `${seconds}s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
@@ -43,13 +45,13 @@ export function renderMarkdownSession(session: SessionRecord, turns: Array<{ rol
     '',
     `- Harness: ${session.harness}`,
     `- Agent: ${session.agentId}`,
-    session.project ? `- Project: ${session.project}` : '',
-    session.parentSessionKey ? `- Parent: ${session.parentSessionKey}` : '',
+    session.project !== null && `- Project: ${session.project}`,
+    session.parentSessionKey !== null && `- Parent: ${session.parentSessionKey}`,
     `- Status: ${session.status}`,
     `- Created: ${session.createdAt}`,
     `- Updated: ${session.updatedAt}`,
     '',
-  ].filter((line, i, all) => line !== '' || all[i - 1] !== '');
+  ].filter((line): line is string => line !== false);
   const body = turns.map((t) => `## ${ROLE_TITLES[t.role] ?? t.role}${t.at ? ` · ${t.at}` : ''}\n\n${t.text}\n`);
   return [...head, ...body].join('\n');
 }

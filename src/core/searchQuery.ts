@@ -83,7 +83,9 @@ export function compileSearchQuery(raw: string): CompiledQuery {
   const positive = groups
     .map((group) => (group.length === 1 ? quote(group[0]) : '(' + group.map(quote).join(' OR ') + ')'))
     .join(' ');
-  const negative = negatives.map((item) => ' NOT ' + quote(item)).join('');
+  // One NOT over an OR group: FTS4 rejects expression trees deeper than 12, which a chain of NOTs reaches.
+  const negative =
+    negatives.length === 0 ? '' : negatives.length === 1 ? ' NOT ' + quote(negatives[0]) : ' NOT (' + negatives.map(quote).join(' OR ') + ')';
   const terms = [...new Set(groups.flat().flatMap((item) => item.words))];
   return { match: positive + negative, terms };
 }

@@ -63,7 +63,13 @@ export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
     } else {
       const seen = new Set<string>();
       fresh = incoming.filter((turn) => {
-        if (seen.has(turn.hash) || input.isStored(turn.hash)) return false;
+        if (seen.has(turn.hash)) return false;
+        if (input.isStored(turn.hash)) {
+          // Seen in the source at last: a payload turn with this hash is no longer pending.
+          const pendingAt = next.pending.indexOf(turn.hash);
+          if (pendingAt >= 0) next.pending.splice(pendingAt, 1);
+          return false;
+        }
         seen.add(turn.hash);
         return true;
       });
@@ -89,8 +95,13 @@ export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
   }
 
   const recent = [...input.recentStored, ...append.map((t) => ({ role: t.role, hash: t.hash }))];
-  for (const turn of input.fromPayload.map(withHash)) {
-    if (!turn.text.trim() || alreadyInExchange(recent, turn)) continue;
+  const payload = input.fromPayload.map(withHash);
+  // A payload that holds a prompt and then its reply describes a finished exchange, so its prompt
+  // is already present when the last stored prompt matches, answered or not.
+  const firstUser = payload.findIndex((t) => t.role === 'user');
+  const finishedExchange = firstUser >= 0 && payload.slice(firstUser).some((t) => t.role === 'assistant');
+  for (const turn of payload) {
+    if (!turn.text.trim() || alreadyInExchange(recent, turn, finishedExchange)) continue;
     append.push(turn);
     recent.push({ role: turn.role, hash: turn.hash });
     next.pending.push(turn.hash);
@@ -101,9 +112,9 @@ export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
 
 /**
  * Whether a payload turn is already in the current exchange (the turns from the last user turn on).
- * A prompt counts as present only while unanswered, so a user repeating "continue" is kept.
+ * A lone prompt counts as present only while unanswered, so a user repeating "continue" is kept.
  */
-function alreadyInExchange(recent: Array<{ role: Turn['role']; hash: string }>, turn: HashedTurn): boolean {
+function alreadyInExchange(recent: Array<{ role: Turn['role']; hash: string }>, turn: HashedTurn, finishedExchange: boolean): boolean {
   let lastUser = -1;
   for (let i = recent.length - 1; i >= 0; i--) {
     if (recent[i].role === 'user') {
@@ -112,7 +123,8 @@ function alreadyInExchange(recent: Array<{ role: Turn['role']; hash: string }>, 
     }
   }
   if (turn.role === 'user') {
-    return lastUser >= 0 && recent[lastUser].hash === turn.hash && !recent.slice(lastUser).some((t) => t.role === 'assistant');
+    if (lastUser < 0 || recent[lastUser].hash !== turn.hash) return false;
+    return finishedExchange || !recent.slice(lastUser).some((t) => t.role === 'assistant');
   }
   return recent.slice(Math.max(lastUser, 0)).some((t) => t.hash === turn.hash);
 }
