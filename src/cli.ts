@@ -7,10 +7,8 @@ import { renderMarkdownSession, renderSessionTable, renderTree } from './core/fo
 import { runDoctor } from './store/doctor';
 import { DataDirLockedError } from './store/lock';
 import { resolveDataDir } from './store/paths';
-import type { Scope } from './store/queries';
-import { Store } from './store/store';
-
-const ALL: Scope = 'all';
+import { openAccess, type Access } from './cli/access';
+import { registerServerCommands } from './cli/serverCommands';
 
 function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
@@ -26,13 +24,13 @@ function positiveInt(value: string): number {
   return n;
 }
 
-/** Opens the store for one command and closes it (flushing a snapshot) afterwards. */
-async function withStore<T>(dataDirFlag: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await Store.open({ dataDir: resolveDataDir({ flag: dataDirFlag }), holder: `baton ${process.argv[2] ?? ''}`.trim() });
+/** Reaches the data for one command: via the running server, or by opening the store (then closing it). */
+async function withStore<T>(dataDirFlag: string | undefined, fn: (access: Access) => Promise<T>): Promise<T> {
+  const access = await openAccess(resolveDataDir({ flag: dataDirFlag }), `baton ${process.argv[2] ?? ''}`.trim());
   try {
-    return await fn(store);
+    return await fn(access);
   } finally {
-    await store.close();
+    await access.close();
   }
 }
 
@@ -55,11 +53,11 @@ export function buildProgram(): Command {
     .action(async (opts: { dataDir?: string; tree?: boolean; project?: string; limit: number; json?: boolean }) => {
       await withStore(opts.dataDir, async (store) => {
         if (opts.tree) {
-          const roots = await store.read('tree', { scope: ALL, project: opts.project });
+          const roots = await store.tree({ project: opts.project });
           out(opts.json ? JSON.stringify({ roots }, null, 2) : renderTree(roots) || 'No sessions yet.');
           return;
         }
-        const { sessions, total } = await store.read('listSessions', { scope: ALL, project: opts.project, limit: opts.limit });
+        const { sessions, total } = await store.listSessions({ project: opts.project, limit: opts.limit });
         out(opts.json ? JSON.stringify({ sessions, count: sessions.length, total }, null, 2) : renderSessionTable(sessions) || 'No sessions yet.');
       });
     });
@@ -72,7 +70,7 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async (key: string, opts: { dataDir?: string; json?: boolean }) => {
       await withStore(opts.dataDir, async (store) => {
-        const transcript = await store.read('transcript', { scope: ALL, key });
+        const transcript = await store.transcript(key);
         out(opts.json ? JSON.stringify(transcript, null, 2) : transcript.content);
       });
     });
@@ -89,7 +87,7 @@ export function buildProgram(): Command {
     .action(async (words: string[], opts: { dataDir?: string; session?: string; project?: string; limit: number; json?: boolean }) => {
       const query = words.join(' ');
       await withStore(opts.dataDir, async (store) => {
-        const hits = await store.read('search', { scope: ALL, query, sessionKey: opts.session, project: opts.project, limit: opts.limit });
+        const hits = await store.search({ query, sessionKey: opts.session, project: opts.project, limit: opts.limit });
         if (opts.json) return out(JSON.stringify({ query, hits, count: hits.length }, null, 2));
         if (hits.length === 0) return out(`No matches for ${JSON.stringify(query)}.`);
         out(hits.map((h) => `${h.sessionKey}  ${h.harness}  ${h.updatedAt}${h.project ? '  ' + h.project : ''}\n  ${h.excerpt}`).join('\n'));
@@ -105,13 +103,13 @@ export function buildProgram(): Command {
     .action(async (opts: { dataDir?: string; format: 'jsonl' | 'md'; session?: string }) => {
       await withStore(opts.dataDir, async (store) => {
         const sessions = opts.session
-          ? [await store.read('getSession', { scope: ALL, key: opts.session })].filter((s) => s !== null)
-          : (await store.read('listSessions', { scope: ALL, limit: 10_000 })).sessions.reverse();
+          ? [await store.getSession(opts.session)].filter((s) => s !== null)
+          : (await store.listSessions({ limit: 10_000 })).sessions.reverse();
         if (opts.session && sessions.length === 0) throw new BatonError('not_found', `session ${opts.session} not found`);
         for (const session of sessions) {
           const turns = [];
           for (let from = 1; ; ) {
-            const page = await store.read('turns', { scope: ALL, key: session!.key, from, limit: 1000 });
+            const page = await store.turns(session!.key, from, 1000);
             turns.push(...page.turns);
             if (page.turns.length < 1000) break;
             from = page.turns[page.turns.length - 1].seq + 1;
@@ -144,6 +142,7 @@ export function buildProgram(): Command {
       if (report.problems.some((p) => p.startsWith('integrity'))) process.exitCode = 1;
     });
 
+  registerServerCommands(program, { dataDirOption, out });
   return program;
 }
 

@@ -19,7 +19,7 @@ export interface CommandContext {
 
 export const DEFAULT_AGENT = 'default';
 
-function ensureAgent(ctx: CommandContext, agentId: string, readPolicy: ReadPolicy = 'shared'): void {
+export function ensureAgent(ctx: CommandContext, agentId: string, readPolicy: ReadPolicy = 'shared'): void {
   if (!one(ctx.db, 'SELECT id FROM agents WHERE id = ?', [agentId])) ctx.emit({ t: 'agent', id: agentId, readPolicy, at: ctx.now() });
 }
 
@@ -28,7 +28,7 @@ export interface UpsertSessionArgs extends SessionFields {
   key: string;
 }
 
-function upsertSession(ctx: CommandContext, args: UpsertSessionArgs): { created: boolean } {
+export function upsertSession(ctx: CommandContext, args: UpsertSessionArgs): { created: boolean } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   const key = stripSessionPrefix(args.key);
   if (!key) throw new BatonError('invalid_request', 'sessionKey must not be empty');
@@ -50,7 +50,7 @@ export interface RecordTranscriptArgs {
   fromPayload?: Turn[];
 }
 
-function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs): { appended: number; turnCount: number; charCount: number } {
+export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs): { appended: number; turnCount: number; charCount: number } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   const key = stripSessionPrefix(args.key);
   let row = findSessionRow(ctx.db, { agentId }, key);
@@ -92,7 +92,7 @@ export interface UpdateSessionArgs {
   set: SessionFields;
 }
 
-function updateSession(ctx: CommandContext, args: UpdateSessionArgs): { updated: true } {
+export function updateSession(ctx: CommandContext, args: UpdateSessionArgs): { updated: true } {
   const row = requireRow(ctx, args.agentId, args.key);
   ctx.emit({ t: 'session', agentId: row.agent_id, key: row.session_key, set: args.set, at: ctx.now() });
   return { updated: true };
@@ -108,7 +108,7 @@ export interface AddCheckpointArgs {
   source?: string;
 }
 
-function addCheckpoint(ctx: CommandContext, args: AddCheckpointArgs): { extractionCursor: number } {
+export function addCheckpoint(ctx: CommandContext, args: AddCheckpointArgs): { extractionCursor: number } {
   const row = requireRow(ctx, args.agentId, args.key);
   const cursor = args.extractionCursor ?? row.turn_count;
   ctx.emit({
@@ -134,7 +134,7 @@ export interface AddAttributeArgs {
   sessionKey?: string;
 }
 
-function addAttribute(ctx: CommandContext, args: AddAttributeArgs): { ok: true } {
+export function addAttribute(ctx: CommandContext, args: AddAttributeArgs): { ok: true } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   ensureAgent(ctx, agentId);
   ctx.emit({
@@ -164,7 +164,7 @@ export interface AddMemoryArgs {
   sourceId?: string | null;
 }
 
-function addMemory(ctx: CommandContext, args: AddMemoryArgs): { id: string } {
+export function addMemory(ctx: CommandContext, args: AddMemoryArgs): { id: string } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   ensureAgent(ctx, agentId);
   const id = ctx.newId();
@@ -200,7 +200,7 @@ export interface AddSummaryArgs {
   parents?: string[];
 }
 
-function addSummary(ctx: CommandContext, args: AddSummaryArgs): { id: string } {
+export function addSummary(ctx: CommandContext, args: AddSummaryArgs): { id: string } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   ensureAgent(ctx, agentId);
   const id = ctx.newId();
@@ -232,7 +232,7 @@ export interface UpsertRunArgs extends Omit<RunFields, 'files'>, Partial<Pick<Su
 
 const RUN_ORDER: Record<RunStatus, number> = { pending: 0, running: 1, completed: 2, failed: 2 };
 
-function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: string } {
+export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: string } {
   const { id: given, ...set } = args;
   const id = given ?? ctx.newId();
   const existing = one<{ status: RunStatus }>(ctx.db, 'SELECT status FROM subagent_runs WHERE id = ?', [id]);
@@ -257,41 +257,16 @@ export interface CreateTokenArgs {
   label?: string;
 }
 
-function createToken(ctx: CommandContext, args: CreateTokenArgs): { id: string } {
+export function createToken(ctx: CommandContext, args: CreateTokenArgs): { id: string } {
   ensureAgent(ctx, args.agentId);
   const id = ctx.newId();
   ctx.emit({ t: 'token', id, agentId: args.agentId, permissions: args.permissions, secretHash: args.secretHash, label: args.label ?? null, at: ctx.now() });
   return { id };
 }
 
-function setAgentPolicy(ctx: CommandContext, args: { agentId: string; readPolicy: ReadPolicy }): { ok: true } {
+export function setAgentPolicy(ctx: CommandContext, args: { agentId: string; readPolicy: ReadPolicy }): { ok: true } {
   ensureAgent(ctx, args.agentId, args.readPolicy);
   ctx.emit({ t: 'agentPolicy', id: args.agentId, readPolicy: args.readPolicy });
   return { ok: true };
 }
 
-export const WRITE_COMMANDS = {
-  ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
-    ensureAgent(ctx, args.agentId, args.readPolicy);
-    return { ok: true as const };
-  },
-  setAgentPolicy,
-  upsertSession,
-  recordTranscript,
-  updateSession,
-  addCheckpoint,
-  addAttribute,
-  addMemory,
-  addSummary,
-  upsertRun,
-  createToken,
-  revokeToken: (ctx: CommandContext, args: { id: string }) => {
-    ctx.emit({ t: 'tokenRevoke', id: args.id, at: ctx.now() });
-    return { ok: true as const };
-  },
-};
-
-export type WriteCommands = typeof WRITE_COMMANDS;
-export type WriteName = keyof WriteCommands;
-export type WriteArgs<N extends WriteName> = Parameters<WriteCommands[N]>[1];
-export type WriteResult<N extends WriteName> = ReturnType<WriteCommands[N]>;

@@ -5,6 +5,7 @@ import type { Database } from 'sql.js';
 import type { CheckpointRecord, ExecutionMode, LineageSource, SearchHit, SessionRecord, SessionStatus, SubagentRun, Role } from '../core/types';
 import { BatonError } from '../core/errors';
 import { compileSearchQuery } from '../core/searchQuery';
+import { redactSecrets } from '../core/redact';
 import { all, one } from './db';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
@@ -312,7 +313,7 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
       project: session.project,
       parentSessionKey: session.parent_session_key,
       updatedAt: session.updated_at,
-      excerpt: excerpt.split(HIT_OPEN).join(markers.open).split(HIT_CLOSE).join(markers.close),
+      excerpt: redactSecrets(excerpt).split(HIT_OPEN).join(markers.open).split(HIT_CLOSE).join(markers.close),
       rank: Math.round(hit.score * 1e4) / 1e4,
       turnSeq: turnAtHit(db, hit.docid, snippet?.first_seq ?? 1, compiled.terms),
     };
@@ -422,4 +423,29 @@ export function getRun(db: Database, scope: Scope, id: string): SubagentRun | nu
   const s = scopeSql(scope, 'r.agent_id');
   const row = one<RunRow>(db, `SELECT r.* FROM subagent_runs r WHERE r.id = ? AND ${s.sql}`, [id, ...s.params]);
   return row ? toRun(row) : null;
+}
+
+/**
+ * Everything the inherited block needs about a parent, read in one go (one consistent view):
+ * title, latest checkpoint, transcript tail since that checkpoint, constraints of focal entities.
+ */
+export function inheritSources(db: Database, scope: Scope, parentKey: string, tailChars: number) {
+  const row = findSessionRow(db, scope, parentKey);
+  if (!row) return null;
+  const checkpoint = latestCheckpoint(db, row.id, row.session_key);
+  const afterSeq = checkpoint ? checkpoint.extractionCursor : 0;
+  const full = transcriptTail(db, row.id, tailChars + 1, afterSeq);
+  const tail = full.length > tailChars ? full.slice(full.length - tailChars) : full;
+  const focal = checkpoint?.focalEntities ?? [];
+  return {
+    parentKey: row.session_key,
+    agentId: row.agent_id,
+    title: row.title,
+    harness: row.harness,
+    checkpoint: checkpoint ? { digest: checkpoint.digest, focalEntities: focal, createdAt: checkpoint.createdAt } : null,
+    tail,
+    tailTruncated: full.length > tailChars,
+    constraints: activeConstraints(db, row.agent_id, focal).map((c) => ({ entity: c.entity, content: c.content })),
+    updatedAt: row.updated_at,
+  };
 }

@@ -5,6 +5,7 @@ import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { all, one } from './db';
 import * as q from './queries';
+import * as m from './memoryQueries';
 
 function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
   const row = q.findSessionRow(db, scope, key);
@@ -33,6 +34,13 @@ export const READ_QUERIES = {
     const row = sessionRowOrThrow(db, a.scope, a.key);
     return q.latestCheckpoint(db, row.id, row.session_key);
   },
+  inheritSources: (db: Database, a: { scope: q.Scope; parentKey: string; tailChars: number }) => q.inheritSources(db, a.scope, a.parentKey, a.tailChars),
+  recall: (db: Database, a: { scope: q.Scope } & m.RecallOptions) => m.recallMemories(db, a.scope, a),
+  entityContext: (db: Database, a: { agentId: string; prompt: string; minScore: number }) => m.entityContext(db, a.agentId, a.prompt, a.minScore),
+  summaries: (db: Database, a: { scope: q.Scope; sessionKey?: string; limit?: number }) => m.listSummaries(db, a.scope, a),
+  expandSummary: (db: Database, a: { scope: q.Scope; id: string; includeTranscript?: boolean; transcriptCharLimit?: number }) => m.expandSummary(db, a.scope, a),
+  compactionCount: (db: Database, a: { agentId: string; key: string }) =>
+    Number(one<{ n: number }>(db, "SELECT COUNT(*) AS n FROM checkpoints c JOIN sessions s ON s.id = c.session_id WHERE s.agent_id = ? AND s.session_key = ? AND c.source = 'compaction'", [a.agentId, q.stripSessionPrefix(a.key)])!.n),
   listRuns: (db: Database, a: { scope: q.Scope } & q.RunFilter) => q.listRuns(db, a.scope, a),
   getRun: (db: Database, a: { scope: q.Scope; id: string }) => q.getRun(db, a.scope, a.id),
   agentPolicy: (db: Database, a: { agentId: string }) =>

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { BatonError } from '../core/errors';
-import type { WriteArgs, WriteName, WriteResult } from './commands';
+import type { WriteArgs, WriteName, WriteResult } from './writeCommands';
 import type { OpenReport, Reply } from './engine';
 import { DataDirLock } from './lock';
 import { layout, type Layout } from './paths';

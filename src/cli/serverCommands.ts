@@ -1,0 +1,103 @@
+// `baton serve` and `baton token`: the daemon and its access tokens.
+
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { startDaemon } from '../server/daemon';
+import { liveEndpoint } from '../server/endpoint';
+import { hashSecret, newSecret } from '../server/security';
+import { resolveDataDir } from '../store/paths';
+import { Store } from '../store/store';
+import { HttpClient } from './access';
+
+interface Helpers {
+  dataDirOption(): Option;
+  out(text: string): void;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535.');
+  return n;
+}
+
+const PERMISSIONS = ['remember', 'recall', 'admin'];
+
+function permissionList(value: string): string[] {
+  const list = value.split(',').map((p) => p.trim()).filter(Boolean);
+  if (list.length === 0 || !list.every((p) => PERMISSIONS.includes(p))) throw new InvalidArgumentError(`expected a comma-separated list of ${PERMISSIONS.join(', ')}.`);
+  return list;
+}
+
+export function registerServerCommands(program: Command, { dataDirOption, out }: Helpers): void {
+  program
+    .command('serve')
+    .description('run the hook endpoint and the store (127.0.0.1 only) until SIGINT/SIGTERM')
+    .addOption(dataDirOption())
+    .option('--port <n>', 'port to listen on (0: any free port; default 7433, or the next free one)', portNumber)
+    .option('--quiet', 'do not log requests to stderr')
+    .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean }) => {
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      const daemon = await startDaemon({ dataDir, port: opts.port, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
+      out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          process.stderr.write(`${signal}: finishing in-flight requests and flushing the store\n`);
+          daemon.stop().then(resolve, (err: Error) => {
+            process.stderr.write(`error while stopping: ${err.message}\n`);
+            process.exitCode = 1;
+            resolve();
+          });
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
+      });
+    });
+
+  const token = program.command('token').description('manage agent-scoped access tokens');
+  token
+    .command('create')
+    .description('create a token for an agent; prints the secret once')
+    .addOption(dataDirOption())
+    .requiredOption('--agent <id>', 'the agent the token reads and writes as')
+    .requiredOption('--permissions <list>', 'comma-separated: remember, recall, admin', permissionList)
+    .addOption(new Option('--read-policy <policy>', "the agent's read policy").choices(['shared', 'isolated']))
+    .option('--label <text>', 'a note to recognise the token by')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { dataDir?: string; agent: string; permissions: string[]; readPolicy?: 'shared' | 'isolated'; label?: string; json?: boolean }) => {
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      const endpoint = liveEndpoint(dataDir);
+      let created: { id: string; token: string; agentId: string; permissions: string[] };
+      if (endpoint) {
+        created = await new HttpClient(endpoint).call('POST', '/api/tokens', { agentId: opts.agent, permissions: opts.permissions, readPolicy: opts.readPolicy, label: opts.label });
+      } else {
+        const store = await Store.open({ dataDir, holder: 'baton token' });
+        try {
+          if (opts.readPolicy) await store.write('setAgentPolicy', { agentId: opts.agent, readPolicy: opts.readPolicy });
+          const secret = newSecret();
+          const { id } = await store.write('createToken', { agentId: opts.agent, permissions: opts.permissions, secretHash: hashSecret(secret), label: opts.label });
+          created = { id, token: secret, agentId: opts.agent, permissions: opts.permissions };
+        } finally {
+          await store.close();
+        }
+      }
+      out(opts.json ? JSON.stringify(created, null, 2) : `token ${created.id} for agent ${created.agentId} (${created.permissions.join(', ')}):\n${created.token}`);
+    });
+  token
+    .command('revoke')
+    .description('revoke a token by id')
+    .argument('<id>', 'token id')
+    .addOption(dataDirOption())
+    .action(async (id: string, opts: { dataDir?: string }) => {
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      const endpoint = liveEndpoint(dataDir);
+      if (endpoint) await new HttpClient(endpoint).call('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
+      else {
+        const store = await Store.open({ dataDir, holder: 'baton token' });
+        try {
+          await store.write('revokeToken', { id });
+        } finally {
+          await store.close();
+        }
+      }
+      out(`revoked ${id}`);
+    });
+}

@@ -1,0 +1,87 @@
+// Server settings: defaults, overridable by DIR/config.json and by the host (CLI flags, VS Code settings).
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { BatonError } from '../core/errors';
+
+export const DEFAULT_PORT = 7433;
+
+export interface ServerConfig {
+  inheritContext: boolean;
+  tailChars: number;
+  /** Request body cap in bytes (inline transcripts are the large case). */
+  maxBodyBytes: number;
+  /** transcriptPath files larger than this are refused. */
+  maxTranscriptBytes: number;
+  /** transcriptPath must resolve under one of these (after realpath). */
+  transcriptRoots: string[];
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** user-prompt-submit injects entity context only for attributes at or above this importance. */
+  promptMinScore: number;
+}
+
+const fileSchema = z
+  .object({
+    inheritContext: z.boolean(),
+    tailChars: z.number().int().min(0).max(100_000),
+    maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024),
+    maxTranscriptBytes: z.number().int().min(1024).max(1024 * 1024 * 1024),
+    transcriptRoots: z.array(z.string().min(1)),
+    headersTimeoutMs: z.number().int().min(100).max(600_000),
+    requestTimeoutMs: z.number().int().min(100).max(600_000),
+    promptMinScore: z.number().min(0).max(1),
+  })
+  .partial()
+  .strict();
+
+/** The harnesses' own transcript folders, plus Baton's staging folder. */
+export function defaultTranscriptRoots(dataDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = os.homedir();
+  const xdgData = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
+  return [
+    path.join(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'), 'projects'),
+    path.join(env.CODEX_HOME || path.join(home, '.codex'), 'sessions'),
+    path.join(xdgData, 'opencode'),
+    path.join(home, '.openclaw'),
+    path.join(dataDir, 'staging'),
+  ];
+}
+
+export function defaultConfig(dataDir: string): ServerConfig {
+  return {
+    inheritContext: true,
+    tailChars: 3000,
+    maxBodyBytes: 8 * 1024 * 1024,
+    maxTranscriptBytes: 64 * 1024 * 1024,
+    transcriptRoots: defaultTranscriptRoots(dataDir),
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    promptMinScore: 0.7,
+  };
+}
+
+/** Defaults, then DIR/config.json (validated: a typo is an error, not silently ignored), then overrides. */
+export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  const base = defaultConfig(dataDir);
+  const file = path.join(dataDir, 'config.json');
+  let fromFile: Partial<ServerConfig> = {};
+  if (fs.existsSync(file)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new BatonError('invalid_request', `${file} is not valid JSON: ${(err as Error).message}`);
+    }
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new BatonError('invalid_request', `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    }
+    fromFile = parsed.data;
+    if (fromFile.transcriptRoots) fromFile.transcriptRoots = [...base.transcriptRoots, ...fromFile.transcriptRoots.map((r) => path.resolve(dataDir, r))];
+  }
+  return { ...base, ...fromFile, ...overrides };
+}

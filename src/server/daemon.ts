@@ -1,0 +1,57 @@
+// `baton serve`: the store and the HTTP endpoint in one process, with endpoint.json for clients
+// and a clean shutdown (stop accepting, finish in-flight requests, snapshot, release the lock).
+
+import { newSecret } from './security';
+import { startServer, type RunningServer } from './app';
+import { DEFAULT_PORT, loadConfig, type ServerConfig } from './config';
+import { removeEndpoint, writeEndpoint } from './endpoint';
+import { Store } from '../store/store';
+
+export interface DaemonOptions {
+  dataDir: string;
+  /** undefined: the default port with fallback; 0: any free port. */
+  port?: number;
+  config?: Partial<ServerConfig>;
+  holder?: string;
+  log?(line: string): void;
+}
+
+export interface Daemon {
+  store: Store;
+  server: RunningServer;
+  token: string;
+  stop(): Promise<void>;
+}
+
+export function candidatePorts(port: number | undefined): number[] {
+  if (port !== undefined) return [port];
+  return [...Array.from({ length: 10 }, (_, i) => DEFAULT_PORT + i), 0];
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const config = loadConfig(options.dataDir, options.config);
+  const store = await Store.open({ dataDir: options.dataDir, holder: options.holder ?? 'baton serve' });
+  store.on('log', (level: string, message: string) => options.log?.(`store ${level}: ${message}`));
+  let server: RunningServer;
+  const token = newSecret();
+  try {
+    server = await startServer({ store, dataDir: options.dataDir, config, adminToken: token, log: options.log }, candidatePorts(options.port));
+    writeEndpoint(options.dataDir, { url: server.url, port: server.port, pid: process.pid, token });
+    store.lock.setPort(server.port);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  let stopping: Promise<void> | null = null;
+  return {
+    store,
+    server,
+    token,
+    stop: () =>
+      (stopping ??= (async () => {
+        await server.close();
+        removeEndpoint(options.dataDir);
+        await store.close();
+      })()),
+  };
+}

@@ -1,0 +1,122 @@
+// Request bodies, validated with zod. Unknown fields are allowed (harness payloads carry extras);
+// known fields must have the right type, and errors name the field.
+
+import { z } from 'zod';
+import { BatonError } from '../core/errors';
+
+const key = z.string().trim().min(1).max(512);
+const text = z.string().max(10_000_000);
+const harness = z.string().trim().min(1).max(64);
+const optionalKey = key.optional();
+const runtimePath = z.string().trim().min(1).max(64).optional();
+const agentId = z.string().trim().min(1).max(128).optional();
+const project = z.string().max(4096).optional();
+const inlineTranscript = z.union([z.string().max(10_000_000), z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional();
+
+export const sessionStartBody = z
+  .object({
+    harness,
+    project,
+    agentId,
+    harnessAgentId: z.string().max(256).optional(),
+    harnessAgentType: z.string().max(256).optional(),
+    parentSessionKey: optionalKey,
+    parentKey: optionalKey,
+    parentId: optionalKey,
+    parentID: optionalKey,
+    sessionKey: optionalKey,
+    sessionId: optionalKey,
+    runtimePath,
+    executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
+    title: z.string().max(500).optional(),
+    source: z.string().max(64).optional(),
+  })
+  .loose();
+
+export const promptSubmitBody = z
+  .object({
+    harness,
+    userMessage: text.optional(),
+    userPrompt: text.optional(),
+    lastAssistantMessage: text.optional(),
+    sessionKey: optionalKey,
+    sessionId: optionalKey,
+    transcriptPath: z.string().max(4096).optional(),
+    transcript: inlineTranscript,
+    runtimePath,
+    project,
+    agentId,
+  })
+  .loose();
+
+export const sessionEndBody = z
+  .object({
+    harness,
+    sessionKey: optionalKey,
+    sessionId: optionalKey,
+    transcriptPath: z.string().max(4096).optional(),
+    transcript: inlineTranscript,
+    runtimePath,
+    reason: z.string().max(200).optional(),
+    status: z.enum(['ended', 'completed', 'failed']).optional(),
+    lastAssistantMessage: text.optional(),
+    project,
+    agentId,
+  })
+  .loose();
+
+export const rememberBody = z
+  .object({ harness, content: z.string().trim().min(1).max(100_000), sessionKey: optionalKey, runtimePath, agentId, project, type: z.string().max(64).optional(), tags: z.string().max(1000).optional(), who: z.string().max(128).optional(), importance: z.number().min(0).max(1).optional() })
+  .loose();
+
+export const recallBody = z
+  .object({
+    harness,
+    query: z.string().max(10_000),
+    keywordQuery: z.string().max(10_000).optional(),
+    project,
+    limit: z.number().int().optional(),
+    type: z.string().max(64).optional(),
+    tags: z.string().max(1000).optional(),
+    who: z.string().max(128).optional(),
+    since: z.string().max(64).optional(),
+    until: z.string().max(64).optional(),
+    aggregate: z.boolean().optional(),
+    aggregateBudget: z.string().max(32).optional(),
+    saveAggregate: z.boolean().optional(),
+    sessionKey: optionalKey,
+    agentId,
+    includeRecalled: z.boolean().optional(),
+    runtimePath,
+  })
+  .loose();
+
+export const preCompactionBody = z.object({ harness, sessionKey: optionalKey, runtimePath }).loose();
+
+export const compactionCompleteBody = z
+  .object({ harness, summary: z.string().trim().min(1).max(1_000_000), sessionKey: optionalKey, project, runtimePath, agentId })
+  .loose();
+
+export const checkpointExtractBody = z
+  .object({ harness, sessionKey: key, agentId, project, transcriptPath: z.string().max(4096).optional(), transcript: inlineTranscript, runtimePath })
+  .loose();
+
+export const synthesisBody = z.object({ agentId, sessionKey: optionalKey }).loose();
+export const synthesisCompleteBody = z.object({ content: z.string().min(1).max(5_000_000), agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() }).loose();
+
+export const searchBody = z
+  .object({ query: z.string().max(10_000), sessionKey: optionalKey, currentSessionKey: optionalKey, agentId, project, limit: z.number().optional() })
+  .loose();
+
+export const expandBody = z.object({ id: z.string().min(1).max(128), includeTranscript: z.boolean().optional(), transcriptCharLimit: z.number().int().min(1).max(100_000).optional() }).loose();
+
+export const bypassBody = z.object({ enabled: z.boolean() }).loose();
+
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue.path.length ? issue.path.join('.') : 'body';
+  const problem = issue.code === 'invalid_type' && issue.message.includes('received undefined') ? 'is required' : issue.message;
+  throw new BatonError('invalid_request', `${field}: ${problem}`);
+}

@@ -1,0 +1,224 @@
+// The session side of the API: hook lifecycle (start with lineage and inherited context, prompt
+// submit, end), session reads, search, tree, inherited-block previews and bypass. HTTP-free, so
+// the VS Code extension and the MCP endpoint use the same code as the routes.
+
+import { BatonError } from '../core/errors';
+import { assembleInheritBlock, type InheritBlock, type InheritSettings } from '../core/inherit';
+import { isOpenClawSubagentKey, openClawParentKey } from '../core/lineage';
+import { redactSecrets } from '../core/redact';
+import type { ExecutionMode, SessionRecord, Turn } from '../core/types';
+import type { Scope } from '../store/queries';
+import { stripSessionPrefix } from '../store/queries';
+import { claimExpiresAt } from '../store/lifecycle';
+import type { Store } from '../store/store';
+import type { ServerConfig } from './config';
+import { readScope, writeAgent, type Caller } from './security';
+import { loadTranscriptTurns } from './transcriptSource';
+
+export interface SessionStartInput {
+  harness: string;
+  sessionKey?: string;
+  project?: string;
+  agentId?: string;
+  harnessAgentId?: string;
+  harnessAgentType?: string;
+  parentSessionKey?: string | null;
+  propagatedParent?: string | null;
+  executionMode?: ExecutionMode;
+  runtimePath?: string;
+  title?: string;
+  source?: string;
+}
+
+export interface TranscriptWriteInput {
+  harness: string;
+  sessionKey: string;
+  project?: string;
+  agentId?: string;
+  runtimePath?: string;
+  transcriptPath?: string;
+  transcript?: unknown;
+  userMessage?: string;
+  userPrompt?: string;
+  lastAssistantMessage?: string;
+}
+
+export interface SearchInput {
+  query: string;
+  sessionKey?: string;
+  currentSessionKey?: string;
+  agentId?: string;
+  project?: string;
+  limit?: number;
+}
+
+/** The documented session-status shape, plus what a UI needs. */
+export function sessionStatus(s: SessionRecord) {
+  return {
+    key: s.key,
+    runtimePath: s.runtimePath,
+    claimedAt: s.claimedAt,
+    expiresAt: claimExpiresAt(s.claimedAt),
+    bypassed: s.bypassed,
+    agentId: s.agentId,
+    harness: s.harness,
+    project: s.project,
+    parentSessionKey: s.parentSessionKey,
+    lineageSource: s.lineageSource,
+    harnessAgentId: s.harnessAgentId,
+    harnessAgentType: s.harnessAgentType,
+    executionMode: s.executionMode,
+    status: s.status,
+    title: s.title,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    endedAt: s.endedAt,
+    endReason: s.endReason,
+    turnCount: s.turnCount,
+    childCount: s.childCount,
+  };
+}
+
+export class SessionService {
+  constructor(
+    private readonly store: Store,
+    private readonly config: ServerConfig,
+  ) {}
+
+  get inheritSettings(): InheritSettings {
+    return { inheritContext: this.config.inheritContext, tailChars: this.config.tailChars };
+  }
+
+  /** The exact block a new child of `parentKey` would receive now (null when there is nothing to inherit). */
+  async inheritedBlock(scope: Scope, parentKey: string): Promise<{ block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null }> {
+    const sources = await this.store.read('inheritSources', { scope, parentKey, tailChars: this.config.tailChars });
+    if (!sources) return { block: null, parent: null };
+    return { block: assembleInheritBlock(sources, this.inheritSettings), parent: { key: sources.parentKey, agentId: sources.agentId, updatedAt: sources.updatedAt } };
+  }
+
+  async sessionStart(caller: Caller, input: SessionStartInput, newKey: () => string) {
+    const agentId = writeAgent(caller, input.agentId);
+    const sessionKey = stripSessionPrefix(input.sessionKey ?? newKey());
+    const started = await this.store.write('startSession', {
+      agentId,
+      key: sessionKey,
+      harness: input.harness,
+      project: input.project ?? null,
+      explicitParent: input.parentSessionKey ?? null,
+      propagatedParent: input.propagatedParent ?? null,
+      harnessAgentId: input.harnessAgentId ?? null,
+      harnessAgentType: input.harnessAgentType ?? null,
+      executionMode: input.executionMode ?? null,
+      runtimePath: input.runtimePath,
+      title: input.title ?? null,
+      readableAgent: caller.agentId ?? 'all',
+    });
+    if (started.bypassed) return { sessionKey, agentId: started.agentId, bypassed: true, inject: '' };
+    if (input.source === 'clear' && input.project && !started.parentSessionKey) {
+      // Claude Code sends no SessionEnd on /clear: the session it replaces ends now.
+      await this.store.write('endPreviousSessions', { agentId: started.agentId, project: input.project, harness: input.harness, exceptKey: sessionKey, reason: 'clear' });
+    }
+    const inherited = started.parentSessionKey ? (await this.inheritedBlock({ agentId: started.agentId }, started.parentSessionKey)).block : null;
+    return {
+      sessionKey,
+      agentId: started.agentId,
+      parentSessionKey: started.parentSessionKey,
+      lineageSource: started.lineageSource,
+      ...(started.skipped ? { skipped: true } : {}),
+      inject: inherited?.text ?? '',
+      inherited: inherited ? { chars: inherited.chars, estimatedTokens: inherited.estimatedTokens, sections: inherited.sections } : null,
+      memories: [] as unknown[],
+    };
+  }
+
+  /** prompt submit and session end: the transcript delta, with the payload's own turns when the file lags. */
+  async writeTranscript(caller: Caller, input: TranscriptWriteInput, end?: { reason: string | null; status: 'ended' | 'completed' | 'failed' }) {
+    const agentId = writeAgent(caller, input.agentId);
+    const turns = loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
+    const fromPayload: Turn[] = [];
+    // The last reply closes the previous exchange, so it comes before the new prompt.
+    if (input.lastAssistantMessage?.trim()) fromPayload.push({ role: 'assistant', text: input.lastAssistantMessage.trim() });
+    const prompt = (input.userMessage ?? input.userPrompt)?.trim();
+    if (prompt) fromPayload.push({ role: 'user', text: prompt });
+    return this.store.write('touchSession', {
+      agentId,
+      key: input.sessionKey,
+      harness: input.harness,
+      project: input.project ?? null,
+      runtimePath: input.runtimePath,
+      turns,
+      fromPayload,
+      end,
+    });
+  }
+
+  async entityInject(agentId: string, prompt: string): Promise<string> {
+    if (!prompt.trim()) return '';
+    const context = await this.store.read('entityContext', { agentId, prompt, minScore: this.config.promptMinScore });
+    if (context.length === 0) return '';
+    return ['## Entity context', ...context.map((c) => `- ${c.entity} (${c.kind}): ${redactSecrets(c.content)}`)].join('\n');
+  }
+
+  async getSession(caller: Caller, key: string): Promise<SessionRecord> {
+    const session = await this.store.read('getSession', { scope: readScope(caller), key });
+    if (!session) throw new BatonError('not_found', `session ${stripSessionPrefix(key)} not found`);
+    return session;
+  }
+
+  async transcript(caller: Caller, key: string) {
+    const t = await this.store.read('transcript', { scope: readScope(caller), key });
+    if (t.turnCount === 0) throw new BatonError('not_found', `no transcript for session ${stripSessionPrefix(key)}`);
+    return { sessionKey: t.sessionKey, agentId: t.agentId, content: t.content };
+  }
+
+  async search(caller: Caller, input: SearchInput) {
+    let scope = readScope(caller);
+    if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
+    if (scope !== 'all' && input.agentId && input.agentId !== scope.agentId) throw new BatonError('forbidden', `this token reads as agent "${scope.agentId}"`);
+    const limit = Math.max(1, Math.min(Math.trunc(input.limit ?? 5) || 5, 20));
+    let sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : undefined;
+    let project = input.project;
+    let exclude: string | undefined;
+    let searchedParent: string | null = null;
+    if (!sessionKey && input.currentSessionKey) {
+      const current = stripSessionPrefix(input.currentSessionKey);
+      // A sub-agent searches its parent by default (pull path of the inherited context).
+      const stored = await this.store.read('getSession', { scope, key: current });
+      const parent = isOpenClawSubagentKey(current) ? openClawParentKey(current) : stored?.parentSessionKey ?? null;
+      if (parent) {
+        sessionKey = parent;
+        searchedParent = parent;
+        project = undefined;
+      } else {
+        exclude = current;
+        project ??= stored?.project ?? undefined;
+      }
+    }
+    const hits = await this.store.read('search', { scope, query: input.query, sessionKey, project, excludeSessionKey: exclude, limit });
+    const out = hits.map((h) => ({ sessionKey: h.sessionKey, project: h.project, updatedAt: h.updatedAt, excerpt: redactSecrets(h.excerpt), rank: h.rank, harness: h.harness, parentSessionKey: h.parentSessionKey, turnSeq: h.turnSeq }));
+    // A query that names a session finds that session, even when its words are not in any transcript.
+    const named = input.query.trim() ? await this.store.read('getSession', { scope, key: input.query.trim() }) : null;
+    if (named && named.key !== exclude && !out.some((h) => h.sessionKey === named.key) && (!sessionKey || sessionKey === named.key)) {
+      const tail = named.turnCount > 0 ? await this.store.read('tail', { scope, key: named.key, chars: 200 }) : '';
+      out.unshift({ sessionKey: named.key, project: named.project, updatedAt: named.updatedAt, excerpt: redactSecrets(tail.replace(/\s+/g, ' ')), rank: 0, harness: named.harness, parentSessionKey: named.parentSessionKey, turnSeq: 1 });
+      out.splice(limit);
+    }
+    return { query: input.query, hits: out, count: out.length, ...(searchedParent ? { searchedSession: searchedParent } : {}) };
+  }
+
+  async inheritedPreview(caller: Caller, key: string) {
+    const scope = readScope(caller);
+    const session = await this.getSession(caller, key);
+    const { block } = await this.inheritedBlock(scope, session.key);
+    return {
+      sessionKey: session.key,
+      block: block?.text ?? '',
+      empty: block === null,
+      sections: block?.sections ?? null,
+      chars: block?.chars ?? 0,
+      estimatedTokens: block?.estimatedTokens ?? 0,
+      settings: this.inheritSettings,
+      parentUpdatedAt: session.updatedAt,
+    };
+  }
+}

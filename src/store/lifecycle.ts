@@ -1,0 +1,189 @@
+// Session lifecycle commands used by the hook endpoint: start (with lineage), touch (transcript on
+// prompt submit), end. Each runs atomically in the store worker, so the runtime-path claim check
+// and the write it guards cannot be split by a concurrent request.
+
+import { BatonError } from '../core/errors';
+import { decideLineage } from '../core/lineage';
+import type { ExecutionMode, LineageSource, Turn } from '../core/types';
+import { DEFAULT_AGENT, recordTranscript, upsertSession, type CommandContext } from './commands';
+import { one } from './db';
+import { findSessionRow, stripSessionPrefix } from './queries';
+
+/** How long a runtime-path claim lasts without activity. */
+export const CLAIM_TTL_MS = 4 * 60 * 60 * 1000;
+
+type Row = NonNullable<ReturnType<typeof findSessionRow>>;
+
+export function claimExpiresAt(claimedAt: string | null, ttlMs = CLAIM_TTL_MS): string | null {
+  return claimedAt ? new Date(Date.parse(claimedAt) + ttlMs).toISOString() : null;
+}
+
+/** Throws 409 when another runtime path holds a live claim on the session. */
+function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefined): void {
+  if (!runtimePath || !row.runtime_path || row.runtime_path === runtimePath) return;
+  const expires = claimExpiresAt(row.claimed_at);
+  if (expires && expires > ctx.now()) {
+    throw new BatonError('conflict', `session ${row.session_key} is claimed by the ${row.runtime_path} runtime path until ${expires}`);
+  }
+}
+
+export interface StartSessionArgs {
+  agentId?: string;
+  key: string;
+  harness: string;
+  project?: string | null;
+  explicitParent?: string | null;
+  propagatedParent?: string | null;
+  harnessAgentId?: string | null;
+  harnessAgentType?: string | null;
+  executionMode?: ExecutionMode | null;
+  runtimePath?: string;
+  title?: string | null;
+  /** Agents the caller may read, for the recency fallback and parent lookup ('all' for admin). */
+  readableAgent?: string | 'all';
+}
+
+export interface StartSessionResult {
+  sessionKey: string;
+  agentId: string;
+  created: boolean;
+  skipped: boolean;
+  bypassed: boolean;
+  parentSessionKey: string | null;
+  lineageSource: LineageSource | null;
+}
+
+export function startSession(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
+  const key = stripSessionPrefix(args.key);
+  const callerAgent = args.agentId ?? DEFAULT_AGENT;
+  const existing = findSessionRow(ctx.db, { agentId: callerAgent }, key);
+  if (existing) {
+    const base = { sessionKey: key, agentId: existing.agent_id, parentSessionKey: existing.parent_session_key, lineageSource: existing.lineage_source as LineageSource | null };
+    if (existing.bypassed) return { ...base, created: false, skipped: false, bypassed: true };
+    checkClaim(ctx, existing, args.runtimePath);
+    // A duplicate start (the harness re-sent it, or resumed): keep the session, refresh its claim.
+    const set: Parameters<typeof upsertSession>[1] = { agentId: existing.agent_id, key, status: 'active', endedAt: null, endReason: null };
+    if (args.runtimePath) Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now() });
+    if (!existing.parent_session_key && args.explicitParent) Object.assign(set, { parentSessionKey: args.explicitParent, lineageSource: 'explicit' });
+    upsertSession(ctx, set);
+    const after = findSessionRow(ctx.db, { agentId: existing.agent_id }, key)!;
+    return { ...base, parentSessionKey: after.parent_session_key, lineageSource: after.lineage_source as LineageSource | null, created: false, skipped: true, bypassed: false };
+  }
+
+  const decision = decideLineage({
+    harness: args.harness,
+    sessionKey: key,
+    explicitParent: args.explicitParent,
+    propagatedParent: args.propagatedParent,
+    harnessAgentId: args.harnessAgentId,
+  });
+  let parentKey: string | null = null;
+  let source: LineageSource | null = null;
+  let agentId = callerAgent;
+  const readScope = args.readableAgent === 'all' ? 'all' : { agentId: callerAgent };
+  if (decision.kind === 'parent') {
+    parentKey = stripSessionPrefix(decision.parentKey);
+    source = decision.source;
+  } else if (decision.kind === 'recency') {
+    // Spec fallback for Claude Code sub-agents without an explicit parent: the most recently
+    // active session of the same project, harness and agent scope.
+    const recent = one<{ session_key: string }>(
+      ctx.db,
+      `SELECT session_key FROM sessions WHERE agent_id = ? AND project IS ? AND harness = ? AND session_key != ? ORDER BY updated_at DESC, id DESC LIMIT 1`,
+      [callerAgent, args.project ?? null, args.harness, key],
+    );
+    if (recent) {
+      parentKey = recent.session_key;
+      source = 'project-recency';
+    }
+  }
+  if (parentKey) {
+    // A sub-agent always lives in its parent's agent scope.
+    const parent = findSessionRow(ctx.db, readScope, parentKey);
+    if (parent) agentId = parent.agent_id;
+  }
+  upsertSession(ctx, {
+    agentId,
+    key,
+    harness: args.harness,
+    project: args.project ?? null,
+    parentSessionKey: parentKey,
+    lineageSource: source,
+    harnessAgentId: args.harnessAgentId ?? null,
+    harnessAgentType: args.harnessAgentType ?? null,
+    executionMode: args.executionMode ?? null,
+    status: 'active',
+    runtimePath: args.runtimePath ?? null,
+    claimedAt: args.runtimePath ? ctx.now() : null,
+    title: args.title ?? null,
+  });
+  return { sessionKey: key, agentId, created: true, skipped: false, bypassed: false, parentSessionKey: parentKey, lineageSource: source };
+}
+
+export interface TouchSessionArgs {
+  agentId?: string;
+  key: string;
+  harness: string;
+  project?: string | null;
+  runtimePath?: string;
+  turns: Turn[];
+  fromPayload: Turn[];
+  /** Ends the session after the write (session-end). */
+  end?: { reason: string | null; status: 'ended' | 'completed' | 'failed' };
+}
+
+export interface TouchSessionResult {
+  sessionKey: string;
+  agentId: string;
+  bypassed: boolean;
+  appended: number;
+  turnCount: number;
+  charCount: number;
+}
+
+/** Writes the transcript delta (prompt submit, session end); creates the session if the harness never started it. */
+export function touchSession(ctx: CommandContext, args: TouchSessionArgs): TouchSessionResult {
+  const key = stripSessionPrefix(args.key);
+  const callerAgent = args.agentId ?? DEFAULT_AGENT;
+  let row = findSessionRow(ctx.db, { agentId: callerAgent }, key);
+  if (row?.bypassed) {
+    return { sessionKey: key, agentId: row.agent_id, bypassed: true, appended: 0, turnCount: row.turn_count, charCount: row.char_count };
+  }
+  if (row) checkClaim(ctx, row, args.runtimePath);
+  const agentId = row?.agent_id ?? callerAgent;
+  if (!row) {
+    upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null, status: 'active' });
+    row = findSessionRow(ctx.db, { agentId }, key)!;
+  }
+  const written = recordTranscript(ctx, { agentId, key, turns: args.turns, fromPayload: args.fromPayload });
+  const set: Parameters<typeof upsertSession>[1] = { agentId, key };
+  if (!row.project && args.project) set.project = args.project;
+  if (args.end) {
+    Object.assign(set, { status: args.end.status, endedAt: ctx.now(), endReason: args.end.reason, runtimePath: null, claimedAt: null });
+  } else if (args.runtimePath) {
+    Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now(), ...(row.status !== 'active' ? { status: 'active', endedAt: null } : {}) });
+  }
+  if (Object.keys(set).length > 2) upsertSession(ctx, set);
+  return { sessionKey: key, agentId, bypassed: false, ...written };
+}
+
+/** Ends every other active root session of a project (Claude Code sends no SessionEnd on /clear). */
+export function endPreviousSessions(ctx: CommandContext, args: { agentId?: string; project: string; harness: string; exceptKey: string; reason: string }): { ended: string[] } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  const rows = ctx.db.exec(
+    `SELECT session_key FROM sessions WHERE agent_id = ? AND project = ? AND harness = ? AND status = 'active' AND parent_session_key IS NULL AND session_key != ?`,
+    [agentId, args.project, args.harness, stripSessionPrefix(args.exceptKey)],
+  );
+  const keys = (rows[0]?.values ?? []).map((r) => String(r[0]));
+  for (const key of keys) {
+    upsertSession(ctx, { agentId, key, status: 'ended', endedAt: ctx.now(), endReason: args.reason, runtimePath: null, claimedAt: null });
+  }
+  return { ended: keys };
+}
+
+export function setBypass(ctx: CommandContext, args: { agentId?: string | 'all'; key: string; enabled: boolean }): { key: string; bypassed: boolean } {
+  const row = findSessionRow(ctx.db, args.agentId === 'all' || !args.agentId ? 'all' : { agentId: args.agentId }, args.key);
+  if (!row) throw new BatonError('not_found', `session ${stripSessionPrefix(args.key)} not found`);
+  upsertSession(ctx, { agentId: row.agent_id, key: row.session_key, bypassed: args.enabled });
+  return { key: row.session_key, bypassed: args.enabled };
+}

@@ -1,0 +1,157 @@
+// Read side of the memory surfaces: recall over memories (FTS4), entity context for prompts,
+// temporal summary nodes and their expansion.
+
+import type { Database } from 'sql.js';
+import { compileSearchQuery } from '../core/searchQuery';
+import { all, one } from './db';
+import { findSessionRow, transcriptTail, type Scope } from './queries';
+
+function scopeSql(scope: Scope, column: string): { sql: string; params: string[] } {
+  if (scope === 'all') return { sql: '1', params: [] };
+  return { sql: `(${column} = ? OR ${column} IN (SELECT id FROM agents WHERE read_policy = 'shared'))`, params: [scope.agentId] };
+}
+
+export interface RecallOptions {
+  query: string;
+  keywordQuery?: string;
+  project?: string;
+  limit?: number;
+  type?: string;
+  tags?: string;
+  who?: string;
+  since?: string;
+  until?: string;
+}
+
+export interface MemoryHit {
+  id: string;
+  content: string;
+  type: string | null;
+  tags: string | null;
+  who: string | null;
+  project: string | null;
+  sessionKey: string | null;
+  importance: number;
+  createdAt: string;
+  score: number;
+}
+
+export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): MemoryHit[] {
+  const compiled = compileSearchQuery(opts.keywordQuery || opts.query);
+  const s = scopeSql(scope, 'm.agent_id');
+  const where = [s.sql];
+  const params: Array<string | number> = [...s.params];
+  const filters: Array<[string, string | undefined]> = [
+    ['m.project = ?', opts.project],
+    ['m.type = ?', opts.type],
+    ['m.who = ?', opts.who],
+    ['m.created_at >= ?', opts.since],
+    ['m.created_at <= ?', opts.until],
+  ];
+  for (const [sql, value] of filters) {
+    if (value) {
+      where.push(sql);
+      params.push(value);
+    }
+  }
+  for (const tag of (opts.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean)) {
+    where.push("(',' || REPLACE(COALESCE(m.tags, ''), ' ', '') || ',') LIKE ?");
+    params.push(`%,${tag},%`);
+  }
+  const limit = Math.max(1, Math.min(opts.limit ?? 10, 50));
+  if (!compiled.match) return [];
+  const rows = all<{ id: string; content: string; type: string | null; tags: string | null; who: string | null; project: string | null; session_key: string | null; importance: number; created_at: string; score: number }>(
+    db,
+    `SELECT m.*, bm25(matchinfo(memories_fts, 'pcnalx')) AS score FROM memories_fts JOIN memories m ON m.rowid = memories_fts.docid
+     WHERE memories_fts MATCH ? AND ${where.join(' AND ')} ORDER BY score - m.importance LIMIT ?`,
+    [compiled.match, ...params, limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    content: r.content,
+    type: r.type,
+    tags: r.tags,
+    who: r.who,
+    project: r.project,
+    sessionKey: r.session_key,
+    importance: r.importance,
+    createdAt: r.created_at,
+    score: Math.round(r.score * 1e4) / 1e4,
+  }));
+}
+
+/** Current attributes of known entities the prompt names (whole-word, case-insensitive). */
+export function entityContext(db: Database, agentId: string, prompt: string, minScore: number): Array<{ entity: string; kind: string; content: string; importance: number }> {
+  const lower = prompt.toLowerCase();
+  const entities = all<{ id: number; name: string }>(db, 'SELECT id, name FROM entities WHERE agent_id = ? ORDER BY length(name) DESC LIMIT 5000', [agentId]);
+  const named = entities.filter((e) => {
+    const at = lower.indexOf(e.name.toLowerCase());
+    if (at < 0) return false;
+    const before = at === 0 ? ' ' : lower[at - 1];
+    const after = lower[at + e.name.length] ?? ' ';
+    return !/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after);
+  });
+  return named.slice(0, 5).flatMap((e) =>
+    all<{ kind: string; content: string; importance: number }>(
+      db,
+      'SELECT kind, content, importance FROM entity_attributes WHERE entity_id = ? AND active = 1 AND importance >= ? ORDER BY importance DESC, id DESC LIMIT 5',
+      [e.id, minScore],
+    ).map((a) => ({ entity: e.name, ...a })),
+  );
+}
+
+export interface SummaryNode {
+  id: string;
+  kind: string;
+  depth: number;
+  source_type: string;
+  source_ref: string | null;
+  meta_json: string;
+  session_key: string | null;
+  project: string | null;
+  content: string;
+  score: number;
+  created_at: string;
+}
+
+export function listSummaries(db: Database, scope: Scope, opts: { sessionKey?: string; limit?: number } = {}): SummaryNode[] {
+  const s = scopeSql(scope, 'n.agent_id');
+  const where = [s.sql];
+  const params: Array<string | number> = [...s.params];
+  if (opts.sessionKey) {
+    where.push('n.session_key = ?');
+    params.push(opts.sessionKey);
+  }
+  return all<SummaryNode>(
+    db,
+    `SELECT n.id, n.kind, n.depth, n.source_type, n.source_ref, n.meta_json, n.session_key, n.project, n.content, n.score, n.created_at
+     FROM summary_nodes n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC LIMIT ?`,
+    [...params, Math.max(1, Math.min(opts.limit ?? 100, 1000))],
+  );
+}
+
+export function expandSummary(db: Database, scope: Scope, opts: { id: string; includeTranscript?: boolean; transcriptCharLimit?: number }) {
+  const s = scopeSql(scope, 'n.agent_id');
+  const node = one<SummaryNode & { agent_id: string }>(db, `SELECT n.* FROM summary_nodes n WHERE n.id = ? AND ${s.sql}`, [opts.id, ...s.params]);
+  if (!node) return null;
+  const link = (sql: string) => all<{ id: string; kind: string; depth: number; source_type: string }>(db, sql, [opts.id]);
+  const parents = link('SELECT n.id, n.kind, n.depth, n.source_type FROM summary_links l JOIN summary_nodes n ON n.id = l.parent_id WHERE l.child_id = ?');
+  const children = link('SELECT n.id, n.kind, n.depth, n.source_type FROM summary_links l JOIN summary_nodes n ON n.id = l.child_id WHERE l.parent_id = ?');
+  const linkedMemories = all<{ id: string; content: string; created_at: string }>(
+    db,
+    'SELECT id, content, created_at FROM memories WHERE agent_id = ? AND source_id = ? ORDER BY created_at',
+    [node.agent_id, node.id],
+  );
+  let transcript: { sessionKey: string; excerpt: string } | null = null;
+  if (opts.includeTranscript && node.session_key) {
+    const row = findSessionRow(db, { agentId: node.agent_id }, node.session_key);
+    if (row) transcript = { sessionKey: row.session_key, excerpt: transcriptTail(db, row.id, Math.max(1, Math.min(opts.transcriptCharLimit ?? 2000, 100_000))) };
+  }
+  return {
+    node: { id: node.id, kind: node.kind, depth: node.depth, sourceType: node.source_type, sourceRef: node.source_ref, content: node.content, meta: JSON.parse(node.meta_json) as unknown },
+    parents: parents.map((p) => ({ id: p.id, kind: p.kind, depth: p.depth, sourceType: p.source_type })),
+    children: children.map((c) => ({ id: c.id, kind: c.kind, depth: c.depth, sourceType: c.source_type })),
+    linkedMemories: linkedMemories.map((m) => ({ id: m.id, content: m.content, createdAt: m.created_at })),
+    transcript,
+  };
+}

@@ -1,0 +1,36 @@
+// The registry of write commands the store worker accepts (see commands.ts and lifecycle.ts).
+
+import type { ReadPolicy } from '../core/types';
+import * as c from './commands';
+import type { CommandContext } from './commands';
+import * as life from './lifecycle';
+
+export const WRITE_COMMANDS = {
+  ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
+    c.ensureAgent(ctx, args.agentId, args.readPolicy);
+    return { ok: true as const };
+  },
+  setAgentPolicy: c.setAgentPolicy,
+  upsertSession: c.upsertSession,
+  recordTranscript: c.recordTranscript,
+  updateSession: c.updateSession,
+  startSession: life.startSession,
+  touchSession: life.touchSession,
+  endPreviousSessions: life.endPreviousSessions,
+  setBypass: life.setBypass,
+  addCheckpoint: c.addCheckpoint,
+  addAttribute: c.addAttribute,
+  addMemory: c.addMemory,
+  addSummary: c.addSummary,
+  upsertRun: c.upsertRun,
+  createToken: c.createToken,
+  revokeToken: (ctx: CommandContext, args: { id: string }) => {
+    ctx.emit({ t: 'tokenRevoke', id: args.id, at: ctx.now() });
+    return { ok: true as const };
+  },
+};
+
+export type WriteCommands = typeof WRITE_COMMANDS;
+export type WriteName = keyof WriteCommands;
+export type WriteArgs<N extends WriteName> = Parameters<WriteCommands[N]>[1];
+export type WriteResult<N extends WriteName> = ReturnType<WriteCommands[N]>;
