@@ -21,6 +21,8 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   /** user-prompt-submit injects entity context only for attributes at or above this importance. */
   promptMinScore: number;
+  /** A runtime-path claim lapses after this long without activity. */
+  claimTtlMs: number;
 }
 
 const fileSchema = z
@@ -33,6 +35,7 @@ const fileSchema = z
     headersTimeoutMs: z.number().int().min(100).max(600_000),
     requestTimeoutMs: z.number().int().min(100).max(600_000),
     promptMinScore: z.number().min(0).max(1),
+    claimTtlMs: z.number().int().min(1000).max(7 * 86_400_000),
   })
   .partial()
   .strict();
@@ -60,6 +63,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,
     promptMinScore: 0.7,
+    claimTtlMs: 4 * 60 * 60 * 1000,
   };
 }
 

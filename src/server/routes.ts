@@ -216,7 +216,7 @@ export function buildRoutes(svc: Services): Route[] {
           limit: intParam(ctx.query, 'limit', 200, 1, 10_000),
           offset: intParam(ctx.query, 'offset', 0, 0, 10_000_000),
         });
-        return { sessions: list.map(sessionStatus), count: list.length, total };
+        return { sessions: list.map((x) => sessionStatus(x, svc.config.claimTtlMs)), count: list.length, total };
       },
     },
     {
@@ -250,7 +250,7 @@ export function buildRoutes(svc: Services): Route[] {
       method: 'GET',
       path: '/api/sessions/:key',
       permission: 'recall',
-      handle: async (ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key)),
+      handle: async (ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key), svc.config.claimTtlMs),
     },
     {
       method: 'GET',

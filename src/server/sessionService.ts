@@ -53,12 +53,12 @@ export interface SearchInput {
 }
 
 /** The documented session-status shape, plus what a UI needs. */
-export function sessionStatus(s: SessionRecord) {
+export function sessionStatus(s: SessionRecord, ttlMs?: number) {
   return {
     key: s.key,
     runtimePath: s.runtimePath,
     claimedAt: s.claimedAt,
-    expiresAt: claimExpiresAt(s.claimedAt),
+    expiresAt: claimExpiresAt(s.claimedAt, ttlMs),
     bypassed: s.bypassed,
     agentId: s.agentId,
     harness: s.harness,
@@ -112,6 +112,7 @@ export class SessionService {
       runtimePath: input.runtimePath,
       title: input.title ?? null,
       readableAgent: caller.agentId ?? 'all',
+      claimTtlMs: this.config.claimTtlMs,
     });
     if (started.bypassed) return { sessionKey, agentId: started.agentId, bypassed: true, inject: '' };
     if (input.source === 'clear' && input.project && !started.parentSessionKey) {
@@ -149,6 +150,7 @@ export class SessionService {
       turns,
       fromPayload,
       end,
+      claimTtlMs: this.config.claimTtlMs,
     });
   }
 
@@ -175,7 +177,7 @@ export class SessionService {
     let scope = readScope(caller);
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
     if (scope !== 'all' && input.agentId && input.agentId !== scope.agentId) throw new BatonError('forbidden', `this token reads as agent "${scope.agentId}"`);
-    const limit = Math.max(1, Math.min(Math.trunc(input.limit ?? 5) || 5, 20));
+    const limit = Math.max(1, Math.min(input.limit === undefined ? 5 : Math.trunc(input.limit), 20));
     let sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : undefined;
     let project = input.project;
     let exclude: string | undefined;

@@ -19,9 +19,9 @@ export function claimExpiresAt(claimedAt: string | null, ttlMs = CLAIM_TTL_MS): 
 }
 
 /** Throws 409 when another runtime path holds a live claim on the session. */
-function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefined): void {
+function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefined, ttlMs = CLAIM_TTL_MS): void {
   if (!runtimePath || !row.runtime_path || row.runtime_path === runtimePath) return;
-  const expires = claimExpiresAt(row.claimed_at);
+  const expires = claimExpiresAt(row.claimed_at, ttlMs);
   if (expires && expires > ctx.now()) {
     throw new BatonError('conflict', `session ${row.session_key} is claimed by the ${row.runtime_path} runtime path until ${expires}`);
   }
@@ -41,6 +41,7 @@ export interface StartSessionArgs {
   title?: string | null;
   /** Agents the caller may read, for the recency fallback and parent lookup ('all' for admin). */
   readableAgent?: string | 'all';
+  claimTtlMs?: number;
 }
 
 export interface StartSessionResult {
@@ -60,7 +61,7 @@ export function startSession(ctx: CommandContext, args: StartSessionArgs): Start
   if (existing) {
     const base = { sessionKey: key, agentId: existing.agent_id, parentSessionKey: existing.parent_session_key, lineageSource: existing.lineage_source as LineageSource | null };
     if (existing.bypassed) return { ...base, created: false, skipped: false, bypassed: true };
-    checkClaim(ctx, existing, args.runtimePath);
+    checkClaim(ctx, existing, args.runtimePath, args.claimTtlMs);
     // A duplicate start (the harness re-sent it, or resumed): keep the session, refresh its claim.
     const set: Parameters<typeof upsertSession>[1] = { agentId: existing.agent_id, key, status: 'active', endedAt: null, endReason: null };
     if (args.runtimePath) Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now() });
@@ -130,6 +131,7 @@ export interface TouchSessionArgs {
   fromPayload: Turn[];
   /** Ends the session after the write (session-end). */
   end?: { reason: string | null; status: 'ended' | 'completed' | 'failed' };
+  claimTtlMs?: number;
 }
 
 export interface TouchSessionResult {
@@ -149,7 +151,7 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
   if (row?.bypassed) {
     return { sessionKey: key, agentId: row.agent_id, bypassed: true, appended: 0, turnCount: row.turn_count, charCount: row.char_count };
   }
-  if (row) checkClaim(ctx, row, args.runtimePath);
+  if (row) checkClaim(ctx, row, args.runtimePath, args.claimTtlMs);
   const agentId = row?.agent_id ?? callerAgent;
   if (!row) {
     upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null, status: 'active' });

@@ -313,11 +313,26 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
       project: session.project,
       parentSessionKey: session.parent_session_key,
       updatedAt: session.updated_at,
-      excerpt: redactSecrets(excerpt).split(HIT_OPEN).join(markers.open).split(HIT_CLOSE).join(markers.close),
+      excerpt: markedExcerpt(excerpt, compiled.terms, markers),
       rank: Math.round(hit.score * 1e4) / 1e4,
       turnSeq: turnAtHit(db, hit.docid, snippet?.first_seq ?? 1, compiled.terms),
     };
   });
+}
+
+/**
+ * Swaps SQLite's hit markers for the caller's, with secrets redacted. Hit markers can split a secret
+ * (a URL's scheme and host are both words), so redaction runs on the plain text and, when it changed
+ * anything, the hits are marked again by word.
+ */
+function markedExcerpt(excerpt: string, terms: string[], markers: { open: string; close: string }): string {
+  const plain = excerpt.split(HIT_OPEN).join('').split(HIT_CLOSE).join('');
+  const redacted = redactSecrets(plain);
+  if (redacted === plain) return excerpt.split(HIT_OPEN).join(markers.open).split(HIT_CLOSE).join(markers.close);
+  if (terms.length === 0) return redacted;
+  const escaped = terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const word = new RegExp(`(?<![\\p{L}\\p{N}])(${escaped.join('|')})[\\p{L}\\p{N}]*`, 'giu');
+  return redacted.replace(word, (m) => markers.open + m + markers.close);
 }
 
 /** The first turn of the segment that contains one of the terms: where a viewer should scroll to. */
