@@ -13,6 +13,7 @@ fs.mkdirSync(dist, { recursive: true });
 const entries = {
   extension: 'src/extension.ts',
   cli: 'src/cli.ts',
+  hook: 'src/hook.ts',
   storeWorker: 'src/store/storeWorker.ts',
   compactorWorker: 'src/store/compactorWorker.ts',
 };

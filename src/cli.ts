@@ -9,6 +9,7 @@ import { DataDirLockedError } from './store/lock';
 import { resolveDataDir } from './store/paths';
 import { openAccess, type Access } from './cli/access';
 import { registerServerCommands } from './cli/serverCommands';
+import { registerConnectorCommands } from './cli/connectorCommands';
 
 function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
@@ -143,6 +144,7 @@ export function buildProgram(): Command {
     });
 
   registerServerCommands(program, { dataDirOption, out });
+  registerConnectorCommands(program, { dataDirOption, out });
   return program;
 }
 

@@ -13,6 +13,7 @@ import { MemoryService } from './memoryService';
 import { buildRoutes, matchPath, type Route } from './routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
+import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../connectors/claudeCode';
 
 export interface ServerOptions {
   store: Store;
@@ -68,6 +69,25 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     return null;
   }
 
+  /** Calls a POST route in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
+  function internalPoster(caller: Caller): ApiPoster {
+    return {
+      post: async <T>(route: string, body: unknown) => {
+        const found = findRoute('POST', route);
+        if (!found) throw new BatonError('not_found', `no route ${route}`);
+        if (found.route.permission) requirePermission(caller, found.route.permission);
+        return (await found.route.handle({
+          req: { headers: {} } as http.IncomingMessage,
+          res: {} as http.ServerResponse,
+          caller,
+          params: found.params,
+          query: new URLSearchParams(),
+          body: async () => body as Record<string, unknown>,
+        })) as T;
+      },
+    };
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<number> {
     checkOrigin(req, port);
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
@@ -75,6 +95,14 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       const caller = await authenticate(req);
       requirePermission(caller, 'recall');
       events.attach(res, readScope(caller));
+      return 200;
+    }
+    if (url.pathname === '/api/hooks/claude-code' && req.method === 'POST') {
+      // Claude Code's HTTP hooks post the raw hook payload; answer with the hook output.
+      const caller = await authenticate(req);
+      requirePermission(caller, 'remember');
+      const payload = await readJsonBody(req, { maxBytes: config.maxBodyBytes });
+      sendJson(res, 200, (await handleClaudeCodeEvent(payload as ClaudeCodePayload, internalPoster(caller))) ?? {});
       return 200;
     }
     const found = findRoute(req.method ?? 'GET', url.pathname);

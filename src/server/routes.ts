@@ -123,7 +123,7 @@ export function buildRoutes(svc: Services): Route[] {
         const written = await sessions.writeTranscript(
           ctx.caller,
           { ...body, sessionKey: requireKey(body), runtimePath: runtimePathOf(ctx, body) },
-          { reason: body.reason ?? null, status: body.status ?? 'ended' },
+          { reason: body.reason ?? null, status: body.status ?? 'ended', parentSessionKey: body.parentSessionKey },
         );
         if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
         return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };

@@ -60,6 +60,8 @@ export const sessionEndBody = z
     reason: z.string().max(200).optional(),
     status: z.enum(['ended', 'completed', 'failed']).optional(),
     lastAssistantMessage: text.optional(),
+    /** Corrects the recorded parent when the harness learns the exact spawner only at the end. */
+    parentSessionKey: optionalKey,
     project,
     agentId,
   })

@@ -133,7 +133,7 @@ export class SessionService {
   }
 
   /** prompt submit and session end: the transcript delta, with the payload's own turns when the file lags. */
-  async writeTranscript(caller: Caller, input: TranscriptWriteInput, end?: { reason: string | null; status: 'ended' | 'completed' | 'failed' }) {
+  async writeTranscript(caller: Caller, input: TranscriptWriteInput, end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string }) {
     const agentId = writeAgent(caller, input.agentId);
     const turns = loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
     const fromPayload: Turn[] = [];

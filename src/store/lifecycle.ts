@@ -130,7 +130,7 @@ export interface TouchSessionArgs {
   turns: Turn[];
   fromPayload: Turn[];
   /** Ends the session after the write (session-end). */
-  end?: { reason: string | null; status: 'ended' | 'completed' | 'failed' };
+  end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string };
   claimTtlMs?: number;
 }
 
@@ -162,6 +162,8 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
   if (!row.project && args.project) set.project = args.project;
   if (args.end) {
     Object.assign(set, { status: args.end.status, endedAt: ctx.now(), endReason: args.end.reason, runtimePath: null, claimedAt: null });
+    const parent = args.end.parentSessionKey ? stripSessionPrefix(args.end.parentSessionKey) : null;
+    if (parent && parent !== key && parent !== row.parent_session_key) Object.assign(set, { parentSessionKey: parent, lineageSource: 'claude-code-subagent' });
   } else if (args.runtimePath) {
     Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now(), ...(row.status !== 'active' ? { status: 'active', endedAt: null } : {}) });
   }

@@ -1,0 +1,86 @@
+// `baton install claude-code`: merges Baton's hooks into a Claude Code settings file, keeping
+// every hook the user already had; running it twice changes nothing; uninstall removes only ours.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CLAUDE_CODE_EVENTS } from './claudeCode';
+import { readJsonFile, shellQuote, writeJsonFile } from './settingsFile';
+
+export interface HookCommandOptions {
+  nodePath: string;
+  cliPath: string;
+  dataDir?: string;
+}
+
+export interface InstallTarget {
+  scope: 'project' | 'user';
+  projectDir?: string;
+  /** Claude Code's config dir for user scope (default ~/.claude, or $CLAUDE_CONFIG_DIR). */
+  configDir?: string;
+}
+
+export interface HttpHookOptions {
+  url: string;
+  tokenEnvVar: string;
+}
+
+type HookEntry = { type: string; command?: string; url?: string; timeout?: number; headers?: Record<string, string>; allowedEnvVars?: string[] };
+type Matcher = { matcher?: string; hooks?: HookEntry[] };
+
+const OURS = / hook claude-code\b|hook\.js'? claude-code\b|\/api\/hooks\/claude-code\b/;
+
+export function settingsPath(target: InstallTarget): string {
+  if (target.scope === 'project') return path.join(path.resolve(target.projectDir ?? process.cwd()), '.claude', 'settings.json');
+  return path.join(target.configDir ?? process.env.CLAUDE_CONFIG_DIR ?? path.join(os.homedir(), '.claude'), 'settings.json');
+}
+
+/** `node …/dist/hook.js claude-code`: the light hook bundle beside the CLI (falls back to `cli.js hook`). */
+export function hookCommand(opts: HookCommandOptions, harness = 'claude-code'): string {
+  const hookJs = path.join(path.dirname(opts.cliPath), 'hook.js');
+  const parts = fs.existsSync(hookJs) ? [opts.nodePath, hookJs, harness] : [opts.nodePath, opts.cliPath, 'hook', harness];
+  if (opts.dataDir) parts.push('--data-dir', opts.dataDir);
+  return parts.map(shellQuote).join(' ');
+}
+
+function isOurs(entry: HookEntry): boolean {
+  return OURS.test(entry.command ?? '') || OURS.test(entry.url ?? '');
+}
+
+/** Removes Baton's entries from a hooks object; drops matchers and events left empty. */
+function withoutOurs(hooks: Record<string, Matcher[]>): Record<string, Matcher[]> {
+  const out: Record<string, Matcher[]> = {};
+  for (const [event, matchers] of Object.entries(hooks)) {
+    const kept = (Array.isArray(matchers) ? matchers : [])
+      .map((m) => ({ ...m, hooks: (m.hooks ?? []).filter((h) => !isOurs(h)) }))
+      .filter((m) => m.hooks.length > 0);
+    if (kept.length > 0) out[event] = kept;
+  }
+  return out;
+}
+
+export function installClaudeCode(target: InstallTarget, command: HookCommandOptions, http?: HttpHookOptions): { file: string; events: string[] } {
+  const file = settingsPath(target);
+  const settings = readJsonFile(file);
+  const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {});
+  const entry: HookEntry = http
+    ? { type: 'http', url: `${http.url}/api/hooks/claude-code`, headers: { Authorization: `Bearer $${http.tokenEnvVar}` }, allowedEnvVars: [http.tokenEnvVar], timeout: 5 }
+    : { type: 'command', command: hookCommand(command), timeout: 5 };
+  for (const event of CLAUDE_CODE_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
+  writeJsonFile(file, { ...settings, hooks });
+  return { file, events: [...CLAUDE_CODE_EVENTS] };
+}
+
+export function uninstallClaudeCode(target: InstallTarget): { file: string; removed: boolean } {
+  const file = settingsPath(target);
+  const settings = readJsonFile(file);
+  if (!settings.hooks) return { file, removed: false };
+  const before = JSON.stringify(settings.hooks);
+  const hooks = withoutOurs(settings.hooks as Record<string, Matcher[]>);
+  const next = { ...settings };
+  if (Object.keys(hooks).length > 0) next.hooks = hooks;
+  else delete next.hooks;
+  const removed = JSON.stringify(next.hooks ?? {}) !== before;
+  if (removed) writeJsonFile(file, next);
+  return { file, removed };
+}
