@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import { Argument, Command, Option } from 'commander';
 import { runHook } from '../connectors/runHook';
+import { runMcpBridge } from '../connectors/mcpBridge';
 import { HARNESSES } from '../connectors/runHook';
 import { installClaudeCode, uninstallClaudeCode, type InstallTarget } from '../connectors/installClaudeCode';
 import { resolveDataDir } from '../store/paths';
@@ -27,6 +28,14 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
       await runHook(harness, opts.dataDir);
     });
 
+  program
+    .command('mcp')
+    .description('a stdio MCP server that bridges to the running endpoint (for harnesses that start MCP servers as processes)')
+    .addOption(dataDirOption())
+    .action(async (opts: { dataDir?: string }) => {
+      await runMcpBridge(resolveDataDir({ flag: opts.dataDir }));
+    });
+
   const cliPath = () => fs.realpathSync(process.argv[1]);
   program
     .command('install')
@@ -45,6 +54,7 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
         opts.http ? { url: opts.url.replace(/\/$/, ''), tokenEnvVar: 'BATON_HOOK_TOKEN' } : undefined,
       );
       out(`Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`);
+      out(`Registered the Baton MCP server in ${result.mcpFile}`);
       if (opts.http) out('Create the token with `baton token create --agent default --permissions remember,recall` and export it as BATON_HOOK_TOKEN.');
     });
   program

@@ -59,28 +59,59 @@ function withoutOurs(hooks: Record<string, Matcher[]>): Record<string, Matcher[]
   return out;
 }
 
-export function installClaudeCode(target: InstallTarget, command: HookCommandOptions, http?: HttpHookOptions): { file: string; events: string[] } {
+/** Where Claude Code reads MCP servers: the project's .mcp.json, or the user's ~/.claude.json. */
+export function mcpConfigPath(target: InstallTarget): string {
+  if (target.scope === 'project') return path.join(path.resolve(target.projectDir ?? process.cwd()), '.mcp.json');
+  const configDir = target.configDir ?? process.env.CLAUDE_CONFIG_DIR;
+  return configDir ? path.join(configDir, '.claude.json') : path.join(os.homedir(), '.claude.json');
+}
+
+function mcpServerEntry(opts: HookCommandOptions) {
+  return { type: 'stdio', command: opts.nodePath, args: [opts.cliPath, 'mcp', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])] };
+}
+
+export function installClaudeCode(target: InstallTarget, command: HookCommandOptions, http?: HttpHookOptions): { file: string; mcpFile: string; events: string[] } {
   const file = settingsPath(target);
   const settings = readJsonFile(file);
+  const mcpFile = mcpConfigPath(target);
+  const mcp = readJsonFile(mcpFile);
+  writeJsonFile(mcpFile, { ...mcp, mcpServers: { ...((mcp.mcpServers as Record<string, unknown>) ?? {}), baton: mcpServerEntry(command) } });
+  if (target.scope === 'project') {
+    // Project MCP servers need the user's approval; installing Baton is that approval.
+    const enabled = Array.isArray(settings.enabledMcpjsonServers) ? (settings.enabledMcpjsonServers as string[]) : [];
+    if (!enabled.includes('baton')) settings.enabledMcpjsonServers = [...enabled, 'baton'];
+  }
   const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {});
   const entry: HookEntry = http
     ? { type: 'http', url: `${http.url}/api/hooks/claude-code`, headers: { Authorization: `Bearer $${http.tokenEnvVar}` }, allowedEnvVars: [http.tokenEnvVar], timeout: 5 }
     : { type: 'command', command: hookCommand(command), timeout: 5 };
   for (const event of CLAUDE_CODE_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
   writeJsonFile(file, { ...settings, hooks });
-  return { file, events: [...CLAUDE_CODE_EVENTS] };
+  return { file, mcpFile, events: [...CLAUDE_CODE_EVENTS] };
 }
 
 export function uninstallClaudeCode(target: InstallTarget): { file: string; removed: boolean } {
   const file = settingsPath(target);
   const settings = readJsonFile(file);
-  if (!settings.hooks) return { file, removed: false };
-  const before = JSON.stringify(settings.hooks);
-  const hooks = withoutOurs(settings.hooks as Record<string, Matcher[]>);
+  const before = JSON.stringify(settings);
   const next = { ...settings };
+  const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {});
   if (Object.keys(hooks).length > 0) next.hooks = hooks;
   else delete next.hooks;
-  const removed = JSON.stringify(next.hooks ?? {}) !== before;
+  if (Array.isArray(next.enabledMcpjsonServers)) {
+    const rest = (next.enabledMcpjsonServers as string[]).filter((n) => n !== 'baton');
+    if (rest.length > 0) next.enabledMcpjsonServers = rest;
+    else delete next.enabledMcpjsonServers;
+  }
+  let removed = JSON.stringify(next) !== before;
   if (removed) writeJsonFile(file, next);
+  const mcpFile = mcpConfigPath(target);
+  const mcp = readJsonFile(mcpFile);
+  const servers = mcp.mcpServers as Record<string, unknown> | undefined;
+  if (servers && 'baton' in servers) {
+    const { baton: _ours, ...others } = servers;
+    writeJsonFile(mcpFile, { ...mcp, mcpServers: others });
+    removed = true;
+  }
   return { file, removed };
 }

@@ -6,6 +6,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BatonError } from '../core/errors';
 import type { Store } from '../store/store';
+import type { SessionChange } from '../store/engine';
 import type { ServerConfig } from './config';
 import { EventHub } from './events';
 import { readJsonBody, sendError, sendJson } from './http';
@@ -13,6 +14,7 @@ import { MemoryService } from './memoryService';
 import { buildRoutes, matchPath, type Route } from './routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
+import { handleMcp } from './mcp';
 import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../connectors/claudeCode';
 
 export interface ServerOptions {
@@ -40,8 +42,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const adminHash = hashSecret(options.adminToken);
   const sessions = new SessionService(store, config);
   const memory = new MemoryService(store, options.dataDir);
-  const events = new EventHub(async (scope, key) => (await store.read('getSession', { scope, key })) !== null);
-  const onChange = (keys: string[]) => void events.publish(keys);
+  const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
+  const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
   const routes = buildRoutes({ store, config, sessions, memory, events });
   let port = 0;
@@ -97,6 +99,13 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       events.attach(res, readScope(caller));
       return 200;
     }
+    if (url.pathname === '/mcp') {
+      const caller = await authenticate(req);
+      requirePermission(caller, 'recall');
+      const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
+      await handleMcp(req, res, body, port, { store, sessions, caller });
+      return res.statusCode;
+    }
     if (url.pathname === '/api/hooks/claude-code' && req.method === 'POST') {
       // Claude Code's HTTP hooks post the raw hook payload; answer with the hook output.
       const caller = await authenticate(req);
@@ -122,7 +131,15 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     return 200;
   }
 
-  const server = http.createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, keepAliveTimeout: 5_000 }, (req, res) => {
+  const server = http.createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: 5_000,
+      // Node checks those timeouts only this often (30 s by default): slow clients must be cut on time.
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.headersTimeoutMs / 2))),
+    },
+    (req, res) => {
     const started = process.hrtime.bigint();
     inFlight++;
     res.on('close', () => inFlight--);

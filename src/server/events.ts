@@ -3,6 +3,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Scope } from '../store/queries';
+import type { SessionChange } from '../store/engine';
 
 interface Client {
   res: ServerResponse;
@@ -14,7 +15,7 @@ export class EventHub {
   private readonly heartbeat: NodeJS.Timeout;
   private nextId = 1;
 
-  constructor(private readonly visible: (scope: Scope, key: string) => Promise<boolean>, heartbeatMs = 15_000) {
+  constructor(private readonly isShared: (agentId: string) => Promise<boolean>, heartbeatMs = 15_000) {
     this.heartbeat = setInterval(() => {
       for (const client of this.clients) client.res.write(': ping\n\n');
     }, heartbeatMs);
@@ -38,9 +39,13 @@ export class EventHub {
     res.on('close', () => this.clients.delete(client));
   }
 
-  async publish(keys: string[]): Promise<void> {
+  /** A client hears of a change when its scope covers the session's agent: its own, or a shared one. */
+  async publish(changes: SessionChange[]): Promise<void> {
+    const shared = new Map<string, boolean>();
+    for (const c of changes) if (!shared.has(c.agentId)) shared.set(c.agentId, await this.isShared(c.agentId));
     for (const client of [...this.clients]) {
-      const shown = client.scope === 'all' ? keys : (await Promise.all(keys.map(async (k) => ((await this.visible(client.scope, k)) ? k : null)))).filter((k): k is string => k !== null);
+      const scope = client.scope;
+      const shown = [...new Set(changes.filter((c) => scope === 'all' || c.agentId === scope.agentId || shared.get(c.agentId)).map((c) => c.key))];
       if (shown.length === 0) continue;
       client.res.write(`id: ${this.nextId++}\nevent: sessions\ndata: ${JSON.stringify({ keys: shown, at: new Date().toISOString() })}\n\n`);
     }

@@ -141,10 +141,16 @@ export function prune(layout: Layout, currentJournalFirstSeq: number): void {
   }
 }
 
+export interface SessionChange {
+  agentId: string;
+  key: string;
+}
+
 export interface EngineOptions {
   /** Rotate the journal and compact it into a snapshot once it holds this many bytes. */
   compactBytes: number;
-  onChange?(keys: string[]): void;
+  /** Sessions touched by a committed batch, as agent + key (keys are unique per agent only). */
+  onChange?(changes: SessionChange[]): void;
   onLog?(level: 'info' | 'warn' | 'error', message: string): void;
   startCompaction?(uptoSeq: number): Promise<void>;
 }
@@ -183,7 +189,7 @@ export class Engine {
   /** Runs a queue of requests in order; writes are group-committed before any later read runs. */
   execute(requests: Request[]): Reply[] {
     const replies: Reply[] = [];
-    let pending: Array<{ id: number; value: unknown; frame: Buffer | null; keys: string[] }> = [];
+    let pending: Array<{ id: number; value: unknown; frame: Buffer | null; keys: SessionChange[] }> = [];
     const flush = () => {
       if (pending.length === 0) return;
       const batch = pending;
@@ -204,8 +210,8 @@ export class Engine {
         return;
       }
       for (const p of batch) replies.push({ id: p.id, ok: true, value: p.value });
-      const keys = [...new Set(batch.flatMap((p) => p.keys))];
-      if (keys.length > 0) this.options.onChange?.(keys);
+      const seen = new Map(batch.flatMap((p) => p.keys).map((c) => [`${c.agentId}\u0000${c.key}`, c]));
+      if (seen.size > 0) this.options.onChange?.([...seen.values()]);
     };
 
     for (const request of requests) {
@@ -232,7 +238,7 @@ export class Engine {
     return replies;
   }
 
-  private write(request: Request): { id: number; value: unknown; frame: Buffer | null; keys: string[] } | { error: { message: string; code: string } } {
+  private write(request: Request): { id: number; value: unknown; frame: Buffer | null; keys: SessionChange[] } | { error: { message: string; code: string } } {
     const command = WRITE_COMMANDS[request.name as WriteName] as ((ctx: CommandContext, args: unknown) => unknown) | undefined;
     if (!command) return { error: { message: `unknown write ${request.name}`, code: 'invalid_request' } };
     const records: StoreRecord[] = [];
@@ -252,7 +258,7 @@ export class Engine {
       this.db.exec('RELEASE command');
       if (records.length === 0) return { id: request.id, value, frame: null, keys: [] };
       this.seq += 1;
-      const keys = records.flatMap((r) => ('key' in r && typeof r.key === 'string' ? [r.key] : []));
+      const keys = records.flatMap((r) => ('key' in r && 'agentId' in r ? [{ agentId: r.agentId, key: r.key }] : []));
       return { id: request.id, value, frame: encodeFrame({ seq: this.seq, records }), keys };
     } catch (err) {
       this.db.exec('ROLLBACK TO command');

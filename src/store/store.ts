@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { BatonError } from '../core/errors';
 import type { WriteArgs, WriteName, WriteResult } from './writeCommands';
-import type { OpenReport, Reply } from './engine';
+import type { OpenReport, Reply, SessionChange } from './engine';
 import { DataDirLock } from './lock';
 import { layout, type Layout } from './paths';
 import type { ReadArgs, ReadName, ReadResult } from './reads';
@@ -41,7 +41,7 @@ export class Store extends EventEmitter {
     readonly report: OpenReport,
   ) {
     super();
-    worker.on('message', (msg: { type: string } & Reply & { keys?: string[]; level?: string; message?: string }) => {
+    worker.on('message', (msg: { type: string } & Reply & { keys?: SessionChange[]; level?: string; message?: string }) => {
       if (msg.type === 'reply') {
         const waiter = this.waiting.get(msg.id);
         this.waiting.delete(msg.id);

@@ -1,0 +1,141 @@
+// The MCP endpoint (/mcp, Streamable HTTP, official SDK, stateless): session_search,
+// session_transcript, inherited_context and list_sessions. It sits behind the same host/origin
+// checks and bearer token as the rest of the API, with the SDK's DNS-rebinding protection on too.
+// A caller that is a sub-agent (X-Agent-Session-Id, or currentSessionKey) defaults to its parent.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import { BatonError } from '../core/errors';
+import { openClawParentKey } from '../core/lineage';
+import type { Store } from '../store/store';
+import { allowedHosts, readScope, type Caller } from './security';
+import type { SessionService } from './sessionService';
+
+interface Context {
+  store: Store;
+  sessions: SessionService;
+  caller: Caller;
+  /** The calling session, from X-Agent-Session-Id. */
+  callerSession: string | null;
+}
+
+function text(value: string, structured?: Record<string, unknown>) {
+  return { content: [{ type: 'text' as const, text: value }], ...(structured ? { structuredContent: structured } : {}) };
+}
+
+function failure(message: string) {
+  return { content: [{ type: 'text' as const, text: message }], isError: true };
+}
+
+/** The session a tool should look at: the one named, else the caller's parent, else the caller itself. */
+async function targetSession(ctx: Context, named: string | undefined, current: string | undefined): Promise<string | null> {
+  if (named) return named;
+  const self = current ?? ctx.callerSession;
+  if (!self) return null;
+  const openclaw = openClawParentKey(self);
+  if (openclaw) return openclaw;
+  const session = await ctx.store.read('getSession', { scope: readScope(ctx.caller), key: self });
+  return session?.parentSessionKey ?? session?.key ?? null;
+}
+
+function buildServer(ctx: Context): McpServer {
+  const server = new McpServer({ name: 'baton', version: '0.1.0' });
+  const safe =
+    <A>(fn: (args: A) => Promise<ReturnType<typeof text>>) =>
+    async (args: A) => {
+      try {
+        return await fn(args);
+      } catch (err) {
+        return failure(err instanceof BatonError ? err.message : 'internal error');
+      }
+    };
+
+  server.registerTool(
+    'session_search',
+    {
+      description:
+        'Full-text search over session transcripts (live ones included). With no sessionKey, a sub-agent searches its parent session; otherwise all sessions of the agent and project except the current one. Returns excerpts with hits marked [[like this]].',
+      inputSchema: {
+        query: z.string().describe('words, "phrases", -exclusions, prefix*, OR'),
+        sessionKey: z.string().optional().describe('search only this session'),
+        currentSessionKey: z.string().optional().describe('the calling session, when known'),
+        project: z.string().optional(),
+        limit: z.number().int().min(1).max(20).optional(),
+      },
+    },
+    safe(async (args: { query: string; sessionKey?: string; currentSessionKey?: string; project?: string; limit?: number }) => {
+      const result = await ctx.sessions.search(ctx.caller, { ...args, currentSessionKey: args.currentSessionKey ?? ctx.callerSession ?? undefined });
+      const lines = result.hits.map((h) => `- ${h.sessionKey} (${h.harness}${h.project ? `, ${h.project}` : ''}, ${h.updatedAt}): ${h.excerpt}`);
+      return text(lines.length ? lines.join('\n') : `No matches for ${JSON.stringify(args.query)}.`, result as unknown as Record<string, unknown>);
+    }),
+  );
+
+  server.registerTool(
+    'session_transcript',
+    {
+      description: "The stored transcript of a session (default: the caller's parent session), newest part when it is long.",
+      inputSchema: {
+        sessionKey: z.string().optional(),
+        currentSessionKey: z.string().optional(),
+        maxChars: z.number().int().min(100).max(200_000).optional().describe('return at most this many characters, from the end (default 20000)'),
+      },
+    },
+    safe(async (args: { sessionKey?: string; currentSessionKey?: string; maxChars?: number }) => {
+      const key = await targetSession(ctx, args.sessionKey, args.currentSessionKey);
+      if (!key) return failure('Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.');
+      const t = await ctx.sessions.transcript(ctx.caller, key);
+      const max = args.maxChars ?? 20_000;
+      const content = t.content.length > max ? '…' + t.content.slice(t.content.length - max) : t.content;
+      return text(content, { sessionKey: t.sessionKey, truncated: t.content.length > max, chars: t.content.length });
+    }),
+  );
+
+  server.registerTool(
+    'inherited_context',
+    {
+      description: "The 'Inherited from Parent Session' block a new sub-agent of a session receives (default: the caller's parent session).",
+      inputSchema: { sessionKey: z.string().optional(), currentSessionKey: z.string().optional() },
+    },
+    safe(async (args: { sessionKey?: string; currentSessionKey?: string }) => {
+      const key = await targetSession(ctx, args.sessionKey, args.currentSessionKey);
+      if (!key) return failure('Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.');
+      const preview = await ctx.sessions.inheritedPreview(ctx.caller, key);
+      return text(preview.block || `Session ${key} has nothing to inherit yet.`, { sessionKey: preview.sessionKey, chars: preview.chars, estimatedTokens: preview.estimatedTokens });
+    }),
+  );
+
+  server.registerTool(
+    'list_sessions',
+    {
+      description: 'Recent sessions (newest first) with harness, status, parent and turn count.',
+      inputSchema: { project: z.string().optional(), limit: z.number().int().min(1).max(200).optional(), activeOnly: z.boolean().optional() },
+    },
+    safe(async (args: { project?: string; limit?: number; activeOnly?: boolean }) => {
+      const { sessions } = await ctx.store.read('listSessions', { scope: readScope(ctx.caller), project: args.project, limit: args.limit ?? 50, status: args.activeOnly ? 'active' : undefined });
+      const lines = sessions.map((s) => `- ${s.key} ${s.harness} ${s.status}${s.parentSessionKey ? ` child of ${s.parentSessionKey}` : ''}, ${s.turnCount} turns, updated ${s.updatedAt}`);
+      return text(lines.join('\n') || 'No sessions.', { sessions: sessions.map((s) => ({ key: s.key, harness: s.harness, status: s.status, parentSessionKey: s.parentSessionKey, project: s.project, updatedAt: s.updatedAt, turnCount: s.turnCount })) });
+    }),
+  );
+  return server;
+}
+
+/** Serves one /mcp request statelessly: a fresh server and transport each time. */
+export async function handleMcp(req: IncomingMessage, res: ServerResponse, body: unknown, port: number, deps: Omit<Context, 'callerSession'>): Promise<void> {
+  const header = req.headers['x-agent-session-id'];
+  const ctx: Context = { ...deps, callerSession: (Array.isArray(header) ? header[0] : header) ?? null };
+  const server = buildServer(ctx);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    enableDnsRebindingProtection: true,
+    allowedHosts: [...allowedHosts(port)],
+  });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
