@@ -36,6 +36,23 @@ await esbuild.build({
   define: { 'process.env.NODE_ENV': '"production"' },
 });
 
+// Webview scripts run in the browser sandbox of a webview: bundled separately, for the browser.
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { transcript: 'media/transcript.ts', inherited: 'media/inherited.ts' },
+  outdir: path.join(dist, 'webview'),
+  bundle: true,
+  platform: 'browser',
+  target: 'es2022',
+  format: 'iife',
+  sourcemap: true,
+  logLevel: 'warning',
+});
+fs.copyFileSync(path.join(root, 'media', 'baton.css'), path.join(dist, 'webview', 'baton.css'));
+const codicons = path.dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
+fs.mkdirSync(path.join(dist, 'codicons'), { recursive: true });
+for (const file of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, file), path.join(dist, 'codicons', file));
+
 fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
 const cli = path.join(dist, 'cli.js');
 if (fs.existsSync(cli)) {

@@ -11,7 +11,6 @@ CODE_SERVER_VERSION=4.100.3
 HOST_DIR="${BATON_VSCODE_HOST_DIR:-$HOME/.cache/baton-vscode-host}"
 BIN="$HOST_DIR/node_modules/.bin/code-server"
 VSCODE_DIR="$HOST_DIR/node_modules/code-server/lib/vscode"
-STAMP="$HOST_DIR/.installed-code-server-$CODE_SERVER_VERSION"
 
 log() { echo "[install-vscode-host] $*" >&2; }
 
@@ -32,11 +31,30 @@ else
   log "Debian packages present"
 fi
 
-installed_ok() {
-  [ -x "$BIN" ] && [ -f "$STAMP" ] && "$BIN" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "
+# Installed = `code-server --version` prints the version (its first run may log a line before)
+# and the install scripts really ran: npm 11 skips unapproved ones and only warns about it.
+verify() {
+  local quiet="${1:-}" ok=0 f
+  for f in \
+    "$VSCODE_DIR/node_modules.asar" \
+    "$VSCODE_DIR/node_modules/node-pty/build/Release/pty.node" \
+    "$VSCODE_DIR/node_modules/@vscode/ripgrep/bin/rg" \
+    "$VSCODE_DIR/node_modules/@vscode/spdlog/build/Release/spdlog.node" \
+    "$VSCODE_DIR/node_modules/kerberos/build/Release/kerberos.node" \
+    "$VSCODE_DIR/node_modules/native-watchdog/build/Release/watchdog.node"; do
+    if [ ! -e "$f" ]; then
+      [ -n "$quiet" ] || log "missing after install: $f"
+      ok=1
+    fi
+  done
+  if ! { [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "; }; then
+    [ -n "$quiet" ] || log "code-server --version does not print $CODE_SERVER_VERSION"
+    ok=1
+  fi
+  return $ok
 }
 
-if installed_ok; then
+if verify quiet; then
   log "code-server $CODE_SERVER_VERSION already installed in $HOST_DIR"
   echo "$BIN"
   exit 0
@@ -73,7 +91,7 @@ fi
 # npm 10 and older did unasked.
 log "installing code-server@$CODE_SERVER_VERSION into $HOST_DIR (native modules compile: ~5 minutes)"
 start=$(date +%s)
-rm -rf "$HOST_DIR/node_modules" "$HOST_DIR/package-lock.json" "$STAMP"
+rm -rf "$HOST_DIR/node_modules" "$HOST_DIR/package-lock.json"
 mkdir -p "$HOST_DIR"
 cat >"$HOST_DIR/package.json" <<'JSON'
 {
@@ -93,28 +111,16 @@ npm_config_dangerously_allow_all_scripts=true npm_config_unsafe_perm=true npm_co
   exit 1
 }
 
-# --- Verify that the install scripts really ran (npm only lists skipped ones in its log).
+# --- Verify that the install scripts really ran.
 fail=0
-check() { if [ -e "$1" ]; then :; else log "missing after install: $1"; fail=1; fi; }
-check "$VSCODE_DIR/node_modules.asar"                                   # code-server's postinstall
-check "$VSCODE_DIR/node_modules/node-pty/build/Release/pty.node"         # node-pty's build
-check "$VSCODE_DIR/node_modules/@vscode/ripgrep/bin/rg"                  # ripgrep's postinstall
-check "$VSCODE_DIR/node_modules/@vscode/spdlog/build/Release/spdlog.node"
-check "$VSCODE_DIR/node_modules/kerberos/build/Release/kerberos.node"
-check "$VSCODE_DIR/node_modules/native-watchdog/build/Release/watchdog.node"
+verify || fail=1
 if grep -q "install scripts not yet covered by allowScripts" "$HOST_DIR/install.log"; then
   grep -A20 "install scripts not yet covered by allowScripts" "$HOST_DIR/install.log" >&2
   fail=1
 fi
-version="$("$BIN" --version 2>&1 || true)"
-case "$version" in
-  "$CODE_SERVER_VERSION "*) ;;
-  *) log "code-server --version printed: $version"; fail=1 ;;
-esac
 if [ "$fail" != 0 ]; then
   log "code-server install is incomplete; full log: $HOST_DIR/install.log"
   exit 1
 fi
-touch "$STAMP"
-log "installed $version in $(($(date +%s) - start)) s"
+log "installed $("$BIN" --version 2>/dev/null | grep "^$CODE_SERVER_VERSION ") in $(($(date +%s) - start)) s"
 echo "$BIN"

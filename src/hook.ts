@@ -7,7 +7,7 @@ const args = process.argv.slice(2);
 const harness = args[0] ?? '';
 const at = args.indexOf('--data-dir');
 const dataDir = at >= 0 ? args[at + 1] : undefined;
-if (!HARNESSES.includes(harness)) {
+if (!(HARNESSES as string[]).includes(harness)) {
   process.stderr.write(`usage: hook.js <${HARNESSES.join('|')}> [--data-dir DIR]\n`);
   process.exit(0);
 }

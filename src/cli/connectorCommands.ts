@@ -6,6 +6,7 @@ import { runHook } from '../connectors/runHook';
 import { runMcpBridge } from '../connectors/mcpBridge';
 import { HARNESSES } from '../connectors/runHook';
 import { installClaudeCode, uninstallClaudeCode, type InstallTarget } from '../connectors/installClaudeCode';
+import { installCodex, uninstallCodex } from '../connectors/installCodex';
 import { resolveDataDir } from '../store/paths';
 
 interface Helpers {
@@ -46,8 +47,14 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .option('--user', "the user's settings file (~/.claude/settings.json)")
     .option('--http', "use Claude Code's HTTP hooks (needs a fixed port and a token in $BATON_HOOK_TOKEN) instead of the hook command")
     .option('--url <url>', 'endpoint URL for --http', 'http://127.0.0.1:7433')
-    .action((_harness: string, opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string }) => {
+    .action((harness: string, opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string }) => {
       const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
+      if (harness === 'codex') {
+        const result = installCodex({ nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined });
+        out(`Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`);
+        out('Codex runs only hooks you trust: review and trust them in Codex (or run codex with --dangerously-bypass-hook-trust).');
+        return;
+      }
       const result = installClaudeCode(
         target(opts),
         { nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined },
@@ -63,8 +70,8 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .addArgument(new Argument('<harness>', 'which harness').choices(HARNESSES))
     .addOption(new Option('--project [dir]', 'the project settings file (default: the current directory)').conflicts('user'))
     .option('--user', "the user's settings file")
-    .action((_harness: string, opts: { project?: string | boolean; user?: boolean }) => {
-      const result = uninstallClaudeCode(target(opts));
+    .action((harness: string, opts: { project?: string | boolean; user?: boolean }) => {
+      const result = harness === 'codex' ? uninstallCodex() : uninstallClaudeCode(target(opts));
       out(result.removed ? `Removed Baton hooks from ${result.file}` : `No Baton hooks in ${result.file}`);
     });
 }

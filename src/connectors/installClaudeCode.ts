@@ -11,6 +11,8 @@ export interface HookCommandOptions {
   nodePath: string;
   cliPath: string;
   dataDir?: string;
+  /** An environment assignment put before the command (e.g. ELECTRON_RUN_AS_NODE=1 for VS Code's runtime). */
+  envPrefix?: string;
 }
 
 export interface InstallTarget {
@@ -25,10 +27,10 @@ export interface HttpHookOptions {
   tokenEnvVar: string;
 }
 
-type HookEntry = { type: string; command?: string; url?: string; timeout?: number; headers?: Record<string, string>; allowedEnvVars?: string[] };
-type Matcher = { matcher?: string; hooks?: HookEntry[] };
+export type HookEntry = { type: string; command?: string; url?: string; timeout?: number; headers?: Record<string, string>; allowedEnvVars?: string[] };
+export type Matcher = { matcher?: string; hooks?: HookEntry[] };
 
-const OURS = / hook claude-code\b|hook\.js'? claude-code\b|\/api\/hooks\/claude-code\b/;
+const OURS = / hook (?:claude-code|codex)\b|hook\.js'? (?:claude-code|codex)\b|\/api\/hooks\/claude-code\b/;
 
 export function settingsPath(target: InstallTarget): string {
   if (target.scope === 'project') return path.join(path.resolve(target.projectDir ?? process.cwd()), '.claude', 'settings.json');
@@ -36,11 +38,11 @@ export function settingsPath(target: InstallTarget): string {
 }
 
 /** `node …/dist/hook.js claude-code`: the light hook bundle beside the CLI (falls back to `cli.js hook`). */
-export function hookCommand(opts: HookCommandOptions, harness = 'claude-code'): string {
+export function hookCommand(opts: HookCommandOptions, harness: 'claude-code' | 'codex' = 'claude-code'): string {
   const hookJs = path.join(path.dirname(opts.cliPath), 'hook.js');
   const parts = fs.existsSync(hookJs) ? [opts.nodePath, hookJs, harness] : [opts.nodePath, opts.cliPath, 'hook', harness];
   if (opts.dataDir) parts.push('--data-dir', opts.dataDir);
-  return parts.map(shellQuote).join(' ');
+  return (opts.envPrefix ? opts.envPrefix + ' ' : '') + parts.map(shellQuote).join(' ');
 }
 
 function isOurs(entry: HookEntry): boolean {
@@ -48,7 +50,7 @@ function isOurs(entry: HookEntry): boolean {
 }
 
 /** Removes Baton's entries from a hooks object; drops matchers and events left empty. */
-function withoutOurs(hooks: Record<string, Matcher[]>): Record<string, Matcher[]> {
+export function withoutOurs(hooks: Record<string, Matcher[]>): Record<string, Matcher[]> {
   const out: Record<string, Matcher[]> = {};
   for (const [event, matchers] of Object.entries(hooks)) {
     const kept = (Array.isArray(matchers) ? matchers : [])
@@ -67,7 +69,13 @@ export function mcpConfigPath(target: InstallTarget): string {
 }
 
 function mcpServerEntry(opts: HookCommandOptions) {
-  return { type: 'stdio', command: opts.nodePath, args: [opts.cliPath, 'mcp', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])] };
+  const [name, value] = (opts.envPrefix ?? '').split('=');
+  return {
+    type: 'stdio',
+    command: opts.nodePath,
+    args: [opts.cliPath, 'mcp', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])],
+    ...(name && value ? { env: { [name]: value } } : {}),
+  };
 }
 
 export function installClaudeCode(target: InstallTarget, command: HookCommandOptions, http?: HttpHookOptions): { file: string; mcpFile: string; events: string[] } {

@@ -1,11 +1,12 @@
 // The hook command: payload on stdin, hook output on stdout. Loaded by the small dist/hook.js
 // bundle too, so it must stay light (no CLI parser, no store, no schema library).
 
-import { handleClaudeCodeEvent, type ClaudeCodePayload } from './claudeCode';
+import type { ClaudeCodePayload } from './claudeCode';
+import { handleHookEvent, type HookHarness } from './hookEvents';
 import { HookClient, logHookProblem, readStdin } from './hookClient';
 import { resolveDataDir } from '../store/paths';
 
-export const HARNESSES = ['claude-code'];
+export const HARNESSES: HookHarness[] = ['claude-code', 'codex'];
 
 /** A hook must answer within this budget, whatever happens (Claude Code waits on it). */
 export const HOOK_BUDGET_MS = 900;
@@ -26,7 +27,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
       logHookProblem(dataDir, harness, event, 'no running Baton endpoint for this data directory');
       return;
     }
-    const output = await handleClaudeCodeEvent(payload, client);
+    const output = await handleHookEvent(harness as HookHarness, payload, client);
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, (err as Error).message);

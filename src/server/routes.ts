@@ -208,10 +208,16 @@ export function buildRoutes(svc: Services): Route[] {
       path: '/api/sessions',
       permission: 'recall',
       handle: async (ctx) => {
-        const all = ctx.query.get('all') === '1' || ctx.query.get('all') === 'true';
+        // Active sessions by default (the documented view); all=1 for every session, roots=1 / parent=KEY
+        // for a lazily loaded tree.
+        const flag = (name: string) => ctx.query.get(name) === '1' || ctx.query.get(name) === 'true';
+        const parent = ctx.query.get('parent');
+        const all = flag('all') || flag('roots') || parent !== null;
         const { sessions: list, total } = await store.read('listSessions', {
           scope: readScope(ctx.caller),
           status: all ? undefined : 'active',
+          rootsOnly: flag('roots'),
+          parentKey: parent ? stripSessionPrefix(parent) : undefined,
           project: ctx.query.get('project') ?? undefined,
           limit: intParam(ctx.query, 'limit', 200, 1, 10_000),
           offset: intParam(ctx.query, 'offset', 0, 0, 10_000_000),

@@ -1,57 +1,180 @@
-// Hosts Baton inside the extension host: the store and the hook endpoint in-process on the
-// embedded sql.js store. Start-up work happens in the background, never in activate().
+// Hosts Baton in the extension host. One store writer per data directory: the first window
+// becomes the leader (store + endpoint in-process); other windows (or a window beside a running
+// `baton serve`) follow it through its endpoint and its event stream, and one of them takes over
+// within seconds when the leader goes away. Start-up runs in the background, never in activate().
 
 import * as vscode from 'vscode';
+import { BatonClient } from '../client/batonClient';
 import { startDaemon, type Daemon } from '../server/daemon';
-import { resolveDataDir } from '../store/paths';
+import { liveEndpoint } from '../server/endpoint';
+import { DataDirLockedError, isAlive, lockHolder } from '../store/lock';
+import { layout } from '../store/paths';
+import { readSettings, type BatonSettings } from './settings';
+
+export type HostRole = 'starting' | 'leader' | 'follower' | 'stopped';
+
+const WATCH_MS = 1000;
+const FOLLOW_WAIT_MS = 10_000;
 
 export class BatonHost implements vscode.Disposable {
-  readonly log: vscode.LogOutputChannel;
   private daemon: Daemon | null = null;
-  private starting: Promise<Daemon | null> | null = null;
-  private readonly disposables: vscode.Disposable[] = [];
+  private clientValue: BatonClient | null = null;
+  private roleValue: HostRole = 'starting';
+  private subscription: { close(): void } | null = null;
+  private watch: NodeJS.Timeout | null = null;
+  private transition: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private readyResolve!: () => void;
+  /** Resolves once this window is leader or follower for the first time. */
+  readonly ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
 
-  constructor(private readonly context: vscode.ExtensionContext) {
-    this.log = vscode.window.createOutputChannel('Baton', { log: true });
-    this.disposables.push(this.log);
-    this.disposables.push(vscode.commands.registerCommand('baton.showLog', () => this.log.show()));
+  private readonly roleEmitter = new vscode.EventEmitter<HostRole>();
+  readonly onDidChangeRole = this.roleEmitter.event;
+  private readonly sessionsEmitter = new vscode.EventEmitter<string[]>();
+  /** Session keys changed anywhere (hooks, other windows), from the endpoint's event stream. */
+  readonly onDidChangeSessions = this.sessionsEmitter.event;
+
+  constructor(
+    readonly log: vscode.LogOutputChannel,
+    private settings: BatonSettings,
+  ) {}
+
+  get role(): HostRole {
+    return this.roleValue;
+  }
+
+  get client(): BatonClient | null {
+    return this.clientValue;
   }
 
   get dataDir(): string {
-    const configured = vscode.workspace.getConfiguration('baton').get<string>('dataDir');
-    return resolveDataDir({ flag: configured || undefined });
+    return this.settings.dataDir;
   }
 
-  /** Starts the store and endpoint in the background; resolves with the daemon (or null on failure). */
-  start(): Promise<Daemon | null> {
-    this.starting ??= startDaemon({ dataDir: this.dataDir, holder: `VS Code window (pid ${process.pid})`, log: (line) => this.log.debug(line) }).then(
-      (daemon) => {
-        this.daemon = daemon;
-        this.log.info(`Baton endpoint ${daemon.server.url}, data in ${this.dataDir}`);
-        return daemon;
-      },
-      (err: Error) => {
-        this.log.error(`Baton could not start: ${err.message}`);
-        void vscode.window.showErrorMessage(`Baton could not start: ${err.message}`);
-        return null;
-      },
-    );
-    return this.starting;
+  get port(): number | null {
+    return this.clientValue?.endpoint.port ?? null;
   }
 
-  get running(): Daemon | null {
-    return this.daemon;
+  /** The client once the host is ready; a readable error otherwise. */
+  async requireClient(): Promise<BatonClient> {
+    await Promise.race([this.ready, new Promise((r) => setTimeout(r, 15_000))]);
+    if (!this.clientValue) throw new Error('Baton is not connected to its store yet; see the Baton log.');
+    return this.clientValue;
   }
 
-  async stop(): Promise<void> {
-    const daemon = await this.starting;
-    this.starting = null;
+  start(): void {
+    this.enqueue(() => this.lead());
+  }
+
+  /** Serialises role changes: a takeover never races a shutdown. */
+  private enqueue(step: () => Promise<void>): void {
+    this.transition = this.transition.then(step).catch((err: Error) => this.log.error(`Baton host: ${err.message}`));
+  }
+
+  private setRole(role: HostRole, client: BatonClient | null): void {
+    this.subscription?.close();
+    this.subscription = null;
+    this.clientValue = client;
+    this.roleValue = role;
+    if (client) {
+      this.subscription = client.subscribe((keys) => this.sessionsEmitter.fire(keys));
+      this.readyResolve();
+    }
+    this.roleEmitter.fire(role);
+    this.sessionsEmitter.fire([]);
+  }
+
+  private async lead(): Promise<void> {
+    if (this.stopped) return;
+    const holder = lockHolder(layout(this.dataDir).lock);
+    if (holder && holder.pid !== process.pid) return this.follow();
+    try {
+      this.daemon = await startDaemon({
+        dataDir: this.dataDir,
+        port: this.settings.port ?? undefined,
+        holder: `VS Code window (pid ${process.pid})`,
+        config: { inheritContext: this.settings.inheritEnabled, tailChars: this.settings.tailChars },
+        log: (line) => this.log.trace(line),
+      });
+    } catch (err) {
+      if (err instanceof DataDirLockedError) return this.follow();
+      throw err;
+    }
+    if (this.stopped) {
+      await this.daemon.stop();
+      this.daemon = null;
+      return;
+    }
+    this.log.info(`Leader: store in ${this.dataDir}, endpoint ${this.daemon.server.url}`);
+    this.setRole('leader', new BatonClient({ url: this.daemon.server.url, port: this.daemon.server.port, pid: process.pid, token: this.daemon.token }));
+  }
+
+  private async follow(): Promise<void> {
+    const deadline = Date.now() + FOLLOW_WAIT_MS;
+    let endpoint = liveEndpoint(this.dataDir);
+    while (!endpoint && Date.now() < deadline && !this.stopped) {
+      await new Promise((r) => setTimeout(r, 200));
+      endpoint = liveEndpoint(this.dataDir);
+      const holder = lockHolder(layout(this.dataDir).lock);
+      if (!holder) return this.lead();
+    }
+    if (this.stopped) return;
+    if (!endpoint) {
+      const holder = lockHolder(layout(this.dataDir).lock);
+      throw new Error(`the data directory ${this.dataDir} is held by ${holder?.holder ?? 'another process'} (pid ${holder?.pid ?? '?'}), which serves no endpoint`);
+    }
+    this.log.info(`Follower: using the endpoint of pid ${endpoint.pid} at ${endpoint.url}`);
+    this.setRole('follower', new BatonClient(endpoint));
+    this.watchLeader(endpoint.pid);
+  }
+
+  /** Polls the leader's liveness; when it is gone, tries to take over (one window wins the lock). */
+  private watchLeader(pid: number): void {
+    if (this.watch) clearInterval(this.watch);
+    this.watch = setInterval(() => {
+      if (this.stopped || (isAlive(pid) && liveEndpoint(this.dataDir)?.pid === pid)) return;
+      clearInterval(this.watch!);
+      this.watch = null;
+      this.log.warn(`The Baton leader (pid ${pid}) went away; taking over`);
+      this.setRole('starting', null);
+      this.enqueue(() => this.lead());
+    }, WATCH_MS);
+  }
+
+  /** Applies changed settings: a new data directory or port means a restart of this window's role. */
+  async applySettings(next: BatonSettings): Promise<void> {
+    const restart = next.dataDir !== this.settings.dataDir || next.port !== this.settings.port || next.inheritEnabled !== this.settings.inheritEnabled || next.tailChars !== this.settings.tailChars;
+    this.settings = next;
+    if (!restart) return;
+    this.enqueue(async () => {
+      await this.release();
+      this.stopped = false;
+      await this.lead();
+    });
+    await this.transition;
+  }
+
+  private async release(): Promise<void> {
+    this.stopped = true;
+    if (this.watch) clearInterval(this.watch);
+    this.watch = null;
+    this.setRole('stopped', null);
+    const daemon = this.daemon;
     this.daemon = null;
+    // Stopping the daemon flushes the final snapshot and releases the lock for the next leader.
     await daemon?.stop();
   }
 
+  async stop(): Promise<void> {
+    this.enqueue(() => this.release());
+    await this.transition;
+  }
+
   dispose(): void {
-    for (const d of this.disposables.splice(0)) d.dispose();
     void this.stop();
+    this.roleEmitter.dispose();
+    this.sessionsEmitter.dispose();
   }
 }
+
+export { readSettings };

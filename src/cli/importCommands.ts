@@ -1,0 +1,77 @@
+// `baton import claude-code [DIR]`: backfills existing harness history into the store.
+
+import { Command, Option } from 'commander';
+import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../connectors/importClaudeCode';
+import { resolveDataDir } from '../store/paths';
+
+interface Helpers {
+  dataDirOption(): Option;
+  out(text: string): void;
+}
+
+/** One self-erasing status line on a terminal's stderr; nothing at all when stderr is not a TTY. */
+class ProgressLine {
+  private lastDraw = 0;
+  private shown = false;
+  constructor(
+    private readonly label: string,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  get enabled(): boolean {
+    return this.stream.isTTY === true;
+  }
+
+  update(done: number, total: number): void {
+    if (!this.enabled) return;
+    const now = Date.now();
+    if (done < total && now - this.lastDraw < 100) return; // at most ten redraws a second
+    this.lastDraw = now;
+    const width = 24;
+    const filled = total > 0 ? Math.round((done / total) * width) : width;
+    this.stream.write(`\r\x1b[2K${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`);
+    this.shown = true;
+  }
+
+  /** Erases the line (before a warning, and at the end). */
+  clear(): void {
+    if (!this.shown) return;
+    this.stream.write('\r\x1b[2K');
+    this.shown = false;
+  }
+}
+
+export function importSummary(result: ImportResult): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  let line = `imported ${plural(result.sessions, 'session')} (${plural(result.subagents, 'sub-agent')}), ${plural(result.turnsAdded, 'turn')} added`;
+  const extras: string[] = [];
+  const known = result.sessions - result.created;
+  if (known > 0) extras.push(`${known} already stored`);
+  if (result.skipped > 0) extras.push(`${plural(result.skipped, 'file')} skipped`);
+  if (extras.length) line += `; ${extras.join(', ')}`;
+  return line;
+}
+
+export function registerImportCommands(program: Command, { dataDirOption, out }: Helpers): void {
+  const importCommand = program.command('import').description('backfill existing history of a harness into Baton (idempotent)');
+
+  importCommand
+    .command('claude-code')
+    .description('import Claude Code sessions and their sub-agents from its projects folder')
+    .argument('[dir]', 'the projects folder (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)')
+    .addOption(dataDirOption())
+    .option('--json', 'machine-readable summary')
+    .action(async (dir: string | undefined, opts: { dataDir?: string; json?: boolean }) => {
+      const progress = new ProgressLine('importing Claude Code history');
+      const result = await importClaudeCode({
+        projectsDir: dir ?? defaultClaudeProjectsDir(),
+        dataDir: resolveDataDir({ flag: opts.dataDir }),
+        onProgress: (done, total) => progress.update(done, total),
+        onWarning: (message) => {
+          progress.clear();
+          process.stderr.write(`warning: ${message}\n`);
+        },
+      }).finally(() => progress.clear());
+      out(opts.json ? JSON.stringify(result, null, 2) : importSummary(result));
+    });
+}

@@ -1,0 +1,344 @@
+// `baton import claude-code`: backfills Claude Code history (`~/.claude/projects`) into Baton.
+// Each `<project>/<session>.jsonl` is a main session; each `<project>/<session>/subagents/
+// agent-<id>.jsonl` a sub-agent keyed `<session>/agent-<id>` (as the live connector keys it), whose
+// parent is the session, or the sub-agent its `agent-<id>.meta.json` names as `parentAgentId`.
+// Writes go through the running server when one holds the data directory, else straight to the
+// store. Parents are written before their children. Transcripts are stored as deltas, so importing
+// twice adds nothing. A file that cannot be read or parsed is skipped with a warning.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BatonError, type ErrorCode } from '../core/errors';
+import { normalizeTranscript } from '../core/normalize';
+import type { Turn } from '../core/types';
+import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
+import { Store } from '../store/store';
+import { HARNESS, subagentKey } from './claudeCode';
+
+export interface ImportItem {
+  /** Baton session key: `<session>` or `<session>/agent-<id>`. */
+  key: string;
+  file: string;
+  sessionId: string;
+  /** Sub-agents only. */
+  agentId?: string;
+  parentKey?: string;
+  agentType?: string;
+  /** 0 for main sessions, 1 for their sub-agents, 2 for sub-agents of sub-agents… */
+  depth: number;
+}
+
+export interface ImportOptions {
+  /** The `projects` folder to read. */
+  projectsDir: string;
+  dataDir: string;
+  onProgress?(done: number, total: number): void;
+  onWarning?(message: string): void;
+}
+
+export interface ImportResult {
+  source: string;
+  /** How the data was written: through the running server, or by opening the store. */
+  via: 'server' | 'store';
+  /** Sessions written (new or already known), sub-agents included. */
+  sessions: number;
+  subagents: number;
+  /** Sessions that did not exist before this import. */
+  created: number;
+  turnsAdded: number;
+  /** Files skipped: unreadable, not a Claude Code transcript, or without any turn. */
+  skipped: number;
+  warnings: string[];
+}
+
+/** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+export function defaultClaudeProjectsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.CLAUDE_CONFIG_DIR ? path.resolve(env.CLAUDE_CONFIG_DIR) : path.join(os.homedir(), '.claude'), 'projects');
+}
+
+type Obj = Record<string, unknown>;
+const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
+
+function readDir(dir: string, warn: (m: string) => void): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') warn(`${dir}: ${(err as Error).message}`);
+    return [];
+  }
+}
+
+function readMeta(file: string, warn: (m: string) => void): { agentType?: string; parentAgentId?: string } {
+  if (!fs.existsSync(file)) return {};
+  try {
+    const meta = asObj(JSON.parse(fs.readFileSync(file, 'utf8'))) ?? {};
+    const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+    return { agentType: str(meta.agentType), parentAgentId: str(meta.parentAgentId) };
+  } catch (err) {
+    warn(`${file}: unreadable sub-agent metadata (${(err as Error).message}); its parent is taken to be the main session`);
+    return {};
+  }
+}
+
+/** Every transcript under `projectsDir`, parents before children. */
+export function scanClaudeProjects(projectsDir: string, warn: (m: string) => void = () => {}): ImportItem[] {
+  const mains: ImportItem[] = [];
+  const subs: Array<ImportItem & { parentAgentId?: string }> = [];
+  for (const project of readDir(projectsDir, warn)) {
+    if (!project.isDirectory()) continue;
+    const projectDir = path.join(projectsDir, project.name);
+    for (const entry of readDir(projectDir, warn)) {
+      const full = path.join(projectDir, entry.name);
+      if (entry.isFile() && entry.name.endsWith('.jsonl')) {
+        const sessionId = entry.name.slice(0, -'.jsonl'.length);
+        if (sessionId) mains.push({ key: sessionId, file: full, sessionId, depth: 0 });
+      } else if (entry.isDirectory()) {
+        const sessionId = entry.name;
+        const dir = path.join(full, 'subagents');
+        for (const sub of readDir(dir, warn)) {
+          const m = /^agent-(.+)\.jsonl$/.exec(sub.name);
+          if (!m || !sub.isFile()) continue;
+          const meta = readMeta(path.join(dir, `agent-${m[1]}.meta.json`), warn);
+          subs.push({ key: subagentKey(sessionId, m[1]), file: path.join(dir, sub.name), sessionId, agentId: m[1], agentType: meta.agentType, parentAgentId: meta.parentAgentId, depth: 1 });
+        }
+      }
+    }
+  }
+  // Nested sub-agents: the meta file names the spawning sub-agent of the same session.
+  const byKey = new Map(subs.map((s) => [s.key, s]));
+  const depthOf = (s: (typeof subs)[number], seen: Set<string>): number => {
+    const spawner = s.parentAgentId ? byKey.get(subagentKey(s.sessionId, s.parentAgentId)) : undefined;
+    if (!spawner || seen.has(spawner.key)) return 1;
+    seen.add(spawner.key);
+    return 1 + depthOf(spawner, seen);
+  };
+  const items: ImportItem[] = subs.map(({ parentAgentId, ...s }) => ({
+    ...s,
+    parentKey: parentAgentId && parentAgentId !== s.agentId ? subagentKey(s.sessionId, parentAgentId) : s.sessionId,
+    depth: depthOf({ ...s, parentAgentId }, new Set([s.key])),
+  }));
+  const byName = (a: ImportItem, b: ImportItem) => a.depth - b.depth || a.file.localeCompare(b.file);
+  return [...mains.sort(byName), ...items.sort(byName)];
+}
+
+// Content blocks the transcript reader drops anyway (and that make files large): private
+// reasoning, images and documents (base64), also inside tool results.
+const DROPPED_BLOCKS = new Set(['thinking', 'redacted_thinking', 'image', 'document']);
+
+function keepBlocks(content: unknown): unknown {
+  if (!Array.isArray(content)) return content;
+  return content
+    .filter((b) => !DROPPED_BLOCKS.has(String(asObj(b)?.type)))
+    .map((b) => {
+      const block = asObj(b);
+      return block?.type === 'tool_result' && Array.isArray(block.content) ? { ...block, content: keepBlocks(block.content) } : b;
+    });
+}
+
+export interface ParsedTranscript {
+  /** Only what Baton reads from the file, as JSONL: reads to exactly the same turns, much smaller. */
+  text: string;
+  cwd?: string;
+  /** Timestamp of the first line. */
+  startedAt?: string;
+  records: number;
+}
+
+/** Null when the file holds no Claude Code record at all. */
+export function parseClaudeTranscript(raw: string): ParsedTranscript | null {
+  const out: string[] = [];
+  let cwd: string | undefined;
+  let startedAt: string | undefined;
+  let records = 0;
+  for (const line of raw.split('\n')) {
+    if (!line.trim()) continue;
+    let r: Obj | undefined;
+    try {
+      r = asObj(JSON.parse(line));
+    } catch {
+      continue; // a torn line (the harness was writing) or garbage
+    }
+    if (!r || typeof r.type !== 'string') continue;
+    records++;
+    if (startedAt === undefined && typeof r.timestamp === 'string') startedAt = r.timestamp;
+    if (cwd === undefined && typeof r.cwd === 'string' && r.cwd) cwd = r.cwd;
+    if (!['user', 'assistant', 'summary', 'system'].includes(r.type)) continue;
+    const kept: Obj = { type: r.type };
+    for (const k of ['isSidechain', 'isMeta', 'isCompactSummary', 'timestamp', 'summary', 'content']) if (r[k] !== undefined) kept[k] = r[k];
+    const message = asObj(r.message);
+    if (message) kept.message = { id: message.id, role: message.role, content: keepBlocks(message.content) };
+    out.push(JSON.stringify(kept));
+  }
+  return records === 0 ? null : { text: out.join('\n') + (out.length ? '\n' : ''), cwd, startedAt, records };
+}
+
+interface WriteArgs {
+  item: ImportItem;
+  project?: string;
+  /** The reduced JSONL text. */
+  transcript: string;
+  /** What Baton reads from it. */
+  turns: Turn[];
+}
+
+interface Writer {
+  via: ImportResult['via'];
+  /** Creates (and ends) a new session, or adds the missing turns of a known one; returns turns added and whether it was new. */
+  write(args: WriteArgs): Promise<{ appended: number; created: boolean }>;
+  close(): Promise<void>;
+}
+
+/** Files written at the same time (within one level of the lineage). */
+const CONCURRENCY = 8;
+
+/** Bodies above this go by file path (the server caps request bodies, 8 MB by default). */
+const INLINE_LIMIT = 7 * 1024 * 1024;
+
+class ServerWriter implements Writer {
+  readonly via = 'server' as const;
+  constructor(private readonly endpoint: EndpointInfo) {}
+
+  private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+    const res = await fetch(this.endpoint.url + route, {
+      method,
+      headers: { authorization: `Bearer ${this.endpoint.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(60_000),
+    });
+    const json = (await res.json().catch(() => ({}))) as { error?: string; code?: ErrorCode };
+    if (!res.ok) throw new BatonError(json.code ?? (res.status === 413 ? 'payload_too_large' : 'internal'), json.error ?? `HTTP ${res.status}`);
+    return json as T;
+  }
+
+  async write({ item, project, transcript }: WriteArgs) {
+    let created = false;
+    try {
+      await this.call('GET', `/api/sessions/${encodeURIComponent(item.key)}`);
+    } catch (err) {
+      if (!(err instanceof BatonError && err.code === 'not_found')) throw err;
+      created = true;
+    }
+    const base = { harness: HARNESS, sessionKey: item.key, project };
+    if (created) {
+      await this.call('POST', '/api/hooks/session-start', {
+        ...base,
+        source: 'import',
+        ...(item.parentKey ? { parentSessionKey: item.parentKey, harnessAgentId: item.agentId, harnessAgentType: item.agentType } : {}),
+      });
+    }
+    // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
+    const source = Buffer.byteLength(JSON.stringify(transcript)) > INLINE_LIMIT ? { transcriptPath: fs.realpathSync(item.file) } : { transcript };
+    const reply = created
+      ? await this.call<{ appended?: number }>('POST', '/api/hooks/session-end', { ...base, ...source, status: 'ended', reason: 'import' })
+      : await this.call<{ appended?: number }>('POST', '/api/hooks/user-prompt-submit', { ...base, ...source });
+    return { appended: reply.appended ?? 0, created };
+  }
+
+  async close() {}
+}
+
+class StoreWriter implements Writer {
+  readonly via = 'store' as const;
+  constructor(private readonly store: Store) {}
+
+  async write({ item, project, turns }: WriteArgs) {
+    const created = (await this.store.read('getSession', { scope: 'all', key: item.key })) === null;
+    if (created) {
+      await this.store.write('startSession', {
+        key: item.key,
+        harness: HARNESS,
+        project: project ?? null,
+        explicitParent: item.parentKey ?? null,
+        harnessAgentId: item.agentId ?? null,
+        harnessAgentType: item.agentType ?? null,
+        readableAgent: 'all',
+      });
+    }
+    const written = await this.store.write('touchSession', {
+      key: item.key,
+      harness: HARNESS,
+      project: project ?? null,
+      turns,
+      fromPayload: [],
+      ...(created ? { end: { reason: 'import', status: 'ended' as const } } : {}),
+    });
+    return { appended: written.appended, created };
+  }
+
+  close() {
+    return this.store.close();
+  }
+}
+
+export async function importClaudeCode(options: ImportOptions): Promise<ImportResult> {
+  const source = path.resolve(options.projectsDir);
+  if (!fs.existsSync(source) || !fs.statSync(source).isDirectory()) throw new BatonError('not_found', `${source} is not a directory (expected Claude Code's projects folder)`);
+  const result: ImportResult = { source, via: 'store', sessions: 0, subagents: 0, created: 0, turnsAdded: 0, skipped: 0, warnings: [] };
+  const warn = (message: string) => {
+    result.warnings.push(message);
+    options.onWarning?.(message);
+  };
+  const items = scanClaudeProjects(source, warn);
+  const endpoint = liveEndpoint(options.dataDir);
+  const writer: Writer = endpoint ? new ServerWriter(endpoint) : new StoreWriter(await Store.open({ dataDir: options.dataDir, holder: 'baton import' }));
+  result.via = writer.via;
+  const projects = new Map<string, string>();
+
+  /** One file: read, reduce, write. Never throws: a problem skips this file only. */
+  const importOne = async (item: ImportItem): Promise<void> => {
+    let parsed: ParsedTranscript | null;
+    try {
+      parsed = parseClaudeTranscript(fs.readFileSync(item.file, 'utf8'));
+    } catch (err) {
+      warn(`${item.file}: skipped, cannot be read (${(err as Error).message})`);
+      result.skipped++;
+      return;
+    }
+    if (!parsed) {
+      // An empty file is a session that never got going; anything else is not a transcript.
+      if (fs.statSync(item.file, { throwIfNoEntry: false })?.size) warn(`${item.file}: skipped, not a Claude Code transcript (no JSON record on any line)`);
+      result.skipped++;
+      return;
+    }
+    const turns = normalizeTranscript(parsed.text, { harness: HARNESS });
+    if (turns.length === 0) {
+      result.skipped++; // only snapshots, attachments and the like: nothing to show
+      return;
+    }
+    const project = parsed.cwd ? path.resolve(parsed.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
+    if (project) projects.set(item.key, project);
+    try {
+      const written = await writer.write({ item, project, transcript: parsed.text, turns });
+      result.sessions++;
+      if (item.parentKey) result.subagents++;
+      if (written.created) result.created++;
+      result.turnsAdded += written.appended;
+    } catch (err) {
+      warn(`${item.file}: skipped (${(err as Error).message})`);
+      result.skipped++;
+    }
+  };
+
+  // Level by level (main sessions, then their sub-agents, then theirs), so every parent is written
+  // before its children; within a level a few files at a time, so the store commits them together.
+  let done = 0;
+  options.onProgress?.(0, items.length);
+  try {
+    const deepest = Math.max(0, ...items.map((i) => i.depth));
+    for (let depth = 0; depth <= deepest; depth++) {
+      const level = items.filter((i) => i.depth === depth);
+      let next = 0;
+      const worker = async () => {
+        while (next < level.length) {
+          await importOne(level[next++]);
+          options.onProgress?.(++done, items.length);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, level.length) }, worker));
+    }
+  } finally {
+    await writer.close();
+  }
+  return result;
+}

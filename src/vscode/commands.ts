@@ -1,0 +1,236 @@
+// Baton's commands: tree actions, search, installs, doctor, export and the status menu. Every
+// failure becomes a readable notification (and a log line), never an unhandled rejection.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionView } from '../client/batonClient';
+import { renderMarkdownSession } from '../core/format';
+import type { SessionRecord } from '../core/types';
+import { installClaudeCode, uninstallClaudeCode } from '../connectors/installClaudeCode';
+import { installCodex, uninstallCodex } from '../connectors/installCodex';
+import { runDoctor } from '../store/doctor';
+import type { BatonHost } from './host';
+import type { Panels } from './panels';
+import { searchSessions } from './search';
+import type { SessionNode, SessionsTree } from './sessionsTree';
+
+export interface CommandDeps {
+  context: vscode.ExtensionContext;
+  host: BatonHost;
+  panels: Panels;
+  tree: SessionsTree;
+  view: vscode.TreeView<SessionNode>;
+  log: vscode.LogOutputChannel;
+  searchLimit(): number;
+}
+
+type Target = SessionNode | string | undefined;
+
+function keyOf(target: Target): string | undefined {
+  return typeof target === 'string' ? target : target?.key;
+}
+
+/** Wraps a command so errors surface as notifications with the message, and in the log. */
+function guarded<A extends unknown[]>(log: vscode.LogOutputChannel, name: string, fn: (...args: A) => Promise<unknown> | unknown) {
+  return async (...args: A) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      const message = (err as Error).message;
+      log.error(`${name}: ${message}`);
+      void vscode.window.showErrorMessage(`Baton: ${message}`);
+      return undefined;
+    }
+  };
+}
+
+async function pickSession(deps: CommandDeps, target: Target): Promise<SessionView | undefined> {
+  const client = await deps.host.requireClient();
+  const key = keyOf(target);
+  if (key) {
+    const session = await client.getSession(key);
+    if (!session) throw new Error(`Session ${key} is not in the store.`);
+    return session;
+  }
+  const { sessions } = await client.listSessions({ limit: 200 });
+  const chosen = await vscode.window.showQuickPick(
+    sessions.map((s) => ({ label: s.title ?? s.key, description: `${s.harness} · ${s.status} · ${s.turnCount} turns`, session: s })),
+    { title: 'Choose a session', matchOnDescription: true },
+  );
+  return chosen?.session;
+}
+
+async function allTurns(deps: CommandDeps, key: string) {
+  const client = await deps.host.requireClient();
+  const turns = [];
+  for (let from = 1; ; ) {
+    const page = await client.turns(key, from, 500);
+    turns.push(...page.turns);
+    if (page.turns.length < 500) break;
+    from = page.turns[page.turns.length - 1].seq + 1;
+  }
+  return turns;
+}
+
+function requireTrust(action: string): void {
+  if (!vscode.workspace.isTrusted) throw new Error(`${action} is not available in Restricted Mode: trust this workspace first.`);
+}
+
+/** The hook command the harness will run: the extension's own bundled CLI, with the right runtime. */
+function hookCommandOptions(deps: CommandDeps) {
+  return {
+    nodePath: process.execPath,
+    cliPath: path.join(deps.context.extensionPath, 'dist', 'cli.js'),
+    dataDir: deps.host.dataDir,
+    // Inside desktop VS Code the runtime is Electron: it must be told to behave as Node.
+    envPrefix: process.versions.electron ? 'ELECTRON_RUN_AS_NODE=1' : undefined,
+  };
+}
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { host, panels, tree, view, log } = deps;
+  const reg = (id: string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, guarded(log, id, fn as (...args: unknown[]) => unknown));
+
+  return [
+    reg('baton.searchSessions', () => searchSessions(host, panels, deps.searchLimit())),
+    reg('baton.searchInSession', async (target: Target) => {
+      const session = await pickSession(deps, target);
+      if (session) return searchSessions(host, panels, deps.searchLimit(), { sessionKey: session.key });
+    }),
+    reg('baton.openTranscript', async (target: Target, focusSeq?: number) => {
+      const session = await pickSession(deps, target);
+      if (session) panels.showTranscript(session.key, typeof focusSeq === 'number' ? focusSeq : undefined);
+    }),
+    reg('baton.previewInherited', async (target: Target) => {
+      const session = await pickSession(deps, target);
+      if (session) panels.showInherited(session.key);
+    }),
+    reg('baton.copyKey', async (target: Target) => {
+      const session = await pickSession(deps, target);
+      if (!session) return;
+      await vscode.env.clipboard.writeText(session.key);
+      void vscode.window.setStatusBarMessage(`Baton: copied ${session.key}`, 3000);
+    }),
+    reg('baton.toggleBypass', async (target: Target) => {
+      const session = await pickSession(deps, target);
+      if (!session) return;
+      const client = await host.requireClient();
+      const result = await client.setBypass(session.key, !session.bypassed);
+      void vscode.window.showInformationMessage(result.bypassed ? `Baton hooks are now no-ops for ${session.key}.` : `Baton records ${session.key} again.`);
+      tree.refresh();
+    }),
+    reg('baton.endSession', async (target: Target, confirmed?: boolean) => {
+      const session = await pickSession(deps, target);
+      if (!session) return;
+      if (confirmed !== true) {
+        const answer = await vscode.window.showWarningMessage(`End session ${session.key}? Its harness may still be running.`, { modal: true }, 'End Session');
+        if (answer !== 'End Session') return;
+      }
+      const client = await host.requireClient();
+      await client.endSession(session);
+      tree.refresh();
+    }),
+    reg('baton.exportSession', async (target: Target, format?: 'md' | 'jsonl', destination?: vscode.Uri) => {
+      const session = await pickSession(deps, target);
+      if (!session) return;
+      const kind = format ?? (await vscode.window.showQuickPick([{ label: 'Markdown', id: 'md' as const }, { label: 'JSON Lines', id: 'jsonl' as const }], { title: 'Export format' }))?.id;
+      if (!kind) return;
+      const uri =
+        destination ??
+        (await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? deps.host.dataDir, `${session.key.replace(/[^\w.-]+/g, '_')}.${kind}`)), filters: kind === 'md' ? { Markdown: ['md'] } : { 'JSON Lines': ['jsonl'] } }));
+      if (!uri) return;
+      const turns = await allTurns(deps, session.key);
+      const text = kind === 'md' ? renderMarkdownSession({ ...session, charCount: 0 } as SessionRecord, turns) : JSON.stringify({ session, turns }) + '\n';
+      await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
+      void vscode.window.showInformationMessage(`Baton: exported ${session.key} to ${uri.fsPath}`);
+      return uri;
+    }),
+    reg('baton.revealSession', async (key?: string) => {
+      const chosen = key ?? (await vscode.window.showInputBox({ title: 'Reveal session', prompt: 'Session key' }));
+      if (!chosen) return;
+      const node = await tree.nodeFor(chosen);
+      if (!node) throw new Error(`Session ${chosen} is not in the store.`);
+      await view.reveal(node, { select: true, focus: true, expand: true });
+      return node;
+    }),
+    reg('baton.refreshSessions', () => tree.refresh()),
+    reg('baton.showAllProjects', () => tree.setFilter('all')),
+    reg('baton.showWorkspaceProject', () => tree.setFilter('workspace')),
+    reg('baton.installHooks', async (harness?: string, scope?: 'project' | 'user') => {
+      requireTrust('Installing hooks');
+      const choice =
+        harness ??
+        (
+          await vscode.window.showQuickPick(
+            [
+              { label: 'Claude Code — this workspace', id: 'claude-code:project' },
+              { label: 'Claude Code — all projects (user settings)', id: 'claude-code:user' },
+              { label: 'Codex — user hooks ($CODEX_HOME/hooks.json)', id: 'codex:user' },
+            ],
+            { title: 'Install Baton hooks for…' },
+          )
+        )?.id;
+      if (!choice) return;
+      const [name, where] = choice.includes(':') ? choice.split(':') : [choice, scope ?? 'project'];
+      const projectDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      if (where === 'project' && !projectDir) throw new Error('Open a folder to install project hooks, or choose the user settings.');
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` }, async () =>
+        name === 'codex' ? installCodex(hookCommandOptions(deps)) : installClaudeCode(where === 'user' ? { scope: 'user' } : { scope: 'project', projectDir }, hookCommandOptions(deps)),
+      );
+      log.info(`Installed ${name} hooks in ${result.file}`);
+      void vscode.window.showInformationMessage(`Baton hooks installed in ${result.file}.${name === 'codex' ? ' Trust them in Codex before they run.' : ''}`);
+      return result;
+    }),
+    reg('baton.uninstallHooks', async (harness?: string, scope?: 'project' | 'user') => {
+      requireTrust('Removing hooks');
+      const choice = harness ?? (await vscode.window.showQuickPick(['claude-code', 'codex'], { title: 'Remove Baton hooks of…' }));
+      if (!choice) return;
+      const projectDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const result = choice === 'codex' ? uninstallCodex() : uninstallClaudeCode(scope === 'user' || !projectDir ? { scope: 'user' } : { scope: 'project', projectDir });
+      void vscode.window.showInformationMessage(result.removed ? `Baton hooks removed from ${result.file}.` : `No Baton hooks in ${result.file}.`);
+      return result;
+    }),
+    reg('baton.openDataFolder', async () => {
+      const opened = await vscode.env.openExternal(vscode.Uri.file(host.dataDir));
+      if (!opened) {
+        const copy = await vscode.window.showInformationMessage(`Baton data: ${host.dataDir}`, 'Copy Path');
+        if (copy) await vscode.env.clipboard.writeText(host.dataDir);
+      }
+    }),
+    reg('baton.runDoctor', async () => {
+      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking the data directory…' }, () => runDoctor(host.dataDir));
+      const lines = [
+        '# Baton doctor',
+        '',
+        `- Data directory: \`${report.dataDir}\``,
+        `- Role of this window: ${host.role}${host.port ? ` (endpoint 127.0.0.1:${host.port})` : ''}`,
+        `- Lock: ${report.lock.state}${report.lock.holder ? ` — ${report.lock.holder.holder}, pid ${report.lock.holder.pid}` : ''}`,
+        `- Snapshots: ${report.snapshots.map((s) => `seq ${s.seq} (${(s.bytes / 1e6).toFixed(1)} MB, ${s.valid ? 'valid' : 'INVALID'})`).join(', ') || 'none'}`,
+        `- Journal: ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frames`,
+        `- Integrity: ${report.integrity?.join('; ') ?? 'checked by the holder at open (the store is in use)'}`,
+        ...(report.problems.length ? ['', '## Problems', ...report.problems.map((p) => `- ${p}`)] : ['', 'No problems found.']),
+      ];
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: lines.join('\n') + '\n' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return report;
+    }),
+    reg('baton.copyEndpointEnv', async () => {
+      const text = `export BATON_DATA_DIR=${JSON.stringify(host.dataDir)}${host.port ? `\nexport BATON_URL=http://127.0.0.1:${host.port}` : ''}\n`;
+      await vscode.env.clipboard.writeText(text);
+      void vscode.window.setStatusBarMessage('Baton: endpoint environment copied', 3000);
+      return text;
+    }),
+    reg('baton.showLog', () => log.show()),
+    reg('baton.showMenu', async () => {
+      const items = [
+        { label: '$(list-tree) Open Sessions', command: 'workbench.view.extension.baton' },
+        { label: '$(search) Search Sessions', command: 'baton.searchSessions' },
+        { label: '$(copy) Copy Endpoint Environment', command: 'baton.copyEndpointEnv' },
+        { label: '$(heart) Run Doctor', command: 'baton.runDoctor' },
+        { label: '$(output) Show Log', command: 'baton.showLog' },
+      ];
+      const chosen = await vscode.window.showQuickPick(items, { title: `Baton — ${host.role}${host.port ? ` on 127.0.0.1:${host.port}` : ''}` });
+      if (chosen) await vscode.commands.executeCommand(chosen.command);
+    }),
+  ];
+}

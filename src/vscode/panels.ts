@@ -1,0 +1,143 @@
+// The transcript viewer and the inherited-context preview: webview panels that talk to the
+// extension host over the typed protocol (protocol.ts) and come back after a reload (serializers).
+
+import * as vscode from 'vscode';
+import { age } from '../core/format';
+import type { BatonHost } from './host';
+import type { FromWebview, InheritedState, PanelState, ToWebview, TranscriptState } from './protocol';
+import { webviewHtml, webviewOptions } from './webviewHtml';
+
+export const TRANSCRIPT_VIEW = 'baton.transcript';
+export const INHERITED_VIEW = 'baton.inherited';
+
+function shortKey(key: string): string {
+  return key.length > 28 ? `${key.slice(0, 12)}…${key.slice(-12)}` : key;
+}
+
+interface OpenPanel {
+  panel: vscode.WebviewPanel;
+  state: PanelState;
+}
+
+export class Panels implements vscode.Disposable {
+  private readonly open = new Map<string, OpenPanel>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly host: BatonHost,
+  ) {
+    this.disposables.push(
+      vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW, { deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'transcript') }),
+      vscode.window.registerWebviewPanelSerializer(INHERITED_VIEW, { deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'inherited') }),
+    );
+  }
+
+  /** Open (or focus and retarget) the transcript of a session, optionally at a turn with words marked. */
+  showTranscript(sessionKey: string, focusSeq?: number, highlight?: string[]): vscode.WebviewPanel {
+    return this.show({ kind: 'transcript', sessionKey, focusSeq, highlight });
+  }
+
+  showInherited(sessionKey: string): vscode.WebviewPanel {
+    return this.show({ kind: 'inherited', sessionKey });
+  }
+
+  /** Panels currently open, as "kind:key" (tests and the status menu use it). */
+  get openPanels(): string[] {
+    return [...this.open.keys()];
+  }
+
+  private show(state: PanelState): vscode.WebviewPanel {
+    const existing = this.open.get(`${state.kind}:${state.sessionKey}`);
+    if (existing) {
+      // A fresh document (new nonce) makes the webview say `ready` again and load the new state.
+      existing.state = state;
+      existing.panel.webview.html = webviewHtml(existing.panel.webview, this.extensionUri, state.kind, existing.panel.title);
+      existing.panel.reveal();
+      return existing.panel;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      state.kind === 'transcript' ? TRANSCRIPT_VIEW : INHERITED_VIEW,
+      state.kind === 'transcript' ? `Transcript ${shortKey(state.sessionKey)}` : `Inherited ← ${shortKey(state.sessionKey)}`,
+      vscode.ViewColumn.Active,
+      webviewOptions(this.extensionUri),
+    );
+    this.attach(panel, state);
+    return panel;
+  }
+
+  private restore(panel: vscode.WebviewPanel, state: PanelState | undefined, kind: PanelState['kind']): void {
+    if (!state?.sessionKey || this.open.has(`${kind}:${state.sessionKey}`)) {
+      panel.dispose();
+      return;
+    }
+    panel.webview.options = webviewOptions(this.extensionUri);
+    this.attach(panel, { ...state, kind } as PanelState);
+  }
+
+  private attach(panel: vscode.WebviewPanel, state: PanelState): void {
+    const id = `${state.kind}:${state.sessionKey}`;
+    const entry: OpenPanel = { panel, state };
+    this.open.set(id, entry);
+    const post = (msg: ToWebview) => void panel.webview.postMessage(msg);
+    const subs: vscode.Disposable[] = [
+      panel.webview.onDidReceiveMessage(async (msg: FromWebview) => {
+        try {
+          await this.handle(msg, entry.state, post);
+        } catch (err) {
+          post({ type: 'error', message: (err as Error).message });
+        }
+      }),
+    ];
+    if (state.kind === 'inherited') {
+      // The preview follows the parent: any change to it re-renders the block.
+      subs.push(this.host.onDidChangeSessions((keys) => void (keys.includes(state.sessionKey) && this.sendInherited(entry.state as InheritedState, post).catch(() => undefined))));
+    }
+    panel.onDidDispose(() => {
+      this.open.delete(id);
+      for (const s of subs) s.dispose();
+    });
+    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, state.kind, panel.title);
+  }
+
+  private async handle(msg: FromWebview, state: PanelState, post: (m: ToWebview) => void): Promise<void> {
+    const client = await this.host.requireClient();
+    switch (msg.type) {
+      case 'ready':
+        if (state.kind === 'inherited') return this.sendInherited(state, post);
+        return this.sendInit(state, post);
+      case 'loadTurns': {
+        if (state.kind !== 'transcript') return;
+        const page = await client.turns(state.sessionKey, msg.from, Math.min(msg.limit, 500));
+        post({ type: 'turns', from: msg.from, turns: page.turns, total: page.total });
+        return;
+      }
+      case 'copy':
+        await vscode.env.clipboard.writeText(msg.text);
+        void vscode.window.setStatusBarMessage('Baton: inherited block copied', 3000);
+        return;
+      case 'openSession':
+        this.showTranscript(msg.sessionKey);
+        return;
+    }
+  }
+
+  private async sendInit(state: TranscriptState, post: (m: ToWebview) => void): Promise<void> {
+    const client = await this.host.requireClient();
+    const session = await client.getSession(state.sessionKey);
+    if (!session) throw new Error(`Session ${state.sessionKey} is not in the store.`);
+    const meta = [session.harness, session.harnessAgentType, session.status, `${session.turnCount} turns`, `updated ${age(session.updatedAt)} ago`, session.project].filter(Boolean).join(' · ');
+    post({ type: 'init', state, title: session.title ?? session.key, total: session.turnCount, meta });
+  }
+
+  private async sendInherited(state: InheritedState, post: (m: ToWebview) => void): Promise<void> {
+    const client = await this.host.requireClient();
+    const view = await client.inherited(state.sessionKey);
+    post({ type: 'inherited', state, view, title: `What a new sub-agent of ${state.sessionKey} receives` });
+  }
+
+  dispose(): void {
+    for (const { panel } of [...this.open.values()]) panel.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}

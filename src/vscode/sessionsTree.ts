@@ -1,0 +1,169 @@
+// The Sessions tree: root sessions with their sub-agents nested to any depth, loaded lazily (one
+// level per expand), refreshed from the endpoint's event stream (no polling), filtered to this
+// workspace's project or showing all, newest activity first.
+
+import * as vscode from 'vscode';
+import type { SessionView } from '../client/batonClient';
+import { age } from '../core/format';
+import type { BatonHost } from './host';
+
+export class SessionNode {
+  constructor(
+    readonly session: SessionView,
+    readonly parentKey: string | null,
+  ) {}
+  get key(): string {
+    return this.session.key;
+  }
+}
+
+const PAGE = 500;
+
+export function statusIcon(s: SessionView): vscode.ThemeIcon {
+  if (s.bypassed) return new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground'));
+  switch (s.status) {
+    case 'active':
+      return new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('charts.blue'));
+    case 'completed':
+      return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
+    case 'failed':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
+    default:
+      return new vscode.ThemeIcon('circle-outline');
+  }
+}
+
+export function sessionLabel(s: SessionView): string {
+  if (s.title) return s.title;
+  if (s.harnessAgentType) return `${s.harnessAgentType} ${s.key.split('/').pop()}`;
+  return s.key;
+}
+
+export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly nodes = new Map<string, SessionNode>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private pending: NodeJS.Timeout | null = null;
+  private showAll: boolean;
+  /** Keys of the last loaded roots (for "is it empty", tests and reveal). */
+  rootKeys: string[] = [];
+
+  constructor(
+    private readonly host: BatonHost,
+    initialFilter: 'workspace' | 'all',
+  ) {
+    this.showAll = initialFilter === 'all';
+    void vscode.commands.executeCommand('setContext', 'baton.showAllProjects', this.showAll);
+    this.disposables.push(
+      this.changed,
+      // Hook traffic arrives in bursts: coalesce the refreshes.
+      host.onDidChangeSessions(() => this.scheduleRefresh()),
+      host.onDidChangeRole(() => this.scheduleRefresh()),
+    );
+  }
+
+  get filter(): 'workspace' | 'all' {
+    return this.showAll ? 'all' : 'workspace';
+  }
+
+  setFilter(filter: 'workspace' | 'all'): void {
+    this.showAll = filter === 'all';
+    void vscode.commands.executeCommand('setContext', 'baton.showAllProjects', this.showAll);
+    this.refresh();
+  }
+
+  private scheduleRefresh(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = null;
+      this.refresh();
+    }, 150);
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  /** The workspace folder paths a session's project must match, or undefined for "all". */
+  private projects(): string[] | undefined {
+    if (this.showAll) return undefined;
+    const folders = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath) ?? [];
+    return folders.length > 0 ? folders : undefined;
+  }
+
+  async getChildren(element?: SessionNode): Promise<SessionNode[]> {
+    const client = this.host.client;
+    if (!client) return [];
+    let sessions: SessionView[];
+    if (element) {
+      sessions = (await client.listSessions({ parent: element.key, limit: PAGE })).sessions;
+    } else {
+      const projects = this.projects();
+      sessions = projects
+        ? (await Promise.all(projects.map((project) => client.listSessions({ roots: true, project, limit: PAGE })))).flatMap((r) => r.sessions)
+        : (await client.listSessions({ roots: true, limit: PAGE })).sessions;
+      sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      this.rootKeys = sessions.map((s) => s.key);
+      void vscode.commands.executeCommand('setContext', 'baton.empty', sessions.length === 0);
+    }
+    return sessions.map((s) => {
+      const node = new SessionNode(s, element?.key ?? s.parentSessionKey);
+      this.nodes.set(s.key, node);
+      return node;
+    });
+  }
+
+  getTreeItem(node: SessionNode): vscode.TreeItem {
+    const s = node.session;
+    const item = new vscode.TreeItem(sessionLabel(s), s.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = s.key;
+    item.iconPath = statusIcon(s);
+    item.description = [s.harness, `${age(s.updatedAt)} ago`, `${s.turnCount} turns`].join(' · ');
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`**${sessionLabel(s)}**\n\n`);
+    const rows: Array<[string, string | null]> = [
+      ['Key', s.key],
+      ['Harness', s.harness + (s.harnessAgentType ? ` (${s.harnessAgentType})` : '')],
+      ['Status', s.bypassed ? `${s.status}, bypassed` : s.status],
+      ['Project', s.project],
+      ['Agent', s.agentId],
+      ['Parent', s.parentSessionKey],
+      ['Created', new Date(s.createdAt).toLocaleString()],
+      ['Updated', new Date(s.updatedAt).toLocaleString()],
+      ['Ended', s.endedAt ? `${new Date(s.endedAt).toLocaleString()}${s.endReason ? ` (${s.endReason})` : ''}` : null],
+    ];
+    for (const [name, value] of rows) if (value) tip.appendText(`${name}: ${value}\n`);
+    item.tooltip = tip;
+    item.contextValue = ['session', s.status, s.bypassed ? 'bypassed' : 'live'].join('.');
+    item.command = { command: 'baton.openTranscript', title: 'Open Transcript', arguments: [node] };
+    return item;
+  }
+
+  async getParent(node: SessionNode): Promise<SessionNode | undefined> {
+    if (!node.parentKey) return undefined;
+    const cached = this.nodes.get(node.parentKey);
+    if (cached) return cached;
+    const parent = await this.host.client?.getSession(node.parentKey);
+    if (!parent) return undefined;
+    const created = new SessionNode(parent, parent.parentSessionKey);
+    this.nodes.set(parent.key, created);
+    return created;
+  }
+
+  /** A node for a key (for `reveal`), fetched when it was never listed. */
+  async nodeFor(key: string): Promise<SessionNode | undefined> {
+    const cached = this.nodes.get(key);
+    if (cached) return cached;
+    const session = await this.host.client?.getSession(key);
+    if (!session) return undefined;
+    const node = new SessionNode(session, session.parentSessionKey);
+    this.nodes.set(key, node);
+    return node;
+  }
+
+  dispose(): void {
+    if (this.pending) clearTimeout(this.pending);
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}

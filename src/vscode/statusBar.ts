@@ -1,0 +1,62 @@
+// The status bar item: leader or follower, the endpoint's port, the number of live sessions; a
+// click opens Baton's menu.
+
+import * as vscode from 'vscode';
+import type { BatonHost } from './host';
+
+export class StatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('baton.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly disposables: vscode.Disposable[] = [this.item];
+  private pending: NodeJS.Timeout | null = null;
+  liveCount: number | null = null;
+
+  constructor(private readonly host: BatonHost) {
+    this.item.name = 'Baton';
+    this.item.command = 'baton.showMenu';
+    this.disposables.push(host.onDidChangeRole(() => this.update()), host.onDidChangeSessions(() => this.schedule()));
+    this.update();
+    this.item.show();
+  }
+
+  get text(): string {
+    return this.item.text;
+  }
+
+  private schedule(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = null;
+      void this.update();
+    }, 300);
+  }
+
+  async update(): Promise<void> {
+    const { role, port } = this.host;
+    if (role === 'starting') {
+      this.item.text = '$(loading~spin) Baton';
+      this.item.tooltip = 'Baton is opening its store…';
+      return;
+    }
+    if (role === 'stopped' || !this.host.client) {
+      this.item.text = '$(circle-slash) Baton';
+      this.item.tooltip = 'Baton is not running';
+      return;
+    }
+    try {
+      const [live, total] = await Promise.all([this.host.client.count('live'), this.host.client.count('all')]);
+      this.liveCount = live;
+      this.item.text = `$(${role === 'leader' ? 'broadcast' : 'plug'}) Baton ${role === 'leader' ? 'leader' : 'follower'} :${port} · ${live} live`;
+      this.item.tooltip = new vscode.MarkdownString(
+        `**Baton** — ${role === 'leader' ? 'this window holds the store' : 'following the window or daemon that holds the store'}\n\nEndpoint: \`127.0.0.1:${port}\`\n\nSessions: ${total} (${live} live)\n\nData: \`${this.host.dataDir}\``,
+      );
+    } catch (err) {
+      this.item.text = `$(warning) Baton ${role}`;
+      this.item.tooltip = `Baton: ${(err as Error).message}`;
+    }
+  }
+
+  dispose(): void {
+    if (this.pending) clearTimeout(this.pending);
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
