@@ -1,0 +1,38 @@
+import { strict as assert } from 'node:assert';
+import { SETTING_DEFAULTS, validateSettings } from '../../src/core/settings';
+
+describe('baton.* settings validation', () => {
+  it('returns the defaults for empty settings, without errors', () => {
+    assert.deepEqual(validateSettings({}), { settings: SETTING_DEFAULTS, errors: [] });
+  });
+
+  it('accepts valid values', () => {
+    const { settings, errors } = validateSettings({ dataDir: '/data/baton', port: 0, 'inherit.tailChars': 500, 'search.limit': 5, projectFilter: 'all', 'subagents.enabled': true, 'archival.enabled': true });
+    assert.deepEqual(errors, []);
+    assert.equal(settings.dataDirSetting, '/data/baton');
+    assert.equal(settings.port, 0);
+    assert.equal(settings.tailChars, 500);
+    assert.equal(settings.projectFilter, 'all');
+    assert.equal(settings.archival.enabled, true);
+  });
+
+  it('names the setting, the problem and the fallback for each invalid value', () => {
+    const { settings, errors } = validateSettings({ dataDir: 'relative/dir', port: 70000, 'inherit.tailChars': -1, 'inherit.enabled': 'yes', projectFilter: 'mine', 'search.limit': 1.5 });
+    assert.equal(errors.length, 6);
+    assert.match(errors[0], /^baton\.dataDir must be an absolute path/);
+    assert.ok(errors.some((e) => /^baton\.port must be a whole number from 0 to 65535 \(got 70000\)/.test(e)));
+    assert.ok(errors.some((e) => /^baton\.inherit\.tailChars .*using 3000\.$/.test(e)));
+    assert.ok(errors.some((e) => /^baton\.inherit\.enabled must be true or false/.test(e)));
+    assert.ok(errors.some((e) => /^baton\.projectFilter must be "workspace" or "all"/.test(e)));
+    assert.equal(settings.port, null);
+    assert.equal(settings.tailChars, 3000);
+    assert.equal(settings.dataDirSetting, '');
+  });
+
+  it('reports archival without sub-agents as a configuration error and keeps archival off', () => {
+    const { settings, errors } = validateSettings({ 'archival.enabled': true });
+    assert.equal(settings.archival.enabled, false);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /baton\.archival\.enabled needs baton\.subagents\.enabled/);
+  });
+});
