@@ -10,6 +10,7 @@ import { resolveDataDir } from './store/paths';
 import { openAccess, type Access } from './cli/access';
 import { registerServerCommands } from './cli/serverCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
+import { registerImportCommands } from './cli/importCommands';
 
 function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
@@ -145,6 +146,7 @@ export function buildProgram(): Command {
 
   registerServerCommands(program, { dataDirOption, out });
   registerConnectorCommands(program, { dataDirOption, out });
+  registerImportCommands(program, { dataDirOption, out });
   return program;
 }
 

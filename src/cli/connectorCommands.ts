@@ -7,7 +7,11 @@ import { runMcpBridge } from '../connectors/mcpBridge';
 import { HARNESSES } from '../connectors/runHook';
 import { installClaudeCode, uninstallClaudeCode, type InstallTarget } from '../connectors/installClaudeCode';
 import { installCodex, uninstallCodex } from '../connectors/installCodex';
+import { installOpenCode, uninstallOpenCode } from '../connectors/installOpenCode';
 import { resolveDataDir } from '../store/paths';
+
+/** Harnesses `baton install` knows; OpenCode gets a plugin instead of a hook command. */
+const INSTALLABLE = [...HARNESSES, 'opencode'];
 
 interface Helpers {
   dataDirOption(): Option;
@@ -41,7 +45,7 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
   program
     .command('install')
     .description("merge Baton's hooks into a harness's settings (idempotent; keeps your own hooks)")
-    .addArgument(new Argument('<harness>', 'which harness').choices(HARNESSES))
+    .addArgument(new Argument('<harness>', 'which harness').choices(INSTALLABLE))
     .addOption(dataDirOption())
     .addOption(new Option('--project [dir]', 'the project settings file (default: the current directory)').conflicts('user'))
     .option('--user', "the user's settings file (~/.claude/settings.json)")
@@ -49,6 +53,11 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .option('--url <url>', 'endpoint URL for --http', 'http://127.0.0.1:7433')
     .action((harness: string, opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string }) => {
       const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
+      if (harness === 'opencode') {
+        const result = installOpenCode({ ...target(opts), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined });
+        out(result.changed ? `Installed the Baton plugin in ${result.file}` : `The Baton plugin in ${result.file} is up to date`);
+        return;
+      }
       if (harness === 'codex') {
         const result = installCodex({ nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined });
         out(`Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`);
@@ -67,11 +76,11 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
   program
     .command('uninstall')
     .description("remove Baton's hooks (only ours) from a harness's settings")
-    .addArgument(new Argument('<harness>', 'which harness').choices(HARNESSES))
+    .addArgument(new Argument('<harness>', 'which harness').choices(INSTALLABLE))
     .addOption(new Option('--project [dir]', 'the project settings file (default: the current directory)').conflicts('user'))
     .option('--user', "the user's settings file")
     .action((harness: string, opts: { project?: string | boolean; user?: boolean }) => {
-      const result = harness === 'codex' ? uninstallCodex() : uninstallClaudeCode(target(opts));
+      const result = harness === 'codex' ? uninstallCodex() : harness === 'opencode' ? uninstallOpenCode(target(opts)) : uninstallClaudeCode(target(opts));
       out(result.removed ? `Removed Baton hooks from ${result.file}` : `No Baton hooks in ${result.file}`);
     });
 }

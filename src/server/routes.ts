@@ -13,7 +13,7 @@ import type { EventHub } from './events';
 import { readJsonBody, sendJson } from './http';
 import type { MemoryService } from './memoryService';
 import * as S from './schemas';
-import { hashSecret, newSecret, readScope, requirePermission, type Caller, type Permission } from './security';
+import { hashSecret, newSecret, readScope, writeAgent, type Caller, type Permission } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
 
 export interface RouteContext {
@@ -285,6 +285,56 @@ export function buildRoutes(svc: Services): Route[] {
         const body = S.parseBody(S.bypassBody, await ctx.body());
         const scope = readScope(ctx.caller);
         return store.write('setBypass', { agentId: scope === 'all' ? 'all' : scope.agentId, key: ctx.params.key, enabled: body.enabled });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/runs',
+      permission: 'remember',
+      handle: async (ctx) => {
+        const body = S.parseBody(S.runBody, await ctx.body());
+        const agentId = writeAgent(ctx.caller, body.agentId);
+        const { id } = await store.write('upsertRun', { ...body, agentId });
+        return (await store.read('getRun', { scope: readScope(ctx.caller), id })) ?? { id };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/runs',
+      permission: 'recall',
+      handle: async (ctx) => {
+        const q = (name: string) => ctx.query.get(name) ?? undefined;
+        const runs = await store.read('listRuns', {
+          scope: readScope(ctx.caller),
+          runner: q('runner'),
+          status: q('status'),
+          since: q('since'),
+          specId: q('specId'),
+          parentSessionKey: q('parent'),
+          limit: intParam(ctx.query, 'limit', 100, 1, 1000),
+        });
+        return { runs, count: runs.length };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/runs/:id',
+      permission: 'recall',
+      handle: async (ctx) => {
+        const run = await store.read('getRun', { scope: readScope(ctx.caller), id: ctx.params.id });
+        if (!run) throw new BatonError('not_found', `run ${ctx.params.id} not found`);
+        return run;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/runs/deliver',
+      permission: 'remember',
+      handle: async (ctx) => {
+        const body = S.parseBody(S.deliverBody, await ctx.body());
+        const { ids } = await store.write('takeDeliveries', { parentSessionKey: body.parentSessionKey });
+        const runs = await Promise.all(ids.map((id) => store.read('getRun', { scope: readScope(ctx.caller), id })));
+        return { runs: runs.filter((r) => r !== null), count: ids.length };
       },
     },
     {

@@ -122,3 +122,28 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
   const problem = issue.code === 'invalid_type' && issue.message.includes('received undefined') ? 'is required' : issue.message;
   throw new BatonError('invalid_request', `${field}: ${problem}`);
 }
+
+export const runBody = z
+  .object({
+    id: z.string().min(1).max(64).optional(),
+    runner: z.string().trim().min(1).max(64).optional(),
+    status: z.enum(['pending', 'running', 'completed', 'failed']).optional(),
+    executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
+    sessionKey: optionalKey,
+    parentSessionKey: optionalKey,
+    workspacePath: z.string().max(4096).optional(),
+    specId: z.string().max(256).optional(),
+    prompt: z.string().max(1_000_000).optional(),
+    files: z.array(z.string().max(4096)).max(1000).optional(),
+    resultContent: z.string().max(10_000_000).optional(),
+    inputTokens: z.number().int().min(0).optional(),
+    outputTokens: z.number().int().min(0).optional(),
+    durationMs: z.number().int().min(0).optional(),
+    error: z.string().max(100_000).optional(),
+    startedAt: z.string().max(64).optional(),
+    finishedAt: z.string().max(64).optional(),
+    agentId,
+  })
+  .strict();
+
+export const deliverBody = z.object({ parentSessionKey: key }).loose();

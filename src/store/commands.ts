@@ -5,6 +5,7 @@
 import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { planTranscriptDelta } from '../core/transcriptDelta';
+import { canMove } from '../core/runs';
 import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRunContext, Turn } from '../core/types';
 import { all, one } from './db';
 import { findSessionRow, stripSessionPrefix } from './queries';
@@ -230,8 +231,6 @@ export interface UpsertRunArgs extends Omit<RunFields, 'files'>, Partial<Pick<Su
   executionMode?: ExecutionMode;
 }
 
-const RUN_ORDER: Record<RunStatus, number> = { pending: 0, running: 1, completed: 2, failed: 2 };
-
 export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: string } {
   const { id: given, ...set } = args;
   const id = given ?? ctx.newId();
@@ -241,13 +240,29 @@ export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: strin
     ensureAgent(ctx, set.agentId ?? DEFAULT_AGENT);
     set.agentId ??= DEFAULT_AGENT;
     set.status ??= 'pending';
-  } else if (set.status && RUN_ORDER[set.status] < RUN_ORDER[existing.status]) {
-    throw new BatonError('conflict', `run ${id} is ${existing.status}; it cannot go back to ${set.status}`);
-  } else if (set.status && RUN_ORDER[existing.status] === 2 && set.status !== existing.status) {
-    throw new BatonError('conflict', `run ${id} already ${existing.status}`);
+  } else {
+    delete set.agentId; // a run keeps the agent it was created for
+  }
+  if (existing && set.status && set.status !== existing.status && !canMove(existing.status, set.status)) {
+    throw new BatonError('conflict', `run ${id} is ${existing.status}; it cannot become ${set.status}`);
   }
   ctx.emit({ t: 'run', id, set, at: ctx.now() });
   return { id };
+}
+
+/**
+ * Takes the finished ASYNC_CALLBACK runs of a parent that were not delivered yet, and marks them
+ * delivered in the same atomic step: two windows asking at once cannot both deliver a result.
+ */
+export function takeDeliveries(ctx: CommandContext, args: { parentSessionKey: string }): { ids: string[] } {
+  const rows = all<{ id: string }>(
+    ctx.db,
+    `SELECT id FROM subagent_runs WHERE parent_session_key = ? AND execution_mode = 'ASYNC_CALLBACK'
+     AND status IN ('completed', 'failed') AND callback_delivered_at IS NULL ORDER BY finished_at, created_at`,
+    [stripSessionPrefix(args.parentSessionKey)],
+  );
+  for (const row of rows) ctx.emit({ t: 'run', id: row.id, set: { callbackDeliveredAt: ctx.now() }, at: ctx.now() });
+  return { ids: rows.map((r) => r.id) };
 }
 
 export interface CreateTokenArgs {

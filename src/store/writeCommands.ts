@@ -23,6 +23,7 @@ export const WRITE_COMMANDS = {
   addMemory: c.addMemory,
   addSummary: c.addSummary,
   upsertRun: c.upsertRun,
+  takeDeliveries: c.takeDeliveries,
   createToken: c.createToken,
   revokeToken: (ctx: CommandContext, args: { id: string }) => {
     ctx.emit({ t: 'tokenRevoke', id: args.id, at: ctx.now() });

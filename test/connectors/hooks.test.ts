@@ -2,7 +2,7 @@
 // real server; and the installers on real settings files.
 
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -14,10 +14,20 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const HOOK = path.join(ROOT, 'dist', 'hook.js');
 
-function runHook(harness: string, dataDir: string, payload: unknown, env: NodeJS.ProcessEnv = {}) {
+/** Runs the hook as a child process. Asynchronously: the server under test lives in this process. */
+function runHook(harness: string, dataDir: string, payload: unknown, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; ms: number }> {
   const started = Date.now();
-  const r = spawnSync(process.execPath, [HOOK, harness, '--data-dir', dataDir], { input: JSON.stringify(payload), encoding: 'utf8', env: { ...process.env, ...env }, timeout: 10_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [HOOK, harness, '--data-dir', dataDir], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('exit', (status) => {
+      clearTimeout(kill);
+      resolve({ status, stdout, ms: Date.now() - started });
+    });
+    child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  });
 }
 
 function jsonl(lines: unknown[]): string {
@@ -40,7 +50,7 @@ describe('hook command (dist/hook.js) against a real server', function () {
     cleanupTempDirs();
   });
 
-  it('Claude Code: keeps the parent live, hands SubagentStart the inherited block, stores the sub-agent at SubagentStop with its exact spawner', () => {
+  it('Claude Code: keeps the parent live, hands SubagentStart the inherited block, stores the sub-agent at SubagentStop with its exact spawner', async () => {
     const dir = path.join(roots, 'proj');
     fs.mkdirSync(path.join(dir, 'sess-1', 'subagents'), { recursive: true });
     const parentFile = path.join(dir, 'sess-1.jsonl');
@@ -52,11 +62,11 @@ describe('hook command (dist/hook.js) against a real server', function () {
       ]),
     );
     const common = { session_id: 'sess-1', transcript_path: parentFile, cwd: '/repo' };
-    const submit = runHook('claude-code', dataDir, { ...common, hook_event_name: 'UserPromptSubmit', prompt: 'Refactor billing; keep SECRET-MARKER-5521 in mind', prompt_id: 'p1', permission_mode: 'default' });
+    const submit = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'UserPromptSubmit', prompt: 'Refactor billing; keep SECRET-MARKER-5521 in mind', prompt_id: 'p1', permission_mode: 'default' });
     assert.equal(submit.status, 0);
     assert.equal(submit.stdout, '', 'no entity context yet, so no output');
 
-    const start = runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: 'a1', agent_type: 'general-purpose', prompt_id: 'p1' });
+    const start = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: 'a1', agent_type: 'general-purpose', prompt_id: 'p1' });
     assert.equal(start.status, 0);
     const out = JSON.parse(start.stdout);
     assert.equal(out.hookSpecificOutput.hookEventName, 'SubagentStart');
@@ -65,15 +75,15 @@ describe('hook command (dist/hook.js) against a real server', function () {
     assert.match(out.hookSpecificOutput.additionalContext, /Tool: Agent\(/, 'the parent transcript was refreshed from its file first');
 
     // A nested sub-agent: its SubagentStart names only the root; its meta file names the spawner.
-    const nested = runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: 'a2', agent_type: 'Explore' });
+    const nested = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: 'a2', agent_type: 'Explore' });
     assert.equal(nested.status, 0);
     const agentFile = path.join(dir, 'sess-1', 'subagents', 'agent-a2.jsonl');
     fs.writeFileSync(agentFile, jsonl([{ type: 'user', uuid: 's1', isSidechain: true, sessionId: 'sess-1', message: { role: 'user', content: 'Look at invoices' } }, { type: 'assistant', uuid: 's2', isSidechain: true, sessionId: 'sess-1', message: { id: 'm9', role: 'assistant', content: [{ type: 'text', text: 'Invoices use cents.' }] } }]));
     fs.writeFileSync(agentFile.replace(/\.jsonl$/, '.meta.json'), JSON.stringify({ agentType: 'Explore', description: 'invoices', toolUseId: 'toolu_2', spawnDepth: 2, parentAgentId: 'a1' }));
-    const stop = runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStop', agent_id: 'a2', agent_type: 'Explore', agent_transcript_path: agentFile, last_assistant_message: 'Invoices use cents.', stop_hook_active: false });
+    const stop = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStop', agent_id: 'a2', agent_type: 'Explore', agent_transcript_path: agentFile, last_assistant_message: 'Invoices use cents.', stop_hook_active: false });
     assert.equal(stop.status, 0);
     assert.equal(stop.stdout, '');
-    return (async () => {
+    {
       const child = await daemon.store.read('getSession', { scope: 'all', key: 'sess-1/agent-a2' });
       assert.equal(child?.parentSessionKey, 'sess-1/agent-a1');
       assert.equal(child?.status, 'completed');
@@ -81,18 +91,18 @@ describe('hook command (dist/hook.js) against a real server', function () {
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key: 'sess-1/agent-a2' })).content, 'User: Look at invoices\nAssistant: Invoices use cents.');
       const first = await daemon.store.read('getSession', { scope: 'all', key: 'sess-1/agent-a1' });
       assert.equal(first?.parentSessionKey, 'sess-1');
-    })();
+    }
   });
 
   it('Claude Code: PostCompact becomes a checkpoint; /clear ends the previous session; SessionEnd ends it', async () => {
-    runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'SessionStart', source: 'startup' });
-    runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'UserPromptSubmit', prompt: 'first prompt' });
-    assert.equal(runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'PostCompact', compact_summary: 'Summary: we chose Postgres.' }).status, 0);
+    await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'SessionStart', source: 'startup' });
+    await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'UserPromptSubmit', prompt: 'first prompt' });
+    assert.equal((await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'PostCompact', compact_summary: 'Summary: we chose Postgres.' })).status, 0);
     const checkpoint = await daemon.store.read('latestCheckpoint', { scope: 'all', key: 'c-old' });
     assert.equal(checkpoint?.digest, 'Summary: we chose Postgres.');
-    runHook('claude-code', dataDir, { session_id: 'c-new', cwd: '/proj2', hook_event_name: 'SessionStart', source: 'clear' });
+    await runHook('claude-code', dataDir, { session_id: 'c-new', cwd: '/proj2', hook_event_name: 'SessionStart', source: 'clear' });
     assert.equal((await daemon.store.read('getSession', { scope: 'all', key: 'c-old' }))?.endReason, 'clear');
-    runHook('claude-code', dataDir, { session_id: 'c-new', cwd: '/proj2', hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' });
+    await runHook('claude-code', dataDir, { session_id: 'c-new', cwd: '/proj2', hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' });
     const ended = await daemon.store.read('getSession', { scope: 'all', key: 'c-new' });
     assert.equal(ended?.status, 'ended');
     assert.equal(ended?.endReason, 'prompt_input_exit');
@@ -101,19 +111,19 @@ describe('hook command (dist/hook.js) against a real server', function () {
   it('Codex: a child rollout naming its parent thread nests under it; hooks inside a child belong to the child', async () => {
     const rollout = path.join(roots, 'rollout-child.jsonl');
     fs.writeFileSync(rollout, jsonl([{ timestamp: '2026-11-26T00:00:00Z', type: 'session_meta', payload: { id: 'thread-c2', parent_thread_id: 'thread-c1', source: { subagent: { thread_spawn: { depth: 2 } } } } }]));
-    runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'UserPromptSubmit', prompt: 'Codex parent CODEX-MARK-1' });
-    const first = runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'SubagentStart', agent_id: 'thread-c1', agent_type: 'worker', turn_id: 't1' });
+    await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'UserPromptSubmit', prompt: 'Codex parent CODEX-MARK-1' });
+    const first = await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'SubagentStart', agent_id: 'thread-c1', agent_type: 'worker', turn_id: 't1' });
     assert.match(JSON.parse(first.stdout).hookSpecificOutput.additionalContext, /CODEX-MARK-1/);
-    runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'SubagentStart', agent_id: 'thread-c2', agent_type: 'worker', transcript_path: rollout });
+    await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'SubagentStart', agent_id: 'thread-c2', agent_type: 'worker', transcript_path: rollout });
     assert.equal((await daemon.store.read('getSession', { scope: 'all', key: 'root-x/agent-thread-c2' }))?.parentSessionKey, 'root-x/agent-thread-c1');
-    runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'UserPromptSubmit', agent_id: 'thread-c1', agent_type: 'worker', prompt: 'inside the child' });
+    await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'UserPromptSubmit', agent_id: 'thread-c1', agent_type: 'worker', prompt: 'inside the child' });
     assert.equal((await daemon.store.read('transcript', { scope: 'all', key: 'root-x/agent-thread-c1' })).content, 'User: inside the child');
     assert.equal((await daemon.store.read('getSession', { scope: 'all', key: 'root-x/agent-thread-c1' }))?.harness, 'codex');
   });
 
   it('never hurts the harness: endpoint down, hanging or erroring → exit 0, no output, within 1 s, one log line', async () => {
     const down = tempDir();
-    const r1 = runHook('claude-code', down, { session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'x' });
+    const r1 = await runHook('claude-code', down, { session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'x' });
     assert.deepEqual([r1.status, r1.stdout], [0, '']);
     assert.match(fs.readFileSync(path.join(down, 'hooks.log'), 'utf8'), /no running Baton endpoint/);
 
@@ -125,14 +135,7 @@ describe('hook command (dist/hook.js) against a real server', function () {
     const port = (silent.address() as net.AddressInfo).port;
     fs.writeFileSync(path.join(hanging, 'baton.lock'), JSON.stringify({ pid: process.pid, port, startedAt: 'now', holder: 'test' }));
     fs.writeFileSync(path.join(hanging, 'endpoint.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid: process.pid, token: 't' }));
-    const r2 = await new Promise<{ status: number | null; stdout: string; ms: number }>((resolve) => {
-      const started = Date.now();
-      const child = require('node:child_process').spawn(process.execPath, [HOOK, 'claude-code', '--data-dir', hanging], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c));
-      child.on('exit', (status: number | null) => resolve({ status, stdout, ms: Date.now() - started }));
-      child.stdin.end(JSON.stringify({ session_id: 's', hook_event_name: 'SubagentStart', agent_id: 'a' }));
-    });
+    const r2 = await runHook('claude-code', hanging, { session_id: 's', hook_event_name: 'SubagentStart', agent_id: 'a' });
     for (const s of sockets) s.destroy();
     silent.close();
     assert.deepEqual([r2.status, r2.stdout], [0, '']);
@@ -143,10 +146,10 @@ describe('hook command (dist/hook.js) against a real server', function () {
     const wrong = tempDir();
     fs.writeFileSync(path.join(wrong, 'baton.lock'), JSON.stringify({ pid: process.pid, port: daemon.server.port, startedAt: 'now', holder: 'test' }));
     fs.writeFileSync(path.join(wrong, 'endpoint.json'), JSON.stringify({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: 'not-the-token' }));
-    const r3 = runHook('claude-code', wrong, { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' });
+    const r3 = await runHook('claude-code', wrong, { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' });
     assert.deepEqual([r3.status, r3.stdout], [0, '']);
     assert.match(fs.readFileSync(path.join(wrong, 'hooks.log'), 'utf8'), /HTTP 401/);
-    const r4 = runHook('claude-code', dataDir, 'not json at all' as unknown as object);
+    const r4 = await runHook('claude-code', dataDir, 'not json at all' as unknown as object);
     assert.deepEqual([r4.status, r4.stdout], [0, '']);
   });
 });
