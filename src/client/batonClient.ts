@@ -3,7 +3,7 @@
 
 import * as http from 'node:http';
 import { BatonError, type ErrorCode } from '../core/errors';
-import type { SearchHit, SessionRecord, SessionStatus } from '../core/types';
+import type { SearchHit, SessionRecord, SessionStatus, SubagentRun } from '../core/types';
 import type { EndpointInfo } from '../server/endpoint';
 
 export interface SessionView extends Omit<SessionRecord, 'charCount'> {
@@ -110,6 +110,34 @@ export class BatonClient {
 
   endSession(session: { key: string; harness: string }, reason = 'ended from VS Code'): Promise<unknown> {
     return this.call('POST', '/api/hooks/session-end', { harness: session.harness, sessionKey: session.key, reason });
+  }
+
+  /** Any POST route of the API (hooks, runs); typed by the caller. */
+  post<T = Record<string, unknown>>(route: string, body: unknown): Promise<T> {
+    return this.call<T>('POST', route, body);
+  }
+
+  saveRun(run: Record<string, unknown>): Promise<SubagentRun> {
+    return this.call('POST', '/api/runs', run);
+  }
+
+  async getRun(id: string): Promise<SubagentRun | null> {
+    try {
+      return await this.call<SubagentRun>('GET', `/api/runs/${encodeURIComponent(id)}`);
+    } catch (err) {
+      if (err instanceof BatonError && err.code === 'not_found') return null;
+      throw err;
+    }
+  }
+
+  async listRuns(filter: { runner?: string; status?: string; since?: string; specId?: string; parent?: string; limit?: number } = {}): Promise<SubagentRun[]> {
+    const params = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    return (await this.call<{ runs: SubagentRun[] }>('GET', `/api/runs?${params}`)).runs;
+  }
+
+  /** Finished callback runs of a parent not delivered yet; marked delivered by the same call. */
+  async takeDeliveries(parentSessionKey: string): Promise<SubagentRun[]> {
+    return (await this.call<{ runs: SubagentRun[] }>('POST', '/api/runs/deliver', { parentSessionKey })).runs;
   }
 
   /** Follows /api/events; reconnects until closed. `onChange` gets the changed session keys. */
