@@ -2,18 +2,38 @@
 // surfaces. Activation does no heavy work: the store opens in the background.
 
 import * as vscode from 'vscode';
+import type { SubagentRun, Turn } from './core/types';
+import { RunManager, type Runner, type SpawnOptions, type SpawnResult } from './client/runManager';
+import { Archivist } from './vscode/archive';
+import { BatonChat, PARTICIPANT_ID, type BatonChatResult } from './vscode/chat';
 import { registerCommands } from './vscode/commands';
+import { LanguageModelRunner, pickModel } from './vscode/lmRunner';
+import { registerTools } from './vscode/tools';
 import { BatonHost, readSettings } from './vscode/host';
 import { Panels } from './vscode/panels';
 import { SessionsTree } from './vscode/sessionsTree';
 import { StatusBar } from './vscode/statusBar';
 import { syncTerminalEnvironment } from './vscode/terminalEnv';
 
+/** What `activate` returns: other extensions use Baton's sessions and sub-agent manager through it. */
 export interface BatonExtensionApi {
   host: BatonHost;
   tree: SessionsTree;
   panels: Panels;
   statusBar: StatusBar;
+  chat: BatonChat;
+  runs: RunManager;
+  archivist: Archivist;
+  /** Records a session (and its parent); returns the inherited block a child receives. */
+  registerSession(session: { key: string; harness: string; parentSessionKey?: string; project?: string; title?: string }): Promise<{ sessionKey: string; inject: string }>;
+  /** Appends turns to a session's live transcript (as a delta: re-sent turns are not stored twice). */
+  appendTurns(key: string, turns: Turn[], harness?: string): Promise<{ appended: number }>;
+  /** Spawns a sub-agent (SYNC, ASYNC_POLL or ASYNC_CALLBACK) with a registered runner. */
+  invokeSubagent(options: SpawnOptions): Promise<SpawnResult>;
+  /** Sub-agent runs, newest first, filtered. */
+  queryRuns(filter?: { runner?: string; status?: string; since?: string; specId?: string; parent?: string; limit?: number }): Promise<SubagentRun[]>;
+  /** Adds a runner (for example another extension's agent) that invokeSubagent and the tools can use. */
+  registerRunner(runner: Runner): vscode.Disposable;
 }
 
 let host: BatonHost | undefined;
@@ -32,6 +52,15 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   const view = vscode.window.createTreeView('baton.sessions', { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new StatusBar(host);
   let searchLimit = settings.searchLimit;
+  let current = settings;
+  const client = () => host!.requireClient();
+  const runs = new RunManager(client, (parent, delivered) => log.info(`Delivered ${delivered.length} sub-agent result(s) into ${parent}`));
+  const archivist = new Archivist(client, () => host!.dataDir, () => current.archival);
+  const chat = new BatonChat(host, runs, archivist);
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) => chat.handle(request, chatContext, stream, token));
+  participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'baton.svg');
+  participant.followupProvider = { provideFollowups: (result) => chat.followups(result as BatonChatResult) };
+  const lmRunner = runs.register(new LanguageModelRunner(() => pickModel()));
   context.subscriptions.push(
     host,
     panels,
@@ -40,6 +69,9 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     statusBar,
     ...registerCommands({ context, host, panels, tree, view, log, searchLimit: () => searchLimit }),
     syncTerminalEnvironment(context.environmentVariableCollection, host),
+    participant,
+    { dispose: () => lmRunner.dispose() },
+    ...registerTools(host, runs, archivist, () => current.subagentsEnabled),
     host.onDidChangeRole((role) => {
       view.message = role === 'starting' ? 'Opening the Baton store…' : undefined;
     }),
@@ -48,13 +80,39 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
       const next = readSettings();
       for (const error of next.errors) void vscode.window.showWarningMessage(`Baton settings: ${error}`);
       searchLimit = next.settings.searchLimit;
+      current = next.settings;
       if (event.affectsConfiguration('baton.projectFilter')) tree.setFilter(next.settings.projectFilter);
       await host?.applySettings(next.settings);
     }),
   );
   view.message = 'Opening the Baton store…';
   host.start();
-  return { host, tree, panels, statusBar };
+  return {
+    host,
+    tree,
+    panels,
+    statusBar,
+    chat,
+    runs,
+    archivist,
+    registerSession: async (session) => {
+      const r = await (await client()).post<{ sessionKey: string; inject?: string }>('/api/hooks/session-start', { ...session, sessionKey: session.key });
+      return { sessionKey: r.sessionKey, inject: r.inject ?? '' };
+    },
+    appendTurns: async (key, turns, harness = 'vscode-api') => {
+      const r = await (await client()).post<{ appended?: number }>('/api/hooks/user-prompt-submit', { harness, sessionKey: key, transcript: turns.map((t) => ({ role: t.role, content: t.text })) });
+      return { appended: r.appended ?? 0 };
+    },
+    invokeSubagent: (options) => {
+      if (!current.subagentsEnabled) return Promise.reject(new Error('Baton sub-agents are turned off (baton.subagents.enabled).'));
+      return runs.spawn(options);
+    },
+    queryRuns: async (filter = {}) => (await client()).listRuns(filter),
+    registerRunner: (runner) => {
+      const registration = runs.register(runner);
+      return new vscode.Disposable(() => registration.dispose());
+    },
+  };
 }
 
 export async function deactivate(): Promise<void> {

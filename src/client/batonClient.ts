@@ -82,6 +82,10 @@ export class BatonClient {
     return r.total;
   }
 
+  async tree(project?: string): Promise<TreeView[]> {
+    return (await this.call<{ roots: TreeView[] }>('GET', `/api/sessions/tree${project ? `?project=${encodeURIComponent(project)}` : ''}`)).roots;
+  }
+
   async getSession(key: string): Promise<SessionView | null> {
     try {
       return await this.call<SessionView>('GET', `/api/sessions/${encodeURIComponent(key)}`);

@@ -1,0 +1,188 @@
+// The @baton chat participant. Every conversation with it is a tracked session (its key travels
+// in the result metadata), so sub-agents it spawns hang under it in the tree. Commands:
+// /parent [key], /search <query>, /tree, /runs; a free-form question is answered from the parent
+// context and search hits with the request's language model, or deterministically without one.
+
+import * as crypto from 'node:crypto';
+import * as vscode from 'vscode';
+import type { BatonClient, HitView, TreeView } from '../client/batonClient';
+import { liveSubagentsSection } from '../core/archival';
+import { age } from '../core/format';
+import { compileSearchQuery } from '../core/searchQuery';
+import type { RunManager } from '../client/runManager';
+import type { Archivist } from './archive';
+import type { BatonHost } from './host';
+
+export const PARTICIPANT_ID = 'baton.chat';
+export const CHAT_HARNESS = 'vscode-chat';
+
+export interface BatonChatResult extends vscode.ChatResult {
+  metadata: { sessionKey: string; command?: string; query?: string; archived?: string };
+}
+
+function openLink(key: string, label = key, seq?: number): string {
+  const args = encodeURIComponent(JSON.stringify(seq ? [key, seq] : [key]));
+  return `[${label.replace(/[[\]]/g, '')}](command:baton.openTranscript?${args})`;
+}
+
+function md(text: string): vscode.MarkdownString {
+  const m = new vscode.MarkdownString(text);
+  m.isTrusted = { enabledCommands: ['baton.openTranscript', 'baton.previewInherited', 'baton.revealSession'] };
+  return m;
+}
+
+function treeLines(nodes: TreeView[], depth = 0, out: string[] = [], limit = 200): string[] {
+  for (const node of nodes) {
+    if (out.length >= limit) break;
+    out.push(`${'  '.repeat(depth)}- ${openLink(node.key, node.title ?? node.key)} — ${node.harness}${node.harnessAgentType ? ` ${node.harnessAgentType}` : ''}, ${node.status}, ${node.turnCount} turns`);
+    treeLines(node.children, depth + 1, out, limit);
+  }
+  return out;
+}
+
+export class BatonChat {
+  constructor(
+    private readonly host: BatonHost,
+    private readonly runs: RunManager,
+    private readonly archivist: Archivist,
+  ) {}
+
+  /** The conversation's session: from an earlier answer's metadata, or a new one. */
+  sessionFor(context: vscode.ChatContext): { key: string; fresh: boolean } {
+    for (let i = context.history.length - 1; i >= 0; i--) {
+      const turn = context.history[i];
+      if (turn instanceof vscode.ChatResponseTurn && typeof (turn.result.metadata as { sessionKey?: unknown })?.sessionKey === 'string') {
+        return { key: (turn.result.metadata as { sessionKey: string }).sessionKey, fresh: false };
+      }
+    }
+    return { key: `vscode-chat-${crypto.randomUUID()}`, fresh: true };
+  }
+
+  /** The session whose context a question is about: the given key, else the newest live session of this workspace. */
+  private async currentSession(client: BatonClient, chatKey: string, explicit?: string): Promise<string | null> {
+    if (explicit) return explicit;
+    const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const { sessions } = await client.listSessions({ project, limit: 20 });
+    const candidate = sessions.find((s) => s.harness !== CHAT_HARNESS && s.key !== chatKey && !s.key.startsWith(chatKey));
+    return candidate?.key ?? null;
+  }
+
+  async handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<BatonChatResult> {
+    const client = await this.host.requireClient();
+    const { key, fresh } = this.sessionFor(context);
+    const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (fresh) await client.post('/api/hooks/session-start', { harness: CHAT_HARNESS, sessionKey: key, project, title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}` });
+    const promptText = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
+    await client.post('/api/hooks/user-prompt-submit', { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project });
+    await this.runs.setBusy(key, true);
+    let answer = '';
+    const say = (text: string) => {
+      answer += text;
+      stream.markdown(md(text));
+    };
+    const metadata: BatonChatResult['metadata'] = { sessionKey: key, command: request.command };
+    try {
+      switch (request.command) {
+        case 'parent':
+          await this.parent(client, key, request.prompt.trim(), say);
+          break;
+        case 'search':
+          metadata.query = request.prompt;
+          await this.search(client, request.prompt, say);
+          break;
+        case 'tree':
+          await this.tree(client, say);
+          break;
+        case 'runs':
+          await this.listRuns(client, key, say);
+          break;
+        default:
+          await this.answer(client, key, request, stream, say, token);
+      }
+    } catch (err) {
+      say(`\n\n**Baton:** ${(err as Error).message}`);
+    } finally {
+      await client.post('/api/hooks/user-prompt-submit', { harness: CHAT_HARNESS, sessionKey: key, lastAssistantMessage: answer || '(no answer)' }).catch(() => undefined);
+      const delivered = await this.runs.setBusy(key, false).catch(() => []);
+      if (delivered.length) stream.markdown(md(`\n\n_${delivered.length} sub-agent result(s) arrived and were added to this conversation._`));
+    }
+    const archived = await this.archivist
+      .afterTurn({ sessionKey: key, depth: 0, prompt: promptText, response: answer, toolsUsed: request.toolReferences.map((t) => t.name), toolCallOpen: false, conversationTurns: context.history.filter((h) => h instanceof vscode.ChatRequestTurn).length + 1 }, request.model)
+      .catch(() => null);
+    if (archived) metadata.archived = archived.holderId;
+    return { metadata };
+  }
+
+  private async parent(client: BatonClient, chatKey: string, explicit: string, say: (t: string) => void): Promise<void> {
+    const target = await this.currentSession(client, chatKey, explicit || undefined);
+    if (!target) return say('No session to show: none is recorded for this workspace yet. Name one: `/parent <session key>`.');
+    const view = await client.inherited(target);
+    if (view.empty) return say(`${openLink(target)} has nothing to inherit yet (no transcript or checkpoint).`);
+    say(`A new sub-agent of ${openLink(target)} would receive (${view.chars} characters, about ${view.estimatedTokens} tokens):\n\n\`\`\`markdown\n${view.block}\n\`\`\``);
+  }
+
+  private async search(client: BatonClient, query: string, say: (t: string) => void): Promise<HitView[]> {
+    if (!compileSearchQuery(query).match) {
+      say('Give me something to search for: `/search <words>`.');
+      return [];
+    }
+    const hits = await client.search(query, { limit: 10 });
+    if (hits.length === 0) {
+      say(`No session mentions ${JSON.stringify(query)}.`);
+      return hits;
+    }
+    say(hits.map((h) => `- ${openLink(h.sessionKey, h.sessionKey, h.turnSeq)} — ${h.harness}, ${age(h.updatedAt)} ago\n  > ${h.excerpt.replace(/\[\[/g, '**').replace(/\]\]/g, '**')}`).join('\n'));
+    return hits;
+  }
+
+  private async tree(client: BatonClient, say: (t: string) => void): Promise<void> {
+    const lines = treeLines(await client.tree());
+    say(lines.length ? lines.join('\n') : 'No sessions yet.');
+  }
+
+  private async listRuns(client: BatonClient, chatKey: string, say: (t: string) => void): Promise<void> {
+    const runs = await client.listRuns({ limit: 30 });
+    if (runs.length === 0) return say('No sub-agent runs yet. Ask me to spawn one, or use the `baton_spawn_subagent` tool.');
+    const rows = runs.map((r) => `| ${r.id.slice(0, 8)} | ${r.runner} | ${r.status} | ${r.executionMode} | ${r.parentSessionKey === chatKey ? 'this chat' : r.parentSessionKey ?? '—'} | ${r.durationMs ?? '—'} | ${(r.context.prompt ?? '').replace(/\|/g, '/').slice(0, 60)} |`);
+    say(['| run | runner | status | mode | parent | ms | task |', '|---|---|---|---|---|---|---|', ...rows].join('\n'));
+  }
+
+  private async answer(client: BatonClient, chatKey: string, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, say: (t: string) => void, token: vscode.CancellationToken): Promise<void> {
+    const target = await this.currentSession(client, chatKey);
+    const [inherited, hits] = await Promise.all([target ? client.inherited(target) : null, compileSearchQuery(request.prompt).match ? client.search(request.prompt, { limit: 5 }) : Promise.resolve([] as HitView[])]);
+    const sources = [...new Set([...(target && inherited && !inherited.empty ? [target] : []), ...hits.map((h) => h.sessionKey)])];
+    const context = [
+      inherited && !inherited.empty ? inherited.block : '',
+      hits.length ? ['## Search hits', ...hits.map((h) => `- ${h.sessionKey}: ${h.excerpt}`)].join('\n') : '',
+      liveSubagentsSection(this.archivist.liveHolders(chatKey)),
+    ]
+      .filter(Boolean)
+      .join('\n\n');
+    const model = request.model;
+    if (model) {
+      const prompt = `You answer questions about the user's AI agent sessions, using only this context from Baton:\n\n${context || '(no recorded context)'}\n\nQuestion: ${request.prompt}`;
+      try {
+        const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(prompt)], {}, token);
+        for await (const fragment of response.text) say(fragment);
+      } catch (err) {
+        say(`The language model could not answer (${(err as Error).message}); here is what Baton has:\n\n${context || 'nothing yet.'}`);
+      }
+    } else {
+      say(context ? `No language model is available, so here is the context Baton has for this question:\n\n${context}` : 'No language model is available and Baton has no recorded context for this question yet.');
+    }
+    if (sources.length) {
+      for (const key of sources) stream.reference(vscode.Uri.from({ scheme: 'baton-session', path: `/${key}` }));
+      say(`\n\nSessions used: ${sources.map((k) => openLink(k)).join(', ')}`);
+    }
+  }
+
+  followups(result: BatonChatResult): vscode.ChatFollowup[] {
+    const followups: vscode.ChatFollowup[] = [
+      { prompt: '', command: 'tree', label: 'Show the session tree' },
+      { prompt: '', command: 'parent', label: 'What would a new sub-agent inherit?' },
+      { prompt: '', command: 'runs', label: 'List sub-agent runs' },
+    ];
+    if (result.metadata?.query) followups.unshift({ prompt: `"${result.metadata.query}"`, command: 'search', label: 'Search the exact phrase' });
+    return followups.filter((f) => f.command !== result.metadata?.command || f.command === 'search');
+  }
+}
