@@ -43,6 +43,52 @@ export function spawnerOf(harness: HookHarness, sessionId: string, agentTranscri
   }
 }
 
+/**
+ * Claude Code appends a sub-agent's transcript in a few batches and may still be writing it when
+ * SubagentStop fires: wait briefly (within the hook's budget) until it holds the final reply.
+ */
+async function settledTranscript(file: string | undefined, lastMessage: string | undefined, waitMs = 400): Promise<string | undefined> {
+  if (!file) return undefined;
+  const probe = (lastMessage ?? '').trim().slice(0, 200);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const text = fs.readFileSync(file, 'utf8');
+      if (!probe || text.includes(JSON.stringify(probe).slice(1, -1))) return file;
+    } catch {
+      /* not written yet */
+    }
+    if (Date.now() >= deadline) return existing(file);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const RECENT_MS = 5 * 60 * 1000;
+
+/** Every sub-agent transcript Claude Code keeps for a session: <dir>/<session>/subagents/agent-<id>.jsonl. */
+function subagentTranscripts(transcriptPath: string, sessionId: string): Array<{ agentId: string; file: string }> {
+  const dir = path.join(path.dirname(transcriptPath), sessionId, 'subagents');
+  try {
+    return fs
+      .readdirSync(dir)
+      .map((name) => /^agent-(.+)\.jsonl$/.exec(name))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ agentId: m[1], file: path.join(dir, m[0]) }))
+      // Only recently written ones: older sub-agents were settled at an earlier turn.
+      .filter(({ file }) => Date.now() - fs.statSync(file).mtimeMs < RECENT_MS);
+  } catch {
+    return [];
+  }
+}
+
+/** Backstop at the end of a turn: sub-agent transcripts that were still being written at their stop. */
+async function syncSubagents(harness: HookHarness, client: ApiPoster, transcriptPath: string | undefined, root: string, project: string | undefined): Promise<void> {
+  if (harness !== 'claude-code' || !transcriptPath) return;
+  for (const { agentId, file } of subagentTranscripts(transcriptPath, root)) {
+    await client.post('/api/hooks/user-prompt-submit', { harness, sessionKey: subagentKey(root, agentId), transcriptPath: file, project });
+  }
+}
+
 function context(event: string, inject: unknown): HookOutput | null {
   return typeof inject === 'string' && inject.trim() ? { hookSpecificOutput: { hookEventName: event, additionalContext: inject } } : null;
 }
@@ -88,7 +134,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
       await client.post('/api/hooks/session-end', {
         harness,
         sessionKey: subagentKey(root, payload.agent_id),
-        transcriptPath: existing(payload.agent_transcript_path),
+        transcriptPath: await settledTranscript(payload.agent_transcript_path, payload.last_assistant_message),
         lastAssistantMessage: payload.last_assistant_message,
         status: 'completed',
         reason: 'subagent-stop',
@@ -99,6 +145,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
     }
     case 'Stop':
       await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath, lastAssistantMessage: payload.last_assistant_message });
+      if (!payload.agent_id) await syncSubagents(harness, client, transcriptPath, root, project);
       return null;
     case 'PreCompact':
       if (transcriptPath) await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath });
@@ -108,6 +155,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
       if (payload.compact_summary?.trim()) await client.post('/api/hooks/compaction-complete', { ...base, summary: payload.compact_summary });
       return null;
     case 'SessionEnd':
+      if (!payload.agent_id) await syncSubagents(harness, client, transcriptPath, root, project);
       await client.post('/api/hooks/session-end', { ...base, transcriptPath, reason: payload.reason ?? null });
       return null;
     default:

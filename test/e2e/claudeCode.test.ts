@@ -1,0 +1,270 @@
+// End to end with the real Claude Code CLI (node_modules/.bin/claude), offline: a scripted
+// Messages-API server on 127.0.0.1 makes the parent spawn a sub-agent through the `Agent` tool;
+// Baton's hooks (installed with the real `baton install claude-code`) feed a Baton daemon running
+// in this process. Checks that the sub-agent's first model request carries the parent's context,
+// and that lineage, the sub-agent's transcript and search come out of the running server.
+//
+// Needs `npm run build` first (the hooks and the CLI run from dist/). Offline: Claude Code only
+// talks to the fake on 127.0.0.1 (CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC etc.) and needs no
+// onboarding or trust config in `-p` mode; HOME, CLAUDE_CONFIG_DIR and its temp dirs are fresh.
+// Debugging: BATON_TEST_DUMP_REQUESTS=<file> appends every request the fake received (JSONL);
+// BATON_TEST_SHOW=1 prints claude's output, the request sequence and Baton's hooks.log.
+
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { CLI, ROOT } from '../helpers/child';
+import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../helpers/fakeAnthropic';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+
+const CLAUDE_TIMEOUT_MS = 120_000;
+const CLI_TIMEOUT_MS = 30_000;
+const AGENT_PROMPT = 'Investigate the auth module and report back';
+const INHERIT_HEADING = 'Inherited from Parent Session';
+
+/** The real CLI (devDependency); BATON_TEST_CLAUDE_BIN may point at another install of the same version. */
+function claudeBin(): string {
+  return process.env.BATON_TEST_CLAUDE_BIN || path.join(ROOT, 'node_modules', '.bin', 'claude');
+}
+
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  ms: number;
+}
+
+/**
+ * Runs a command without blocking the event loop (the Baton daemon lives in this process and must
+ * answer the hooks and the CLI meanwhile). On timeout, kills its whole process group (only it).
+ */
+function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, opts.timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut, ms: Date.now() - started });
+    });
+  });
+}
+
+/** `node dist/cli.js …` asynchronously, from the repo root. */
+function baton(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return run(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeoutMs: CLI_TIMEOUT_MS });
+}
+
+interface SessionRow {
+  key: string;
+  parentSessionKey: string | null;
+  harness: string;
+  harnessAgentId: string | null;
+  harnessAgentType: string | null;
+  status: string;
+  turnCount: number;
+}
+
+describe('Claude Code end to end (real CLI, scripted Messages API, live Baton daemon)', function () {
+  this.timeout(180_000);
+
+  const marker = `MARKER-${crypto.randomBytes(6).toString('hex')}`;
+  const prompt = `Remember the deployment codename ${marker}. Delegate the auth investigation to a sub-agent.`;
+  const subagentReply = `SUBAGENT-REPLY-${crypto.randomBytes(4).toString('hex')}: the auth module validates tokens correctly.`;
+  const parentFinal = 'PARENT-FINAL: the sub-agent reported back.';
+
+  let base: string;
+  let home: string;
+  let configDir: string;
+  let project: string;
+  let dataDir: string;
+  let fake: FakeAnthropic | undefined;
+  let daemon: Daemon | undefined;
+  let batonEnv: NodeJS.ProcessEnv;
+  let claude: RunResult;
+  let parentKey: string;
+  let subagentRequests: RecordedRequest[];
+
+  const diagnostics = () => {
+    const hooksLog = dataDir ? path.join(dataDir, 'hooks.log') : '';
+    const log = hooksLog && fs.existsSync(hooksLog) ? fs.readFileSync(hooksLog, 'utf8') : '(no hooks.log)';
+    const reqs = fake ? fake.requests.map((r) => `${r.seq} ${r.method} ${r.path} ${r.role ?? ''}`).join('\n') : '';
+    return `\n--- claude exit ${claude?.code} signal ${claude?.signal} timedOut ${claude?.timedOut} in ${claude?.ms} ms\n--- stdout\n${claude?.stdout.slice(0, 4000)}\n--- stderr\n${claude?.stderr.slice(0, 4000)}\n--- requests\n${reqs}\n--- hooks.log\n${log}`;
+  };
+
+  /** Claude Code's own transcript of a sub-agent (for failure messages). */
+  const claudeSubagentFile = (agentId: string | null): string => {
+    const root = path.join(configDir, 'projects');
+    for (const dir of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+      const file = path.join(root, dir, parentKey, 'subagents', `agent-${agentId}.jsonl`);
+      if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').slice(0, 6000);
+    }
+    return '(missing)';
+  };
+
+  before(async function () {
+    const bin = claudeBin();
+    assert.ok(fs.existsSync(bin), `the Claude Code CLI is not installed at ${bin} (npm ci installs it as a devDependency)`);
+    assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
+
+    base = fs.realpathSync(tempDir('baton-e2e-cc-'));
+    home = path.join(base, 'home');
+    configDir = path.join(base, 'claude-config');
+    project = path.join(base, 'project');
+    dataDir = path.join(base, 'baton-data');
+    const tmp = path.join(base, 'tmp');
+    for (const dir of [home, configDir, project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(project, 'README.md'), '# demo project\n');
+
+    fake = await startFakeAnthropic({
+      parentPromptIncludes: marker,
+      agentPrompt: AGENT_PROMPT,
+      agentDescription: 'investigate',
+      subagentType: 'general-purpose',
+      // Foreground: the parent's tool_result then carries the sub-agent's reply, and the order of
+      // requests is fixed (with the default, Claude Code 2.1.328 starts it in the background).
+      runInBackground: false,
+      subagentReply,
+      parentFinal,
+      otherText: 'OK.',
+      dumpFile: process.env.BATON_TEST_DUMP_REQUESTS || undefined,
+    });
+    daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [path.join(configDir, 'projects')] } });
+
+    // A clean environment: nothing of the developer's or CI's Claude / Baton settings leaks in.
+    batonEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+    const installed = await baton(['install', 'claude-code', '--project', project, '--data-dir', dataDir], batonEnv);
+    assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
+    const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd']) assert.ok(settings.hooks[event], `hook for ${event} installed`);
+
+    claude = await run(bin, ['-p', prompt, '--output-format', 'json'], {
+      cwd: project,
+      timeoutMs: CLAUDE_TIMEOUT_MS,
+      env: {
+        ...batonEnv,
+        CLAUDE_CONFIG_DIR: configDir,
+        CLAUDE_CODE_TMPDIR: tmp,
+        ANTHROPIC_BASE_URL: fake.url,
+        ANTHROPIC_API_KEY: 'sk-ant-fake-e2e',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_ERROR_REPORTING: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+    });
+    subagentRequests = fake.messages().filter((r) => r.role === 'subagent');
+    try {
+      parentKey = (JSON.parse(claude.stdout) as { session_id: string }).session_id;
+    } catch {
+      parentKey = '';
+    }
+  });
+
+  after(async () => {
+    if (process.env.BATON_TEST_SHOW) console.log(diagnostics());
+    await daemon?.stop();
+    await fake?.close();
+    cleanupTempDirs();
+  });
+
+  it('(e) runs the real claude -p headless to a clean exit 0, driven only by the fake server', () => {
+    assert.equal(claude.timedOut, false, `claude did not finish within ${CLAUDE_TIMEOUT_MS} ms${diagnostics()}`);
+    assert.equal(claude.code, 0, `claude exited ${claude.code}${diagnostics()}`);
+    const out = JSON.parse(claude.stdout) as { is_error: boolean; result: string; session_id: string };
+    assert.equal(out.is_error, false, diagnostics());
+    assert.equal(out.result, parentFinal, diagnostics());
+    assert.match(parentKey, /^[0-9a-f-]{36}$/);
+    const roles = fake!.messages().map((r) => r.role);
+    assert.ok(roles.includes('parent-first') && roles.includes('subagent') && roles.includes('parent-followup'), `the script ran through: ${roles.join(', ')}${diagnostics()}`);
+    for (const r of fake!.requests) assert.equal(r.headers.host, `127.0.0.1:${fake!.port}`);
+  });
+
+  it("(a) the sub-agent's first model request carries the parent's context (marker not in the Agent prompt)", () => {
+    const parentFirst = fake!.messages().find((r) => r.role === 'parent-first');
+    assert.ok(parentFirst, `the parent's first turn reached the fake${diagnostics()}`);
+    // What the parent handed over: the Agent tool call, as Claude Code sent it back to the model.
+    const followup = fake!.messages().find((r) => r.role === 'parent-followup');
+    assert.ok(followup, `the parent's follow-up reached the fake${diagnostics()}`);
+    const agentCalls = followup.body.messages.flatMap((m: { content: unknown }) => (Array.isArray(m.content) ? m.content : [])).filter((b: { type?: string; name?: string }) => b.type === 'tool_use' && b.name === 'Agent');
+    assert.equal(agentCalls.length, 1);
+    assert.equal(agentCalls[0].input.prompt, AGENT_PROMPT);
+    assert.ok(!String(agentCalls[0].input.prompt).includes(marker), 'the Agent prompt itself must not carry the marker');
+
+    assert.ok(subagentRequests.length >= 1, `the sub-agent made a model request${diagnostics()}`);
+    const first = subagentRequests[0];
+    const text = requestText(first.body);
+    assert.ok(text.includes(AGENT_PROMPT), 'the sub-agent request holds its task');
+    assert.ok(text.includes(INHERIT_HEADING), `the sub-agent's first request carries "${INHERIT_HEADING}"${diagnostics()}`);
+    assert.ok(text.includes(marker), `the sub-agent's first request carries the parent's marker ${marker}${diagnostics()}`);
+  });
+
+  it("(b) `baton sessions --json` (through the running server) lists the sub-agent as the parent's child", async () => {
+    const listed = await baton(['sessions', '--json', '--data-dir', dataDir], batonEnv);
+    assert.equal(listed.code, 0, listed.stderr);
+    const { sessions } = JSON.parse(listed.stdout) as { sessions: SessionRow[] };
+    const parent = sessions.find((s) => s.key === parentKey);
+    assert.ok(parent, `parent session ${parentKey} listed: ${listed.stdout}${diagnostics()}`);
+    assert.equal(parent.harness, 'claude-code');
+    assert.equal(parent.parentSessionKey, null);
+    const children = sessions.filter((s) => s.parentSessionKey === parentKey);
+    assert.equal(children.length, 1, `one child of ${parentKey}: ${listed.stdout}${diagnostics()}`);
+    const child = children[0];
+    const agentId = subagentRequests[0]?.headers['x-claude-code-agent-id'];
+    assert.match(child.key, new RegExp(`^${parentKey}/agent-[0-9a-z]+$`));
+    if (typeof agentId === 'string') assert.equal(child.key, `${parentKey}/agent-${agentId}`);
+    assert.equal(child.harness, 'claude-code');
+    assert.equal(child.harnessAgentType, 'general-purpose');
+    assert.equal(child.key, `${parentKey}/agent-${child.harnessAgentId}`);
+    // Claude Code's own files agree: <config>/projects/<project>/<session>/subagents/agent-<id>.jsonl.
+    const projectDirs = fs.readdirSync(path.join(configDir, 'projects'));
+    assert.ok(
+      projectDirs.some((d) => fs.existsSync(path.join(configDir, 'projects', d, parentKey, 'subagents', `agent-${child.harnessAgentId}.jsonl`))),
+      'the sub-agent transcript file Claude Code wrote has the same agent id',
+    );
+  });
+
+  it("(c) the sub-agent's transcript was stored (`baton transcript <child key>`)", async () => {
+    const listed = JSON.parse((await baton(['sessions', '--json', '--data-dir', dataDir], batonEnv)).stdout) as { sessions: SessionRow[] };
+    const child = listed.sessions.find((s) => s.parentSessionKey === parentKey);
+    assert.ok(child, `a child of ${parentKey} exists${diagnostics()}`);
+    const transcript = await baton(['transcript', child.key, '--data-dir', dataDir], batonEnv);
+    const why = () => `\n--- child row\n${JSON.stringify(child)}\n--- stored transcript\n${transcript.stdout}\n--- Claude Code's sub-agent file\n${claudeSubagentFile(child.harnessAgentId)}${diagnostics()}`;
+    assert.equal(transcript.code, 0, `baton transcript ${child.key}: ${transcript.stderr}${why()}`);
+    assert.ok(transcript.stdout.includes(subagentReply), `the child's transcript holds the sub-agent's reply${why()}`);
+    // The task comes only from Claude Code's own sub-agent file (the SubagentStop payload has just the
+    // last reply): this fails when Baton read that file before Claude Code had flushed it.
+    assert.ok(transcript.stdout.includes(AGENT_PROMPT), `the child's transcript holds its task${why()}`);
+  });
+
+  it('(d) `baton search <marker> --json` finds the parent session', async () => {
+    const searched = await baton(['search', marker, '--json', '--data-dir', dataDir], batonEnv);
+    assert.equal(searched.code, 0, searched.stderr);
+    const { hits } = JSON.parse(searched.stdout) as { hits: Array<{ sessionKey: string; excerpt: string }> };
+    assert.ok(
+      hits.some((h) => h.sessionKey === parentKey),
+      `search for ${marker} finds ${parentKey}: ${searched.stdout}${diagnostics()}`,
+    );
+  });
+});
