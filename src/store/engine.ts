@@ -16,6 +16,7 @@ import type { Layout } from './paths';
 import { READ_QUERIES, type ReadName } from './reads';
 import { applyRecord, appliedSeq, setAppliedSeq, type StoreRecord } from './records';
 import { migrate } from './schema';
+import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot } from './snapshot';
 import { loadSqlJs } from './sqljs';
 
@@ -318,10 +319,12 @@ export class Engine {
     if (this.compacting) await this.compacting;
     this.journal.close();
     if (this.seq > this.snapshotSeq && !this.failed) {
+      forgetStatements(this.db);
       writeSnapshot(this.layout.snapshotDir, this.seq, this.db.export());
       this.snapshotSeq = this.seq;
       prune(this.layout, this.seq + 1);
     }
+    forgetStatements(this.db);
     this.db.close();
   }
 }
@@ -332,8 +335,10 @@ export async function compactTo(layout: Layout, uptoSeq: number): Promise<string
   const { db, report } = loadDatabase(SQL, layout, uptoSeq);
   try {
     if (report.appliedSeq !== uptoSeq) throw new BatonError('internal', `journal ends at ${report.appliedSeq}, expected ${uptoSeq}`);
+    forgetStatements(db);
     return writeSnapshot(layout.snapshotDir, uptoSeq, db.export());
   } finally {
+    forgetStatements(db);
     db.close();
   }
 }

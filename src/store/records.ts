@@ -9,8 +9,8 @@ import type { TranscriptCursor } from '../core/transcriptDelta';
 import { renderTurn } from '../core/normalize';
 import { all, lastId, one, run } from './db';
 
-/** Segments grow up to this many characters; a longer turn gets a segment of its own. */
-export const SEGMENT_CAP = 16 * 1024;
+/** Segments grow up to this many characters (each append re-indexes the open one); a longer turn gets a segment of its own. */
+export const SEGMENT_CAP = 8 * 1024;
 
 export interface SessionFields {
   harness?: string;
