@@ -8,6 +8,7 @@ import { HARNESSES } from '../connectors/runHook';
 import { installClaudeCode, uninstallClaudeCode, type InstallTarget } from '../connectors/installClaudeCode';
 import { installCodex, uninstallCodex } from '../connectors/installCodex';
 import { installOpenCode, uninstallOpenCode } from '../connectors/installOpenCode';
+import { registerCodexMcp, registerOpenCodeMcp, unregisterCodexMcp, unregisterOpenCodeMcp } from '../connectors/mcpRegistration';
 import { resolveDataDir } from '../store/paths';
 
 /** Harnesses `baton install` knows; OpenCode gets a plugin instead of a hook command. */
@@ -54,13 +55,19 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .action((harness: string, opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string }) => {
       const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
       if (harness === 'opencode') {
-        const result = installOpenCode({ ...target(opts), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined });
+        const resolved = dataDir ? resolveDataDir({ flag: dataDir }) : undefined;
+        const result = installOpenCode({ ...target(opts), dataDir: resolved });
         out(result.changed ? `Installed the Baton plugin in ${result.file}` : `The Baton plugin in ${result.file} is up to date`);
+        const mcp = registerOpenCodeMcp(target(opts), { nodePath: process.execPath, cliPath: cliPath(), dataDir: resolved });
+        out(`Registered the Baton MCP server in ${mcp.file}`);
         return;
       }
       if (harness === 'codex') {
-        const result = installCodex({ nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined });
+        const command = { nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined };
+        const result = installCodex(command);
         out(`Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`);
+        const mcp = registerCodexMcp(command);
+        out(mcp.registered ? `Registered the Baton MCP server in ${mcp.file}` : `Left the MCP servers in ${mcp.file} alone: ${mcp.reason}`);
         out('Codex runs only hooks you trust: review and trust them in Codex (or run codex with --dangerously-bypass-hook-trust).');
         return;
       }
@@ -81,6 +88,8 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .option('--user', "the user's settings file")
     .action((harness: string, opts: { project?: string | boolean; user?: boolean }) => {
       const result = harness === 'codex' ? uninstallCodex() : harness === 'opencode' ? uninstallOpenCode(target(opts)) : uninstallClaudeCode(target(opts));
+      if (harness === 'codex' && unregisterCodexMcp()) out('Removed the Baton MCP server from Codex');
+      if (harness === 'opencode' && unregisterOpenCodeMcp(target(opts))) out('Removed the Baton MCP server from OpenCode');
       out(result.removed ? `Removed Baton hooks from ${result.file}` : `No Baton hooks in ${result.file}`);
     });
 }

@@ -215,3 +215,37 @@ describe('installers (real settings files)', () => {
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, 'hooks.json'), 'utf8')), { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } });
   });
 });
+
+describe('MCP registration for Codex and OpenCode', () => {
+  after(cleanupTempDirs);
+  const cmd = { nodePath: '/usr/bin/node', cliPath: '/opt/baton/dist/cli.js', dataDir: '/data/baton' };
+
+  it('adds one managed [mcp_servers.baton] block to Codex config.toml, keeps the rest, and removes only it', async () => {
+    const { registerCodexMcp, unregisterCodexMcp } = await import('../../src/connectors/mcpRegistration');
+    const home = tempDir();
+    const original = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n';
+    fs.writeFileSync(path.join(home, 'config.toml'), original);
+    registerCodexMcp(cmd, home);
+    registerCodexMcp(cmd, home);
+    const text = fs.readFileSync(path.join(home, 'config.toml'), 'utf8');
+    assert.equal(text.match(/\[mcp_servers\.baton\]/g)?.length, 1);
+    assert.match(text, /command = "\/usr\/bin\/node"\nargs = \["\/opt\/baton\/dist\/cli\.js", "mcp", "--data-dir", "\/data\/baton"\]/);
+    assert.ok(text.startsWith(original.trimEnd()));
+    assert.equal(unregisterCodexMcp(home), true);
+    assert.equal(fs.readFileSync(path.join(home, 'config.toml'), 'utf8'), original);
+    fs.writeFileSync(path.join(home, 'config.toml'), '[mcp_servers.baton]\ncommand = "mine"\n');
+    assert.equal(registerCodexMcp(cmd, home).registered, false, "a user's own baton entry is left alone");
+  });
+
+  it('adds the local MCP server to opencode.json and removes only it', async () => {
+    const { registerOpenCodeMcp, unregisterOpenCodeMcp } = await import('../../src/connectors/mcpRegistration');
+    const project = tempDir();
+    fs.writeFileSync(path.join(project, 'opencode.json'), JSON.stringify({ model: 'x/y', mcp: { git: { type: 'local', command: ['git-mcp'] } } }));
+    registerOpenCodeMcp({ scope: 'project', projectDir: project }, cmd);
+    const config = JSON.parse(fs.readFileSync(path.join(project, 'opencode.json'), 'utf8'));
+    assert.deepEqual(config.mcp.baton, { type: 'local', command: ['/usr/bin/node', '/opt/baton/dist/cli.js', 'mcp', '--data-dir', '/data/baton'], enabled: true });
+    assert.deepEqual(config.mcp.git, { type: 'local', command: ['git-mcp'] });
+    unregisterOpenCodeMcp({ scope: 'project', projectDir: project });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(project, 'opencode.json'), 'utf8')), { model: 'x/y', mcp: { git: { type: 'local', command: ['git-mcp'] } } });
+  });
+});
