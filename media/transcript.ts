@@ -69,6 +69,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       if (entries.some((e) => e.isIntersecting) && last < total && last > 0) request(last + 1);
     }).observe(after);
   } else if (msg.type === 'turns') {
+    // A late reply meant for the page this one replaced: nothing to add it to yet.
+    if (!state || !list) return;
     loading = false;
     total = msg.total;
     const fresh = msg.turns.filter((t) => t.seq < first || t.seq > last);

@@ -171,7 +171,7 @@ export class RunManager {
     if (runs.length === 0) return [];
     const text = aggregateDeliveries(runs);
     const parent = await client.getSession(parentKey);
-    await client.post('/api/hooks/user-prompt-submit', { harness: parent?.harness ?? HARNESS, sessionKey: parentKey, transcript: `System: ${text}` });
+    await client.post('/api/hooks/user-prompt-submit', { harness: parent?.harness ?? HARNESS, sessionKey: parentKey, transcript: [{ role: 'system', content: text }] });
     this.onDelivered?.(parentKey, runs, text);
     return runs;
   }

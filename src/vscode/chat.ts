@@ -20,6 +20,19 @@ export interface BatonChatResult extends vscode.ChatResult {
   metadata: { sessionKey: string; command?: string; query?: string; archived?: string };
 }
 
+const STOP_WORDS = new Set('the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use what when where which while with from that this have will your about there their they them then than been were does into some what why how'.split(' '));
+
+/** A question typed in natural language, as a search: its content words, any of them (ranked by BM25). */
+export function naturalQuery(question: string): string {
+  const words = [...new Set((question.toLowerCase().match(/[\p{L}\p{N}_-]{3,}/gu) ?? []).filter((w) => !STOP_WORDS.has(w)))].slice(0, 12);
+  return words.map((w) => `"${w.replace(/"/g, '')}"`).join(' OR ');
+}
+
+/** Hits other than this conversation and its own sub-agents. */
+function notOwn(hits: HitView[], chatKey: string): HitView[] {
+  return hits.filter((h) => h.sessionKey !== chatKey && !h.sessionKey.startsWith(`${chatKey}/`));
+}
+
 function openLink(key: string, label = key, seq?: number): string {
   const args = encodeURIComponent(JSON.stringify(seq ? [key, seq] : [key]));
   return `[${label.replace(/[[\]]/g, '')}](command:baton.openTranscript?${args})`;
@@ -41,11 +54,27 @@ function treeLines(nodes: TreeView[], depth = 0, out: string[] = [], limit = 200
 }
 
 export class BatonChat {
+  /** Callback results delivered while a conversation was idle: announced at its next request. */
+  private readonly arrived = new Map<string, string[]>();
+  private readonly handling = new Set<string>();
+
   constructor(
     private readonly host: BatonHost,
     private readonly runs: RunManager,
     private readonly archivist: Archivist,
   ) {}
+
+  /** RunManager reports deliveries here; those that land while the conversation is answering are shown by that answer. */
+  noteDelivered(parentKey: string, text: string): void {
+    if (this.handling.has(parentKey)) return;
+    this.arrived.set(parentKey, [...(this.arrived.get(parentKey) ?? []), text]);
+  }
+
+  private takeArrived(key: string): string[] {
+    const texts = this.arrived.get(key) ?? [];
+    this.arrived.delete(key);
+    return texts;
+  }
 
   /** The conversation's session: from an earlier answer's metadata, or a new one. */
   sessionFor(context: vscode.ChatContext): { key: string; fresh: boolean } {
@@ -75,20 +104,23 @@ export class BatonChat {
     const promptText = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
     await client.post('/api/hooks/user-prompt-submit', { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project });
     await this.runs.setBusy(key, true);
+    this.handling.add(key);
     let answer = '';
     const say = (text: string) => {
       answer += text;
       stream.markdown(md(text));
     };
     const metadata: BatonChatResult['metadata'] = { sessionKey: key, command: request.command };
+    const waiting = this.takeArrived(key);
     try {
+      if (waiting.length) say(`_${waiting.length} sub-agent result(s) arrived since your last message:_\n\n${waiting.join('\n\n')}\n\n`);
       switch (request.command) {
         case 'parent':
           await this.parent(client, key, request.prompt.trim(), say);
           break;
         case 'search':
           metadata.query = request.prompt;
-          await this.search(client, request.prompt, say);
+          await this.search(client, key, request.prompt, say);
           break;
         case 'tree':
           await this.tree(client, say);
@@ -97,13 +129,14 @@ export class BatonChat {
           await this.listRuns(client, key, say);
           break;
         default:
-          await this.answer(client, key, request, stream, say, token);
+          await this.answer(client, key, request, stream, say, token, waiting);
       }
     } catch (err) {
       say(`\n\n**Baton:** ${(err as Error).message}`);
     } finally {
       await client.post('/api/hooks/user-prompt-submit', { harness: CHAT_HARNESS, sessionKey: key, lastAssistantMessage: answer || '(no answer)' }).catch(() => undefined);
       const delivered = await this.runs.setBusy(key, false).catch(() => []);
+      this.handling.delete(key);
       if (delivered.length) stream.markdown(md(`\n\n_${delivered.length} sub-agent result(s) arrived and were added to this conversation._`));
     }
     const archived = await this.archivist
@@ -121,12 +154,12 @@ export class BatonChat {
     say(`A new sub-agent of ${openLink(target)} would receive (${view.chars} characters, about ${view.estimatedTokens} tokens):\n\n\`\`\`markdown\n${view.block}\n\`\`\``);
   }
 
-  private async search(client: BatonClient, query: string, say: (t: string) => void): Promise<HitView[]> {
+  private async search(client: BatonClient, chatKey: string, query: string, say: (t: string) => void): Promise<HitView[]> {
     if (!compileSearchQuery(query).match) {
       say('Give me something to search for: `/search <words>`.');
       return [];
     }
-    const hits = await client.search(query, { limit: 10 });
+    const hits = notOwn(await client.search(query, { limit: 20 }), chatKey).slice(0, 10);
     if (hits.length === 0) {
       say(`No session mentions ${JSON.stringify(query)}.`);
       return hits;
@@ -147,11 +180,14 @@ export class BatonChat {
     say(['| run | runner | status | mode | parent | ms | task |', '|---|---|---|---|---|---|---|', ...rows].join('\n'));
   }
 
-  private async answer(client: BatonClient, chatKey: string, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, say: (t: string) => void, token: vscode.CancellationToken): Promise<void> {
+  private async answer(client: BatonClient, chatKey: string, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, say: (t: string) => void, token: vscode.CancellationToken, arrived: string[]): Promise<void> {
     const target = await this.currentSession(client, chatKey);
-    const [inherited, hits] = await Promise.all([target ? client.inherited(target) : null, compileSearchQuery(request.prompt).match ? client.search(request.prompt, { limit: 5 }) : Promise.resolve([] as HitView[])]);
+    const query = naturalQuery(request.prompt);
+    const [inherited, found] = await Promise.all([target ? client.inherited(target) : null, query ? client.search(query, { limit: 10 }) : Promise.resolve([] as HitView[])]);
+    const hits = notOwn(found, chatKey).slice(0, 5);
     const sources = [...new Set([...(target && inherited && !inherited.empty ? [target] : []), ...hits.map((h) => h.sessionKey)])];
     const context = [
+      arrived.length ? ['## Sub-agent results that arrived', ...arrived].join('\n\n') : '',
       inherited && !inherited.empty ? inherited.block : '',
       hits.length ? ['## Search hits', ...hits.map((h) => `- ${h.sessionKey}: ${h.excerpt}`)].join('\n') : '',
       liveSubagentsSection(this.archivist.liveHolders(chatKey)),

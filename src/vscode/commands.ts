@@ -12,14 +12,14 @@ import { runDoctor } from '../store/doctor';
 import type { BatonHost } from './host';
 import type { Panels } from './panels';
 import { searchSessions } from './search';
-import type { SessionNode, SessionsTree } from './sessionsTree';
+import type { SessionNode, SessionsTree, TreeNode } from './sessionsTree';
 
 export interface CommandDeps {
   context: vscode.ExtensionContext;
   host: BatonHost;
   panels: Panels;
   tree: SessionsTree;
-  view: vscode.TreeView<SessionNode>;
+  view: vscode.TreeView<TreeNode>;
   log: vscode.LogOutputChannel;
   searchLimit(): number;
 }
@@ -150,10 +150,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!chosen) return;
       const node = await tree.nodeFor(chosen);
       if (!node) throw new Error(`Session ${chosen} is not in the store.`);
+      await tree.ensureListed(chosen);
       await view.reveal(node, { select: true, focus: true, expand: true });
       return node;
     }),
     reg('baton.refreshSessions', () => tree.refresh()),
+    reg('baton.loadMoreSessions', (parentKey: string | null) => tree.loadMore(parentKey ?? null)),
     reg('baton.showAllProjects', () => tree.setFilter('all')),
     reg('baton.showWorkspaceProject', () => tree.setFilter('workspace')),
     reg('baton.installHooks', async (harness?: string, scope?: 'project' | 'user') => {

@@ -62,9 +62,14 @@ export class BatonHost implements vscode.Disposable {
     return this.clientValue;
   }
 
+  /** Starts once: a second call while starting or running changes nothing. */
   start(): void {
+    if (this.startedOnce) return;
+    this.startedOnce = true;
     this.enqueue(() => this.lead());
   }
+
+  private startedOnce = false;
 
   /** Serialises role changes: a takeover never races a shutdown. */
   private enqueue(step: () => Promise<void>): void {
@@ -85,7 +90,7 @@ export class BatonHost implements vscode.Disposable {
   }
 
   private async lead(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || this.daemon) return;
     const holder = lockHolder(layout(this.dataDir).lock);
     if (holder && holder.pid !== process.pid) return this.follow();
     try {
@@ -149,6 +154,7 @@ export class BatonHost implements vscode.Disposable {
     this.enqueue(async () => {
       await this.release();
       this.stopped = false;
+      this.startedOnce = true;
       await this.lead();
     });
     await this.transition;

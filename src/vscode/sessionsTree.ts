@@ -17,7 +17,17 @@ export class SessionNode {
   }
 }
 
-const PAGE = 500;
+/** "Load more" at the end of a level that has more sessions than are shown. */
+export class MoreNode {
+  constructor(
+    readonly parentKey: string | null,
+    readonly remaining: number,
+  ) {}
+}
+
+export type TreeNode = SessionNode | MoreNode;
+
+export const PAGE = 500;
 
 export function statusIcon(s: SessionView): vscode.ThemeIcon {
   if (s.bypassed) return new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground'));
@@ -39,8 +49,10 @@ export function sessionLabel(s: SessionView): string {
   return s.key;
 }
 
-export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
+export class SessionsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
+  /** How many sessions each level shows (key: parent session key, '' for the roots). */
+  private readonly limits = new Map<string, number>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly nodes = new Map<string, SessionNode>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -92,29 +104,69 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     return folders.length > 0 ? folders : undefined;
   }
 
-  async getChildren(element?: SessionNode): Promise<SessionNode[]> {
+  private async level(parentKey: string | null, limit: number): Promise<{ sessions: SessionView[]; total: number }> {
     const client = this.host.client;
-    if (!client) return [];
-    let sessions: SessionView[];
-    if (element) {
-      sessions = (await client.listSessions({ parent: element.key, limit: PAGE })).sessions;
-    } else {
-      const projects = this.projects();
-      sessions = projects
-        ? (await Promise.all(projects.map((project) => client.listSessions({ roots: true, project, limit: PAGE })))).flatMap((r) => r.sessions)
-        : (await client.listSessions({ roots: true, limit: PAGE })).sessions;
-      sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    if (!client) return { sessions: [], total: 0 };
+    if (parentKey) return client.listSessions({ parent: parentKey, limit });
+    const projects = this.projects();
+    if (!projects) return client.listSessions({ roots: true, limit });
+    const pages = await Promise.all(projects.map((project) => client.listSessions({ roots: true, project, limit })));
+    const sessions = pages.flatMap((r) => r.sessions).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).slice(0, limit);
+    return { sessions, total: pages.reduce((n, r) => n + r.total, 0) };
+  }
+
+  async getChildren(element?: TreeNode): Promise<TreeNode[]> {
+    if (element instanceof MoreNode) return [];
+    const parentKey = element?.key ?? null;
+    const limit = this.limits.get(parentKey ?? '') ?? PAGE;
+    const { sessions, total } = await this.level(parentKey, limit);
+    if (!element) {
       this.rootKeys = sessions.map((s) => s.key);
       void vscode.commands.executeCommand('setContext', 'baton.empty', sessions.length === 0);
     }
-    return sessions.map((s) => {
-      const node = new SessionNode(s, element?.key ?? s.parentSessionKey);
+    const nodes: TreeNode[] = sessions.map((s) => {
+      const node = new SessionNode(s, parentKey ?? s.parentSessionKey);
       this.nodes.set(s.key, node);
       return node;
     });
+    if (total > sessions.length) nodes.push(new MoreNode(parentKey, total - sessions.length));
+    return nodes;
   }
 
-  getTreeItem(node: SessionNode): vscode.TreeItem {
+  /** Shows the next page of a level. */
+  loadMore(parentKey: string | null): void {
+    const key = parentKey ?? '';
+    this.limits.set(key, (this.limits.get(key) ?? PAGE) + PAGE);
+    this.refresh();
+  }
+
+  /** Makes sure a session is inside the loaded pages of its level (and of its ancestors'), for reveal. */
+  async ensureListed(key: string): Promise<void> {
+    const client = this.host.client;
+    if (!client) return;
+    for (let session = await client.getSession(key), hops = 0; session && hops < 100; hops++) {
+      const parent = session.parentSessionKey && (await client.getSession(session.parentSessionKey)) ? session.parentSessionKey : null;
+      const level = parent ?? '';
+      for (let limit = this.limits.get(level) ?? PAGE; ; limit += PAGE) {
+        const { sessions, total } = await this.level(parent, limit);
+        if (sessions.some((s) => s.key === session!.key) || limit >= total) {
+          this.limits.set(level, limit);
+          break;
+        }
+      }
+      session = parent ? await client.getSession(parent) : null;
+    }
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    if (node instanceof MoreNode) {
+      const more = new vscode.TreeItem(`Load ${Math.min(PAGE, node.remaining)} more… (${node.remaining} not shown)`, vscode.TreeItemCollapsibleState.None);
+      more.id = `more:${node.parentKey ?? ''}`;
+      more.iconPath = new vscode.ThemeIcon('ellipsis');
+      more.contextValue = 'more';
+      more.command = { command: 'baton.loadMoreSessions', title: 'Load More', arguments: [node.parentKey] };
+      return more;
+    }
     const s = node.session;
     const item = new vscode.TreeItem(sessionLabel(s), s.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = s.key;
@@ -140,7 +192,8 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     return item;
   }
 
-  async getParent(node: SessionNode): Promise<SessionNode | undefined> {
+  async getParent(node: TreeNode): Promise<SessionNode | undefined> {
+    if (node instanceof MoreNode) return node.parentKey ? this.nodes.get(node.parentKey) : undefined;
     if (!node.parentKey) return undefined;
     const cached = this.nodes.get(node.parentKey);
     if (cached) return cached;

@@ -74,7 +74,7 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
       invocationMessage: `Spawning a Baton sub-agent (${mode})`,
       confirmationMessages: {
         title: 'Spawn a sub-agent?',
-        message: new vscode.MarkdownString(`A sub-agent will run this task with a language model${options.input.parentSessionKey ? `, inheriting the context of \`${options.input.parentSessionKey}\`` : ''}:\n\n> ${options.input.task.slice(0, 500)}`),
+        message: new vscode.MarkdownString(`A sub-agent will run this task with a language model${options.input.parentSessionKey ? `, inheriting the context of \`${options.input.parentSessionKey}\`` : ''}:\n\n> ${String(options.input.task ?? '(no task given)').slice(0, 500)}`),
       },
     };
   }
@@ -87,7 +87,11 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
     const spawned = await this.runs.spawn({ parentSessionKey: parentSessionKey ?? null, task, runner: LM_RUNNER, mode, specId, files, workspacePath: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath });
     if (mode !== 'SYNC') return result(`Started run ${spawned.runId} (${mode}) in session ${spawned.sessionKey}. ${mode === 'ASYNC_POLL' ? 'Check it with baton_get_run_status.' : 'Its result will be delivered into the parent session when it finishes.'}`);
     const run = spawned.run;
-    if (run?.status !== 'completed') throw new Error(`The sub-agent failed: ${run?.error ?? 'unknown error'}. Retry with a clearer task, or do it yourself.`);
+    if (run?.status !== 'completed') {
+      const error = (run?.error ?? 'unknown error').replace(/\.+$/, '');
+      if (/no language model/i.test(error)) throw new Error(`${error}. Do the task yourself.`);
+      throw new Error(`The sub-agent failed: ${error}. Retry with a clearer task, or do it yourself.`);
+    }
     return result(`Sub-agent ${spawned.sessionKey} (run ${spawned.runId}) answered:\n\n${run.resultContent ?? ''}`);
   }
 }

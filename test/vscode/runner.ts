@@ -9,7 +9,9 @@
 // Environment: BATON_VSCODE_HOST_DIR (where code-server is installed, default
 // ~/.cache/baton-vscode-host), BATON_VSCODE_TIMEOUT_MS (whole run, default 600000),
 // BATON_VSCODE_GREP (mocha grep), BATON_VSCODE_VERBOSE=1 (stream code-server's and the
-// browser's output), BATON_VSCODE_KEEP=1 (keep the temp folder after a passing run).
+// browser's output), BATON_VSCODE_KEEP=1 (keep the temp folder after a passing run),
+// BATON_VSCODE_UI=0 (no UI probe: see the "UI probe" section at the end; suite/ui.test.ts then
+// skips). The probe's screenshots go to <temp>/artifacts/ui: keep them with BATON_VSCODE_KEEP=1.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -19,7 +21,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import * as esbuild from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const hostDir = process.env.BATON_VSCODE_HOST_DIR || path.join(os.homedir(), '.cache', 'baton-vscode-host');
@@ -27,6 +29,7 @@ const codeServerBin = path.join(hostDir, 'node_modules', '.bin', 'code-server');
 const chromiumBin = process.env.BATON_VSCODE_CHROMIUM || '/usr/bin/chromium';
 const timeoutMs = Number(process.env.BATON_VSCODE_TIMEOUT_MS || 600_000);
 const verbose = process.env.BATON_VSCODE_VERBOSE === '1';
+const uiProbeEnabled = process.env.BATON_VSCODE_UI !== '0';
 const started = Date.now();
 
 function say(line: string): void {
@@ -129,6 +132,7 @@ async function main(): Promise<number> {
     batonData: path.join(tmp, 'baton-data'),
     suite: path.join(tmp, 'suite'),
     artifacts: path.join(tmp, 'artifacts'),
+    ui: path.join(tmp, 'artifacts', 'ui'),
   };
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# Baton extension test workspace\n');
@@ -180,6 +184,8 @@ async function main(): Promise<number> {
         ...process.env,
         // The extension's store goes to a fresh folder, never the developer's own.
         BATON_DATA_DIR: dirs.batonData,
+        // Optional UI probe: suite/ui.test.ts asks for it through a log line, see uiProbe().
+        ...(uiProbeEnabled ? { BATON_VSCODE_UI_DIR: dirs.ui } : {}),
       },
     });
     for (const stream of [codeServer.stdout!, codeServer.stderr!]) {
@@ -223,7 +229,11 @@ async function main(): Promise<number> {
         browserLog.write(`[${msg.type()}] ${msg.text()}\n`);
         if (verbose) process.stdout.write(`[browser ${msg.type()}] ${msg.text()}\n`);
       });
-      page.on('pageerror', (err) => browserLog.write(`[pageerror] ${err.stack ?? err.message}\n`));
+      page.on('pageerror', (err) => {
+        browserLog.write(`[pageerror] ${err.stack ?? err.message}\n`);
+        // Uncaught errors of Baton's own webview scripts, reported by the UI probe.
+        if (/\/dist\/webview\//.test(err.stack ?? '')) webviewErrors.push((err.stack ?? err.message).split('\n').slice(0, 2).join(' '));
+      });
 
       // Both must exist before the workbench loads: it looks for them when the tests end.
       let resolveExit!: (code: number) => void;
@@ -236,6 +246,8 @@ async function main(): Promise<number> {
         // (mocha's reporter logs `%s`/`%d` templates) still unapplied.
         const text = util.format(...(Array.isArray(args) ? args : [args]));
         process.stdout.write(`${type === 'error' ? '[error] ' : ''}${text}\n`);
+        const uiRequest = uiProbeEnabled ? parseUiRequest(text) : null;
+        if (uiRequest && page) void uiProbe(page, uiRequest, dirs.ui);
       });
 
       const remote = (p: string): string => `vscode-remote://127.0.0.1:${port}${p.split('/').map(encodeURIComponent).join('/')}`;
@@ -286,6 +298,159 @@ async function main(): Promise<number> {
   }
   say(`${exitCode === 0 ? 'passed' : `FAILED (exit ${exitCode})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return exitCode;
+}
+
+// ---------------------------------------------------------------------------------------------
+// UI probe (optional; BATON_VSCODE_UI=0 turns it off). While the suite runs, suite/ui.test.ts
+// logs `[baton-ui] {"id","title","query","sessionKey","hitSeq"}` and waits; this drives the same
+// page with Playwright like a user would and writes artifacts/ui/result-<id>.json (plus
+// screenshots), which the test reads and asserts. The extension host stays alive meanwhile (the
+// workbench stops it once the suite ends, so this cannot run after the suite).
+
+const webviewErrors: string[] = [];
+
+interface UiRequest {
+  id: string;
+  title: string;
+  query: string;
+  sessionKey: string;
+  hitSeq: number;
+}
+
+function parseUiRequest(text: string): UiRequest | null {
+  const m = /^\[baton-ui\] (\{.*\})\s*$/.exec(text);
+  if (!m) return null;
+  try {
+    const req = JSON.parse(m[1]) as UiRequest;
+    return typeof req.id === 'string' && /^[\w-]+$/.test(req.id) ? req : null;
+  } catch {
+    return null;
+  }
+}
+
+async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void> {
+  const steps: Array<{ name: string; ok: boolean; ms: number; detail?: string }> = [];
+  const screenshots: string[] = [];
+  let treeRows: string[] = [];
+  let turnsShown = 0;
+  let pagers: Array<{ text: string; hidden: boolean; displayed: boolean }> = [];
+  let attempts = 0;
+  let error: string | undefined;
+  const STEP_MS = 20_000;
+  const step = async (name: string, fn: () => Promise<string | void>): Promise<void> => {
+    const t0 = Date.now();
+    try {
+      const detail = await fn();
+      steps.push({ name, ok: true, ms: Date.now() - t0, ...(detail ? { detail } : {}) });
+    } catch (err) {
+      steps.push({ name, ok: false, ms: Date.now() - t0, detail: (err as Error).message.split('\n')[0] });
+      throw err;
+    }
+  };
+  const shot = async (name: string): Promise<void> => {
+    const file = path.join(outDir, `${req.id}-${name}.png`);
+    await page.screenshot({ path: file, timeout: 15_000 }).then(
+      () => screenshots.push(file),
+      () => undefined,
+    );
+  };
+  say(`UI probe ${req.id}: driving the workbench`);
+  try {
+    fs.mkdirSync(outDir, { recursive: true });
+    await step('open the Baton view from the activity bar', async () => {
+      const item = page.locator('.part.activitybar [aria-label^="Baton"]').first();
+      await item.waitFor({ state: 'visible', timeout: STEP_MS });
+      const title = page.locator('.part.sidebar .composite.title', { hasText: /Baton/i }).first();
+      // Clicking the active container's icon hides the side bar: click only until the view shows.
+      for (let attempt = 0; attempt < 3 && !(await title.isVisible()); attempt++) {
+        await item.click();
+        await title.waitFor({ state: 'visible', timeout: 3_000 }).catch(() => undefined);
+      }
+      await title.waitFor({ state: 'visible', timeout: STEP_MS });
+      return (await title.innerText()).replace(/\s+/g, ' ').trim();
+    });
+    await step('the tree shows the session row', async () => {
+      const rows = page.locator('.part.sidebar .monaco-list-row');
+      await rows.filter({ hasText: req.title }).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      treeRows = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+      const row = treeRows.find((t) => t.includes(req.title))!;
+      if (!/claude-code · \d+[smhd] ago · \d+ turns/.test(row)) throw new Error(`row without its description: ${row}`);
+      return `${treeRows.length} row(s); "${row}"`;
+    });
+    await shot('tree');
+    const palette = async (command: string): Promise<void> => {
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget .quick-input-box input').waitFor({ state: 'visible', timeout: STEP_MS });
+      await page.keyboard.type(command);
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: command }).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      await page.keyboard.press('Enter');
+    };
+    // A new webview in code-server now and then stalls in VS Code's own bootstrap, waiting for its
+    // service worker ("Waiting for controllerchange" in browser-console.log): then the editors are
+    // closed and the search is run again, at most four times (recorded as `attempts`).
+    for (attempts = 1; ; attempts++) {
+      const suffix = attempts > 1 ? ` (attempt ${attempts})` : '';
+      await step(`run "Baton: Search Sessions" from the command palette${suffix}`, async () => {
+        await palette('Baton: Search Sessions');
+        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Sessions' }).waitFor({ state: 'visible', timeout: STEP_MS });
+      });
+      await step(`type the query; the hit row appears${suffix}`, async () => {
+        await page.keyboard.type(req.query);
+        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: req.sessionKey }).first();
+        await row.waitFor({ state: 'visible', timeout: STEP_MS });
+        return (await row.innerText()).replace(/\s+/g, ' ').trim();
+      });
+      await shot('search');
+      await step(`Enter opens a "Transcript …" webview tab${suffix}`, async () => {
+        await page.keyboard.press('Enter');
+        const tab = page.locator('.tabs-container .tab', { hasText: /Transcript / }).first();
+        await tab.waitFor({ state: 'visible', timeout: STEP_MS });
+        return (await tab.innerText()).trim();
+      });
+      // Webviews are nested iframes (iframe.webview > iframe#active-frame), and earlier panels may
+      // have left frames behind: look for the turn in every frame of the page.
+      const selector = `article.turn.focus#turn-${req.hitSeq}`;
+      const findFrame = async (ms: number): Promise<Frame | undefined> => {
+        const deadline = Date.now() + ms;
+        for (;;) {
+          for (const f of page.frames()) {
+            if (await f.locator(selector).count().catch(() => 0)) return f;
+          }
+          if (Date.now() >= deadline) return undefined;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      };
+      let frame: Frame | undefined;
+      await step(`the webview shows the hit turn, focused and marked${suffix}`, async () => {
+        frame = await findFrame(attempts < 4 ? 12_000 : STEP_MS);
+        if (!frame && attempts < 4) return 'not loaded: closing the editors and searching again';
+        if (!frame) {
+          const frames = await Promise.all(page.frames().map(async (f) => `${f.url().replace(/\?.*$/, '').slice(-60)} (${await f.locator('article.turn').count().catch(() => -1)} turns)`));
+          throw new Error(`no frame shows ${selector}; frames: ${frames.join(' | ')}`);
+        }
+        const focused = frame.locator(selector);
+        const mark = (await focused.locator('mark').first().innerText()).trim();
+        if (mark.toLowerCase() !== req.query.toLowerCase()) throw new Error(`marked "${mark}", expected "${req.query}"`);
+        turnsShown = await frame.locator('article.turn').count();
+        // Recorded, not judged here: suite/ui.test.ts decides what the pagers should look like.
+        pagers = await frame.locator('.pager').evaluateAll((nodes) =>
+          nodes.map((n) => ({ text: (n.textContent ?? '').trim(), hidden: (n as HTMLElement).hidden, displayed: getComputedStyle(n).display !== 'none' })),
+        );
+        return `turn #${req.hitSeq} marked "${mark}"; ${turnsShown} turns shown`;
+      });
+      if (frame) break;
+      await shot(`stalled-${attempts}`);
+      await palette('View: Close All Editors');
+    }
+  } catch (err) {
+    error = (err as Error).message.split('\n')[0];
+  }
+  await shot(error ? 'failed' : 'transcript');
+  const result = { ok: !error, steps, treeRows, turnsShown, pagers, attempts, webviewErrors: [...webviewErrors], screenshots, ...(error ? { error } : {}) };
+  const file = path.join(outDir, `result-${req.id}.json`);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(result, null, 2));
+  fs.renameSync(`${file}.tmp`, file);
+  say(`UI probe ${req.id}: ${error ? `FAILED (${error})` : 'ok'}; screenshots in ${outDir}`);
 }
 
 main().then(

@@ -1,0 +1,923 @@
+// The @baton chat participant in the real extension host. The workbench here has no chat view and
+// no language model (no Copilot can be installed, see /work/shared/FACTS.md), so the participant is
+// driven through its handler (`api.chat.handle`) with request, context and stream objects shaped
+// like VS Code's, the history built from the real `vscode.ChatRequestTurn`/`ChatResponseTurn`
+// classes (constructible at run time in 1.100). Where a model is needed, `FakeModel` stands in for
+// a `vscode.LanguageModelChat`: it records what it was sent and streams a scripted answer.
+//
+// Three suites: the participant and its commands; sub-agents spawned from a chat session (a test
+// runner, SYNC / ASYNC_POLL / ASYNC_CALLBACK, callback delivery into the conversation); archival
+// of chat turns into holder sub-agents. Settings are changed at the Global level and reset after.
+
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { validateSettings } from '../../../src/core/settings';
+import { api as readyApi, endpointOf, extension, prompt, sessionStart, uid, waitFor, within, workspaceFolder } from './helpers';
+
+// ---------------------------------------------------------------------------------------------
+// What these suites use from activate()'s exports (structural, like helpers.ts).
+
+interface TurnLike {
+  seq: number;
+  role: string;
+  text: string;
+}
+
+interface SessionLike {
+  key: string;
+  harness: string;
+  project: string | null;
+  parentSessionKey: string | null;
+  harnessAgentType: string | null;
+  status: string;
+  title: string | null;
+  turnCount: number;
+}
+
+interface RunLike {
+  id: string;
+  sessionKey: string | null;
+  parentSessionKey: string | null;
+  runner: string;
+  status: string;
+  executionMode: string;
+  context: { prompt?: string; specId?: string };
+  resultContent: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  durationMs: number | null;
+  error: string | null;
+  callbackDeliveredAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+interface ClientLike {
+  url: string;
+  endpoint: { url: string; port: number; pid: number; token: string };
+  getSession(key: string): Promise<SessionLike | null>;
+  turns(key: string, from?: number, limit?: number): Promise<{ total: number; turns: TurnLike[] }>;
+  inherited(key: string): Promise<{ block: string; empty: boolean; chars: number; estimatedTokens: number }>;
+  listRuns(filter?: Record<string, string | number>): Promise<RunLike[]>;
+}
+
+interface NodeLike {
+  key: string;
+  session: SessionLike;
+}
+
+interface ChatResultLike {
+  metadata: { sessionKey: string; command?: string; query?: string; archived?: string };
+}
+
+interface RunRequestLike {
+  runId: string;
+  sessionKey: string;
+  parentSessionKey: string | null;
+  task: string;
+  inherited: string;
+}
+
+export interface ChatApi {
+  host: { ready: Promise<void>; role: string; client: ClientLike | null; dataDir: string };
+  tree: { getChildren(node?: NodeLike): Promise<NodeLike[]>; getTreeItem(node: NodeLike): vscode.TreeItem };
+  chat: {
+    handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<ChatResultLike>;
+    sessionFor(context: vscode.ChatContext): { key: string; fresh: boolean };
+    followups(result: ChatResultLike): vscode.ChatFollowup[];
+  };
+  runs: { wait(runId: string): Promise<RunLike | null>; status(runId: string): Promise<RunLike | null>; deliver(parentKey: string): Promise<RunLike[]> };
+  archivist: { liveHolders(parentKey: string): Array<{ id: string; outcome: string }> };
+  invokeSubagent(options: { parentSessionKey: string | null; task: string; runner: string; mode?: string; title?: string }): Promise<{ runId: string; sessionKey: string; mode: string; run: RunLike | null }>;
+  queryRuns(filter?: { runner?: string; status?: string; parent?: string; limit?: number }): Promise<RunLike[]>;
+  registerRunner(runner: { name: string; run(request: RunRequestLike, signal: AbortSignal): Promise<{ content: string; inputTokens?: number; outputTokens?: number }> }): vscode.Disposable;
+}
+
+export async function chatApi(): Promise<ChatApi> {
+  return (await readyApi()) as unknown as ChatApi;
+}
+
+export function clientOf(a: ChatApi): ClientLike {
+  assert.ok(a.host.client, `the host has no client (role ${a.host.role})`);
+  return a.host.client;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stand-ins for what VS Code's chat view would pass to the handler.
+
+/** Records what the participant streams. */
+export class RecordingStream {
+  readonly markdowns: Array<string | vscode.MarkdownString> = [];
+  readonly references: Array<vscode.Uri | vscode.Location | { variableName: string; value?: vscode.Uri | vscode.Location }> = [];
+  readonly other: Array<[string, unknown]> = [];
+
+  markdown(value: string | vscode.MarkdownString): void {
+    this.markdowns.push(value);
+  }
+  reference(value: vscode.Uri | vscode.Location | { variableName: string; value?: vscode.Uri | vscode.Location }): void {
+    this.references.push(value);
+  }
+  anchor(value: unknown): void {
+    this.other.push(['anchor', value]);
+  }
+  button(value: unknown): void {
+    this.other.push(['button', value]);
+  }
+  filetree(value: unknown): void {
+    this.other.push(['filetree', value]);
+  }
+  progress(value: unknown): void {
+    this.other.push(['progress', value]);
+  }
+  push(value: unknown): void {
+    this.other.push(['push', value]);
+  }
+
+  /** The markdown fragments as text, in order. */
+  get fragments(): string[] {
+    return this.markdowns.map((m) => (typeof m === 'string' ? m : m.value));
+  }
+  get text(): string {
+    return this.fragments.join('');
+  }
+  get referencedKeys(): string[] {
+    return this.references.filter((r): r is vscode.Uri => r instanceof vscode.Uri && r.scheme === 'baton-session').map((u) => u.path.slice(1));
+  }
+}
+
+function messageText(message: vscode.LanguageModelChatMessage | string): string {
+  if (typeof message === 'string') return message;
+  const content = message.content as unknown;
+  if (typeof content === 'string') return content;
+  return (content as Array<{ value?: unknown }>).map((p) => (typeof p.value === 'string' ? p.value : '')).join('');
+}
+
+/**
+ * A stand-in for a `vscode.LanguageModelChat` (none can be installed here): `sendRequest` records
+ * the prompt it was sent and streams the fragments `reply` returns; `countTokens` counts ~4
+ * characters a token. A `reply` that throws makes `sendRequest` reject.
+ */
+export class FakeModel {
+  readonly id = 'baton-test-fake';
+  readonly vendor = 'baton-test';
+  readonly family = 'fake';
+  readonly version = '1';
+  readonly name = 'Fake model (test stand-in)';
+  readonly maxInputTokens = 100_000;
+  readonly prompts: string[] = [];
+
+  constructor(private readonly reply: (prompt: string) => string[] | Promise<string[]>) {}
+
+  async sendRequest(messages: vscode.LanguageModelChatMessage[]): Promise<vscode.LanguageModelChatResponse> {
+    const text = messages.map(messageText).join('\n');
+    this.prompts.push(text);
+    const fragments = await this.reply(text);
+    async function* textStream(): AsyncIterable<string> {
+      for (const f of fragments) yield f;
+    }
+    async function* partStream(): AsyncIterable<unknown> {
+      for (const f of fragments) yield new vscode.LanguageModelTextPart(f);
+    }
+    return { text: textStream(), stream: partStream() } as vscode.LanguageModelChatResponse;
+  }
+
+  async countTokens(text: string | vscode.LanguageModelChatMessage): Promise<number> {
+    return Math.ceil(messageText(text).length / 4);
+  }
+
+  get asModel(): vscode.LanguageModelChat {
+    return this as unknown as vscode.LanguageModelChat;
+  }
+}
+
+function chatRequest(prompt: string, command?: string, model?: vscode.LanguageModelChat): vscode.ChatRequest {
+  // `model` is required in the typings; undefined stands for "no model" (the handler checks).
+  return { prompt, command, references: [], toolReferences: [], toolInvocationToken: undefined, model } as unknown as vscode.ChatRequest;
+}
+
+type Ctor<T> = new (...args: unknown[]) => T;
+
+/** A conversation with @baton: each answer goes into the history the next request carries, as VS Code would. */
+export class Conversation {
+  readonly history: Array<vscode.ChatRequestTurn | vscode.ChatResponseTurn> = [];
+
+  constructor(private readonly a: ChatApi) {}
+
+  async ask(prompt: string, command?: string, model?: vscode.LanguageModelChat): Promise<{ result: ChatResultLike; stream: RecordingStream; text: string }> {
+    const stream = new RecordingStream();
+    const cts = new vscode.CancellationTokenSource();
+    try {
+      const result = await within(this.a.chat.handle(chatRequest(prompt, command, model), { history: [...this.history] }, stream as unknown as vscode.ChatResponseStream, cts.token), 30_000, `@baton ${command ? `/${command} ` : ''}${prompt}`);
+      // The constructors are private in the typings but public at run time (checked in the first test).
+      const RequestTurn = vscode.ChatRequestTurn as unknown as Ctor<vscode.ChatRequestTurn>;
+      const ResponseTurn = vscode.ChatResponseTurn as unknown as Ctor<vscode.ChatResponseTurn>;
+      this.history.push(new RequestTurn(prompt, command, [], 'baton.chat', []), new ResponseTurn([new vscode.ChatResponseMarkdownPart(stream.text)], result, 'baton.chat', command));
+      return { result, stream, text: stream.text };
+    } finally {
+      cts.dispose();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings and small helpers.
+
+/** Sets a `baton.*` setting (Global) and waits until VS Code reports the value. */
+export async function setBaton(key: string, value: unknown): Promise<void> {
+  await within(Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)), 10_000, `update baton.${key}`);
+  await waitFor(() => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value), 10_000, `baton.${key} = ${JSON.stringify(value)}`);
+}
+
+/** Waits until the extension itself treats sub-agents as on/off: an unknown runner is refused for the right reason. */
+export async function subagentsInEffect(a: ChatApi, enabled: boolean): Promise<void> {
+  await waitFor(
+    async () => {
+      const message = await a.invokeSubagent({ parentSessionKey: null, task: 'probe', runner: 'no-such-runner-probe' }).then(
+        () => 'resolved',
+        (err: Error) => err.message,
+      );
+      return enabled ? message.startsWith('No runner named "no-such-runner-probe"') : message.includes('turned off');
+    },
+    10_000,
+    `sub-agents ${enabled ? 'on' : 'off'} in the extension`,
+  );
+}
+
+/** The archival settings the extension uses right now (the Archivist's settings getter, read structurally). */
+export function archivalInEffect(a: ChatApi): { enabled: boolean; maxTurns: number } {
+  return (a.archivist as unknown as { settings(): { enabled: boolean; maxTurns: number } }).settings();
+}
+
+export async function turnsOf(a: ChatApi, key: string): Promise<TurnLike[]> {
+  return (await clientOf(a).turns(key, 1, 500)).turns;
+}
+
+/** The command link the participant writes for a session (`command:baton.openTranscript?…`). */
+function linkArgs(text: string, key: string): unknown[][] {
+  const out: unknown[][] = [];
+  for (const m of text.matchAll(/\]\(command:baton\.openTranscript\?([^)\s]+)\)/g)) {
+    const args = JSON.parse(decodeURIComponent(m[1])) as unknown[];
+    if (args[0] === key) out.push(args);
+  }
+  return out;
+}
+
+async function rootNode(a: ChatApi, key: string): Promise<NodeLike> {
+  const roots = await a.tree.getChildren();
+  const node = roots.find((n) => n.key === key);
+  assert.ok(node, `${key} is not a root of the Sessions tree (${roots.length} roots)`);
+  return node;
+}
+
+function codeBlock(text: string): string {
+  return `\`\`\`markdown\n${text}\n\`\`\``;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('@baton chat: participant', () => {
+  let a: ChatApi;
+  const word = `kingfisher${uid('').slice(1).replace(/-/g, '')}`;
+  const seed = uid('chatseed');
+  const seedTitle = `Chat seed ${seed}`;
+  const emptySeed = uid('chatempty');
+  const root = uid('chatroot');
+  const child = uid('chatchild');
+  const grandchild = uid('chatgrand');
+
+  before(async function () {
+    this.timeout(60_000);
+    a = await chatApi();
+    const ep = endpointOf(a.host as never);
+    const project = workspaceFolder();
+    await sessionStart(ep, { key: seed, project, title: seedTitle });
+    await prompt(ep, seed, `Plan the ${word} survey along the river`, undefined);
+    await prompt(ep, seed, 'Which bank first?', `The ${word} survey starts at the north bank at dawn.`);
+    await sessionStart(ep, { key: emptySeed, project, title: 'Nothing recorded yet' });
+    await sessionStart(ep, { key: root, project, title: `Tree root ${root}` });
+    await sessionStart(ep, { key: child, project, parent: root, title: `Tree child ${child}`, harnessAgentType: 'Explore' });
+    await sessionStart(ep, { key: grandchild, project, parent: child, title: `Tree grandchild ${grandchild}`, harnessAgentType: 'general-purpose' });
+  });
+
+  it('is contributed in package.json, activates on it, and is registered with the workbench', async function () {
+    this.timeout(30_000);
+    const pkg = extension().packageJSON as { activationEvents: string[]; contributes: { chatParticipants: Array<{ id: string; name: string; commands: Array<{ name: string }> }> } };
+    const contributed = pkg.contributes.chatParticipants.find((p) => p.id === 'baton.chat');
+    assert.ok(contributed, 'package.json contributes no chat participant baton.chat');
+    assert.equal(contributed.name, 'baton');
+    assert.deepEqual(contributed.commands.map((c) => c.name).sort(), ['parent', 'runs', 'search', 'tree']);
+    assert.ok(pkg.activationEvents.includes('onChatParticipant:baton.chat'), 'no onChatParticipant:baton.chat activation event');
+    assert.equal(extension().isActive, true);
+
+    // No API lists participants, and the workbench answers a refused registration only in its own
+    // log (the renderer's; the runner records it in artifacts/browser-console.log beside the
+    // BATON_DATA_DIR it gives the extension host). Its chat service refuses a second implementation
+    // of an id that already has one ("Agent already has implementation") and an id package.json
+    // does not declare. A probe that registers `baton.chat` again therefore proves the extension's
+    // own registration went through (the refused probe is never stored, so it cannot replace it);
+    // the undeclared id is the control that the log is being read.
+    const dataDir = process.env.BATON_DATA_DIR;
+    assert.ok(dataDir, 'the runner sets BATON_DATA_DIR');
+    const consoleLog = path.join(path.dirname(dataDir), 'artifacts', 'browser-console.log');
+    assert.ok(fs.existsSync(consoleLog), `${consoleLog} is missing: has test/vscode/runner.ts moved the browser log?`);
+    const logged = (): string => fs.readFileSync(consoleLog, 'utf8');
+    const undeclared = vscode.chat.createChatParticipant('baton.undeclaredProbe', () => ({}));
+    const duplicate = vscode.chat.createChatParticipant('baton.chat', () => ({}));
+    try {
+      await waitFor(() => logged().includes('chatParticipant must be declared in package.json: baton.undeclaredProbe'), 15_000, 'the control: the workbench refuses an undeclared participant');
+      await waitFor(() => logged().includes('Agent already has implementation: "baton.chat"'), 15_000, 'the workbench refuses a second baton.chat');
+      assert.ok(!logged().includes('chatParticipant must be declared in package.json: baton.chat'), 'the workbench does not know baton.chat');
+    } finally {
+      undeclared.dispose();
+      duplicate.dispose();
+    }
+  });
+
+  it('the history uses the real ChatRequestTurn/ChatResponseTurn classes (constructible in 1.100)', () => {
+    const RequestTurn = vscode.ChatRequestTurn as unknown as Ctor<vscode.ChatRequestTurn>;
+    const ResponseTurn = vscode.ChatResponseTurn as unknown as Ctor<vscode.ChatResponseTurn>;
+    const req = new RequestTurn('hello', 'tree', [], 'baton.chat', []);
+    const res = new ResponseTurn([], { metadata: { sessionKey: 'k' } }, 'baton.chat', 'tree');
+    assert.ok(req instanceof vscode.ChatRequestTurn);
+    assert.ok(res instanceof vscode.ChatResponseTurn);
+    assert.equal(req.prompt, 'hello');
+    assert.equal(res.command, 'tree');
+    assert.deepEqual(a.chat.sessionFor({ history: [req, res] }), { key: 'k', fresh: false });
+    const fresh = a.chat.sessionFor({ history: [req] });
+    assert.equal(fresh.fresh, true);
+    assert.match(fresh.key, /^vscode-chat-[0-9a-f-]{36}$/);
+  });
+
+  it('every conversation is a tracked vscode-chat session; a follow-up request reuses it', async function () {
+    this.timeout(60_000);
+    const conv = new Conversation(a);
+    const first = await conv.ask('', 'tree');
+    const key = first.result.metadata.sessionKey;
+    assert.match(key, /^vscode-chat-/);
+    assert.equal(first.result.metadata.command, 'tree');
+    const session = await clientOf(a).getSession(key);
+    assert.ok(session, `session ${key} was not recorded`);
+    assert.equal(session.harness, 'vscode-chat');
+    assert.equal(session.project, workspaceFolder());
+    assert.equal(session.parentSessionKey, null);
+    assert.equal(session.title, '@baton /tree');
+    let turns = await turnsOf(a, key);
+    assert.deepEqual(turns.map((t) => t.role), ['user', 'assistant']);
+    assert.equal(turns[0].text, '/tree');
+    assert.equal(turns[1].text, first.text.trim());
+
+    const second = await conv.ask(`What did the ${word} survey decide?`);
+    assert.equal(second.result.metadata.sessionKey, key, 'the second request (with the first answer in its history) opened another session');
+    turns = await turnsOf(a, key);
+    assert.deepEqual(turns.map((t) => t.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.equal(turns[2].text, `What did the ${word} survey decide?`);
+    assert.equal(turns[3].text, second.text.trim());
+    assert.equal((await clientOf(a).getSession(key))?.turnCount, 4);
+
+    const other = await new Conversation(a).ask(`Title from the ${word} question`);
+    assert.equal((await clientOf(a).getSession(other.result.metadata.sessionKey))?.title, `Title from the ${word} question`);
+    assert.notEqual(other.result.metadata.sessionKey, key, 'a new conversation (empty history) must be a new session');
+  });
+
+  it('/search lists the matching sessions with command:baton.openTranscript links to the hit turn', async function () {
+    this.timeout(30_000);
+    const { result, stream, text } = await new Conversation(a).ask(word, 'search');
+    assert.equal(result.metadata.query, word);
+    const seedLinks = linkArgs(text, seed);
+    assert.equal(seedLinks.length, 1, text);
+    const seedTurns = await turnsOf(a, seed);
+    const hitSeq = seedLinks[0][1] as number;
+    assert.ok(seedTurns.find((t) => t.seq === hitSeq)?.text.includes(word), `the link's turn #${hitSeq} does not mention ${word}`);
+    assert.ok(text.includes(`**${word}**`), 'the hit word is not bold in the excerpt');
+    assert.match(text, new RegExp(`- \\[${seed}\\]\\(command:baton\\.openTranscript\\?[^)]+\\) — claude-code, \\S+ ago\\n  > `));
+    // The links only work when the markdown trusts that command.
+    const md = stream.markdowns.find((m) => typeof m !== 'string' && m.value.includes(seed)) as vscode.MarkdownString;
+    assert.ok(md && typeof md.isTrusted === 'object' && md.isTrusted.enabledCommands.includes('baton.openTranscript'), 'the markdown does not trust baton.openTranscript');
+
+    const empty = await new Conversation(a).ask('', 'search');
+    assert.equal(empty.text, 'Give me something to search for: `/search <words>`.');
+  });
+
+  // BUG (src/vscode/chat.ts, BatonChat.handle): the prompt is stored in the conversation's own
+  // session before /search (and a free-form question's search) runs, so every search finds the
+  // conversation itself: "No session mentions …" can never be answered, and the conversation takes
+  // one of the hit slots (see the free-form tests too). Fix: exclude the conversation's own key
+  // (and `${key}/…` sub-agents) from the hits in search() and answer(), asking the server for that
+  // many more; or run the search before the user-prompt-submit hook.
+  it('/search for words no session has says so (BUG: it lists the conversation itself)', async function () {
+    this.timeout(30_000);
+    const none = await new Conversation(a).ask(`${word}nothing`, 'search');
+    assert.equal(none.text, `No session mentions ${JSON.stringify(`${word}nothing`)}.`);
+  });
+
+  it('/tree shows the nested lineage, each level indented under its parent', async function () {
+    this.timeout(30_000);
+    const { text } = await new Conversation(a).ask('', 'tree');
+    const lines = text.split('\n');
+    const at = (key: string): number => lines.findIndex((l) => l.includes(`](command:baton.openTranscript?${encodeURIComponent(JSON.stringify([key]))})`));
+    const [r, c, g] = [at(root), at(child), at(grandchild)];
+    assert.ok(r >= 0 && c > r && g > c, `root ${r}, child ${c}, grandchild ${g} in:\n${text}`);
+    assert.match(lines[r], new RegExp(`^- \\[Tree root ${root}\\]\\(.+\\) — claude-code, active, 0 turns$`));
+    assert.match(lines[c], new RegExp(`^  - \\[Tree child ${child}\\]\\(.+\\) — claude-code Explore, active, 0 turns$`));
+    assert.match(lines[g], new RegExp(`^    - \\[Tree grandchild ${grandchild}\\]\\(.+\\) — claude-code general-purpose, active, 0 turns$`));
+    assert.equal(c, r + 1, 'the child does not follow its parent');
+    assert.equal(g, c + 1, 'the grandchild does not follow its parent');
+  });
+
+  it('/parent <key> shows exactly the block that key would pass on; without a key, the newest workspace session', async function () {
+    this.timeout(30_000);
+    const view = await clientOf(a).inherited(seed);
+    assert.equal(view.empty, false);
+    assert.ok(view.block.startsWith('## Inherited from Parent Session'), view.block);
+    const named = await new Conversation(a).ask(seed, 'parent');
+    assert.ok(named.text.includes(`(${view.chars} characters, about ${view.estimatedTokens} tokens):\n\n${codeBlock(view.block)}`), named.text);
+    assert.equal(linkArgs(named.text, seed).length, 1);
+
+    // Without a key: the newest session of this workspace that is not a chat (touch the seed so it is).
+    await prompt(endpointOf(a.host as never), seed, 'One more note on the survey', 'Noted.');
+    const fresh = await clientOf(a).inherited(seed);
+    const implicit = await new Conversation(a).ask('', 'parent');
+    assert.ok(implicit.text.includes(codeBlock(fresh.block)), implicit.text);
+
+    const empty = await new Conversation(a).ask(emptySeed, 'parent');
+    assert.ok(empty.text.endsWith('has nothing to inherit yet (no transcript or checkpoint).'), empty.text);
+    const unknown = await new Conversation(a).ask('no-such-session-key', 'parent');
+    assert.equal(unknown.text, '\n\n**Baton:** session no-such-session-key not found');
+  });
+
+  it('a free-form question without a model answers with the context and lists the sessions used', async function () {
+    this.timeout(30_000);
+    await prompt(endpointOf(a.host as never), seed, 'Anything else?', 'Bring binoculars.');
+    const view = await clientOf(a).inherited(seed);
+    // Words that are all in the seed (the search ANDs every word, see the BUG note below).
+    const question = `${word} survey at dawn?`;
+    const first = await new Conversation(a).ask(question);
+    const intro = 'No language model is available, so here is the context Baton has for this question:\n\n';
+    assert.ok(first.text.startsWith(intro + view.block + '\n\n## Search hits\n'), first.text);
+    assert.match(first.text, new RegExp(`\\n- ${seed}: .*\\[\\[${word}\\]\\]`));
+    const used = /\n\nSessions used: (.+)$/.exec(first.text)?.[1];
+    assert.ok(used, `no "Sessions used" line in:\n${first.text}`);
+    assert.equal(linkArgs(used, seed).length, 1);
+    assert.ok(first.stream.referencedKeys.includes(seed), `references: ${first.stream.referencedKeys.join(', ')}`);
+    assert.equal(first.stream.referencedKeys[0], seed, 'the session whose context is shown comes first');
+
+    // Deterministic: the same question in another conversation gets the same context block.
+    const second = await new Conversation(a).ask(question);
+    assert.equal(second.text.slice(0, second.text.indexOf('## Search hits')), first.text.slice(0, first.text.indexOf('## Search hits')));
+  });
+
+  // BUG (src/vscode/chat.ts, BatonChat.answer): a free-form question goes to the full-text search
+  // as typed, and compileSearchQuery ANDs every word, so a natural question ("Where does the X
+  // survey start?") matches only sessions holding every one of its words — in practice only the
+  // conversation itself, which stored the question just before (see the /search BUG above). The
+  // "## Search hits" of a natural question are then useless and the conversation cites itself in
+  // "Sessions used". Fix: search with the question's content words OR-ed (drop stop-words such as
+  // where/does/the, e.g. `terms.join(' OR ')` from compileSearchQuery's terms minus a stop list,
+  // ranked by BM25), and exclude the conversation's own session.
+  it('a natural-language question finds the session that answers it, not the conversation itself (BUG)', async function () {
+    this.timeout(30_000);
+    const { result, text, stream } = await new Conversation(a).ask(`Where does the ${word} survey start?`);
+    assert.match(text, new RegExp(`## Search hits\\n(.*\\n)*- ${seed}: `));
+    assert.ok(!stream.referencedKeys.includes(result.metadata.sessionKey), `the conversation cites itself: ${stream.referencedKeys.join(', ')}`);
+  });
+
+  it('with a model (stand-in), the model gets the context and the question, and its streamed text is the answer', async function () {
+    this.timeout(30_000);
+    const view = await clientOf(a).inherited(seed);
+    const model = new FakeModel(() => ['The survey ', 'starts at the ', 'north bank at dawn.']);
+    const question = `The ${word} survey at dawn?`;
+    const conv = new Conversation(a);
+    const { result, stream, text } = await conv.ask(question, undefined, model.asModel);
+    assert.equal(model.prompts.length, 1);
+    const sent = model.prompts[0];
+    assert.ok(sent.startsWith("You answer questions about the user's AI agent sessions, using only this context from Baton:\n\n"), sent);
+    assert.ok(sent.includes(view.block), 'the model was not sent the inherited block');
+    assert.ok(sent.includes('\n\n## Search hits\n') && sent.includes(`\n- ${seed}: `), sent);
+    assert.ok(sent.endsWith(`\n\nQuestion: ${question}`), sent);
+    assert.deepEqual(stream.fragments.slice(0, 3), ['The survey ', 'starts at the ', 'north bank at dawn.']);
+    assert.ok(text.startsWith('The survey starts at the north bank at dawn.\n\nSessions used: '), text);
+    const turns = await turnsOf(a, result.metadata.sessionKey);
+    assert.deepEqual(turns.map((t) => [t.role, t.text]), [
+      ['user', question],
+      ['assistant', text.trim()],
+    ]);
+
+    // A model that fails: the answer says so and falls back to the context.
+    const failing = new FakeModel(() => {
+      throw new Error('quota exceeded');
+    });
+    const fallback = await conv.ask(question, undefined, failing.asModel);
+    assert.ok(fallback.text.startsWith("The language model could not answer (quota exceeded); here is what Baton has:\n\n" + view.block), fallback.text);
+  });
+
+  it('offers follow-ups: the other commands, and an exact-phrase search after /search', async () => {
+    const plain = a.chat.followups({ metadata: { sessionKey: 'k' } });
+    assert.deepEqual(plain.map((f) => f.command), ['tree', 'parent', 'runs']);
+    assert.ok(plain.every((f) => f.label && f.prompt === ''));
+    const afterTree = a.chat.followups({ metadata: { sessionKey: 'k', command: 'tree' } });
+    assert.deepEqual(afterTree.map((f) => f.command), ['parent', 'runs']);
+    const afterSearch = a.chat.followups({ metadata: { sessionKey: 'k', command: 'search', query: 'red kite' } });
+    assert.deepEqual(afterSearch[0], { prompt: '"red kite"', command: 'search', label: 'Search the exact phrase' });
+    assert.deepEqual(afterSearch.slice(1).map((f) => f.command), ['tree', 'parent', 'runs']);
+    // From a real answer's result.
+    const { result } = await new Conversation(a).ask('', 'runs');
+    assert.deepEqual(a.chat.followups(result).map((f) => f.command), ['tree', 'parent']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('@baton chat: sub-agents', () => {
+  let a: ChatApi;
+  let runner: vscode.Disposable | undefined;
+  const calls: RunRequestLike[] = [];
+  const gates = new Map<string, Promise<void>>();
+  let conv: Conversation;
+  let chatKey: string;
+  const word = `osprey${uid('').slice(1).replace(/-/g, '')}`;
+  const runIds: Record<string, string> = {};
+
+  /** A gate a runner call waits on until released. */
+  function gate(task: string): () => void {
+    let release!: () => void;
+    gates.set(task, new Promise<void>((r) => (release = r)));
+    return release;
+  }
+
+  async function systemTurns(key: string): Promise<TurnLike[]> {
+    return (await turnsOf(a, key)).filter((t) => t.role === 'system');
+  }
+
+  before(async function () {
+    this.timeout(60_000);
+    a = await chatApi();
+    runner = a.registerRunner({
+      name: 'test-runner',
+      run: async (req) => {
+        calls.push(req);
+        await within(gates.get(req.task) ?? Promise.resolve(), 20_000, `gate of ${req.task}`);
+        return { content: `Result of: ${req.task}`, inputTokens: 3, outputTokens: 5 };
+      },
+    });
+    await setBaton('subagents.enabled', true);
+    await subagentsInEffect(a, true);
+    conv = new Conversation(a);
+    // A short opening (a /search), so the whole of it fits in the inherited tail.
+    const { result } = await conv.ask(`Split the ${word} nest count into sub-tasks`, 'search');
+    chatKey = result.metadata.sessionKey;
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    runner?.dispose();
+    await setBaton('subagents.enabled', undefined);
+  });
+
+  it('SYNC: the child inherits the chat, hangs under it in the tree, and the run is recorded with tokens and duration', async function () {
+    this.timeout(30_000);
+    const task = `SYNC: count the ${word} nests on the north bank`;
+    const spawned = await a.invokeSubagent({ parentSessionKey: chatKey, task, runner: 'test-runner', mode: 'SYNC' });
+    runIds.SYNC = spawned.runId;
+    assert.equal(spawned.mode, 'SYNC');
+    assert.equal(spawned.sessionKey, `${chatKey}/run-${spawned.runId.slice(0, 8)}`);
+    const run = spawned.run;
+    assert.ok(run, 'SYNC returned no run');
+    assert.equal(run.status, 'completed');
+    assert.equal(run.runner, 'test-runner');
+    assert.equal(run.executionMode, 'SYNC');
+    assert.equal(run.parentSessionKey, chatKey);
+    assert.equal(run.sessionKey, spawned.sessionKey);
+    assert.equal(run.context.prompt, task);
+    assert.equal(run.resultContent, `Result of: ${task}`);
+    assert.equal(run.inputTokens, 3);
+    assert.equal(run.outputTokens, 5);
+    assert.ok(typeof run.durationMs === 'number' && run.durationMs >= 0, `durationMs ${run.durationMs}`);
+    assert.ok(run.startedAt && run.finishedAt && run.finishedAt >= run.startedAt);
+
+    // The runner got the chat's inherited block.
+    const call = calls.find((c) => c.task === task);
+    assert.ok(call, 'the runner was not called');
+    assert.equal(call.parentSessionKey, chatKey);
+    assert.ok(call.inherited.startsWith('## Inherited from Parent Session'), call.inherited);
+    assert.ok(call.inherited.includes(`vscode-chat session ${chatKey}`) && call.inherited.includes(`Split the ${word} nest count`), call.inherited);
+
+    const child = await clientOf(a).getSession(spawned.sessionKey);
+    assert.ok(child);
+    assert.equal(child.parentSessionKey, chatKey);
+    assert.equal(child.harness, 'baton');
+    assert.equal(child.harnessAgentType, 'test-runner');
+    assert.equal(child.status, 'completed');
+    assert.deepEqual((await turnsOf(a, spawned.sessionKey)).map((t) => [t.role, t.text]), [
+      ['user', `${call.inherited}\n\n## Task\n\n${task}`],
+      ['assistant', `Result of: ${task}`],
+    ]);
+
+    const chatNode = await rootNode(a, chatKey);
+    const children = await a.tree.getChildren(chatNode);
+    const childNode = children.find((n) => n.key === spawned.sessionKey);
+    assert.ok(childNode, `the run's session is not under the chat session: ${children.map((n) => n.key).join(', ')}`);
+    assert.equal(a.tree.getTreeItem(childNode).label, task);
+  });
+
+  it('ASYNC_POLL: returns at once with the run pending or running; it completes later', async function () {
+    this.timeout(30_000);
+    const task = `POLL: map the ${word} feeding spots`;
+    const release = gate(task);
+    const spawned = await a.invokeSubagent({ parentSessionKey: chatKey, task, runner: 'test-runner', mode: 'ASYNC_POLL' });
+    runIds.ASYNC_POLL = spawned.runId;
+    assert.equal(spawned.mode, 'ASYNC_POLL');
+    assert.ok(spawned.run && ['pending', 'running'].includes(spawned.run.status), `status at return: ${spawned.run?.status}`);
+    await waitFor(async () => (await a.runs.status(spawned.runId))?.status === 'running', 10_000, 'the run is running');
+    assert.equal((await a.runs.status(spawned.runId))?.resultContent, null);
+    release();
+    const done = await within(a.runs.wait(spawned.runId), 15_000, 'runs.wait');
+    assert.equal(done?.status, 'completed');
+    assert.equal(done?.resultContent, `Result of: ${task}`);
+    assert.equal(done?.inputTokens, 3);
+    assert.equal(done?.outputTokens, 5);
+    assert.ok((done?.durationMs ?? -1) >= 0);
+    assert.equal(done?.callbackDeliveredAt, null, 'a polled run is not delivered');
+    assert.ok((await a.queryRuns({ parent: chatKey })).some((r) => r.id === spawned.runId));
+    assert.ok((await a.tree.getChildren(await rootNode(a, chatKey))).some((n) => n.key === spawned.sessionKey));
+    assert.equal((await systemTurns(chatKey)).length, 0, 'nothing is delivered into the chat for a polled run');
+  });
+
+  it('ASYNC_CALLBACK finishing while the chat answers: delivered once, as a System turn, and the answer says it arrived', async function () {
+    this.timeout(45_000);
+    const task = `CALLBACK: check the ${word} chicks`;
+    const release = gate(task);
+    const spawned = await a.invokeSubagent({ parentSessionKey: chatKey, task, runner: 'test-runner', mode: 'ASYNC_CALLBACK' });
+    runIds.ASYNC_CALLBACK = spawned.runId;
+    assert.equal(spawned.mode, 'ASYNC_CALLBACK');
+    assert.ok(spawned.run && spawned.run.status !== 'completed');
+    // The model (a stand-in) lets the run finish while the chat is busy answering, then answers.
+    const model = new FakeModel(async () => {
+      release();
+      const finished = await within(a.runs.wait(spawned.runId), 15_000, 'the callback run');
+      assert.equal(finished?.status, 'completed');
+      return ['Waiting on the chick count.'];
+    });
+    const { text } = await conv.ask('How are the chicks?', undefined, model.asModel);
+    assert.ok(text.startsWith('Waiting on the chick count.'), text);
+    assert.ok(text.endsWith('\n\n_1 sub-agent result(s) arrived and were added to this conversation._'), text);
+
+    const expected = `Sub-agent results (1):\n- run ${spawned.runId} (test-runner) completed:\n  Result of: ${task}`;
+    let system = await systemTurns(chatKey);
+    assert.deepEqual(system.map((t) => t.text), [expected]);
+    const turns = await turnsOf(a, chatKey);
+    assert.equal(turns[turns.length - 1].role, 'system', 'the delivery comes after the answer');
+    const run = await a.runs.status(spawned.runId);
+    assert.ok(run?.callbackDeliveredAt, 'the run is not marked delivered');
+
+    // Never twice: neither an explicit delivery nor the next answer brings it again.
+    assert.deepEqual(await a.runs.deliver(chatKey), []);
+    const next = await conv.ask('', 'tree');
+    assert.ok(!next.text.includes('arrived'), next.text);
+    system = await systemTurns(chatKey);
+    assert.equal(system.filter((t) => t.text.includes(spawned.runId)).length, 1);
+  });
+
+  it('ASYNC_CALLBACK finishing while the chat is idle is delivered at once, as one System turn', async function () {
+    this.timeout(30_000);
+    const task = `CALLBACK idle: weigh the ${word} fish`;
+    const spawned = await a.invokeSubagent({ parentSessionKey: chatKey, task, runner: 'test-runner', mode: 'ASYNC_CALLBACK' });
+    await within(a.runs.wait(spawned.runId), 15_000, 'the callback run');
+    const delivered = await waitFor(async () => (await systemTurns(chatKey)).filter((t) => t.text.includes(`run ${spawned.runId} (test-runner) completed`)), 10_000, 'the System turn');
+    assert.equal(delivered.length, 1);
+    assert.ok((await a.runs.status(spawned.runId))?.callbackDeliveredAt);
+    assert.deepEqual(await a.runs.deliver(chatKey), []);
+  });
+
+  // BUG (src/vscode/chat.ts, BatonChat.handle/answer + src/client/runManager.ts, RunManager.deliver):
+  // a callback result that finishes while the conversation is idle is written into the chat
+  // session as a System turn (previous test) but the conversation never hears of it: the next
+  // handle() says nothing (only results that land during a request are announced), and answer()
+  // never reads the chat session's own transcript, so neither the user nor the model sees the
+  // result. Fix: remember per chat session the runs delivered while idle (RunManager's onDelivered
+  // callback, or `callbackDeliveredAt` > the last answer), and at the start of the next handle()
+  // stream "N sub-agent result(s) arrived since your last message" with their text, and add them
+  // to the context a model gets.
+  it('ASYNC_CALLBACK finishing while the chat is idle is announced by the next answer (BUG: it is not)', async function () {
+    this.timeout(30_000);
+    const task = `CALLBACK idle 2: count the ${word} eggs`;
+    const spawned = await a.invokeSubagent({ parentSessionKey: chatKey, task, runner: 'test-runner', mode: 'ASYNC_CALLBACK' });
+    await within(a.runs.wait(spawned.runId), 15_000, 'the callback run');
+    await waitFor(async () => (await a.runs.status(spawned.runId))?.callbackDeliveredAt, 10_000, 'delivery');
+    const { text } = await conv.ask('Any news?');
+    assert.ok(text.includes('arrived') && text.includes(`Result of: ${task}`), text);
+  });
+
+  it('/runs shows the runs in a table, this chat as their parent', async function () {
+    this.timeout(30_000);
+    assert.deepEqual(Object.keys(runIds).sort(), ['ASYNC_CALLBACK', 'ASYNC_POLL', 'SYNC'], 'the spawning tests ran first');
+    const { text } = await conv.ask('', 'runs');
+    const lines = text.split('\n');
+    assert.equal(lines[0], '| run | runner | status | mode | parent | ms | task |');
+    assert.equal(lines[1], '|---|---|---|---|---|---|---|');
+    for (const [mode, id] of Object.entries(runIds)) {
+      const run = await a.runs.status(id);
+      const row = lines.find((l) => l.startsWith(`| ${id.slice(0, 8)} |`));
+      assert.ok(row, `no row for ${mode} run ${id}:\n${text}`);
+      assert.equal(row, `| ${id.slice(0, 8)} | test-runner | completed | ${mode} | this chat | ${run?.durationMs} | ${run?.context.prompt?.slice(0, 60)} |`);
+    }
+  });
+
+  it('with baton.subagents.enabled off, invokeSubagent rejects with a readable message and records nothing', async function () {
+    this.timeout(30_000);
+    await setBaton('subagents.enabled', false);
+    await subagentsInEffect(a, false);
+    const before = (await a.queryRuns({ parent: chatKey })).length;
+    await assert.rejects(a.invokeSubagent({ parentSessionKey: chatKey, task: 'should not run', runner: 'test-runner', mode: 'SYNC' }), {
+      message: 'Baton sub-agents are turned off (baton.subagents.enabled).',
+    });
+    assert.equal((await a.queryRuns({ parent: chatKey })).length, before);
+    assert.ok(!calls.some((c) => c.task === 'should not run'));
+    await setBaton('subagents.enabled', true);
+    await subagentsInEffect(a, true);
+    await assert.rejects(a.invokeSubagent({ parentSessionKey: chatKey, task: 'x', runner: 'nobody' }), (err: Error) => {
+      assert.match(err.message, /^No runner named "nobody" \(available: .*test-runner.*\)\.$/);
+      return true;
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('@baton chat: archival', () => {
+  let a: ChatApi;
+  const warnings: string[] = [];
+  let restoreWarnings: (() => void) | undefined;
+  const word = `pelican${uid('').slice(1).replace(/-/g, '')}`;
+  let conv: Conversation;
+  let chatKey: string;
+  let holderId: string;
+  let turn2Answer: string;
+
+  before(async function () {
+    this.timeout(60_000);
+    a = await chatApi();
+    // The extension's own `vscode` API object (the module loader hands it to anything required from
+    // inside the extension's folder): its showWarningMessage is wrapped to record what it shows.
+    const extVscode = createRequire(path.join(extension().extensionPath, 'dist', 'extension.js'))('vscode') as typeof vscode;
+    const original = extVscode.window.showWarningMessage;
+    extVscode.window.showWarningMessage = ((message: string, ...rest: unknown[]) => {
+      warnings.push(message);
+      return (original as (...args: unknown[]) => Thenable<unknown>).call(extVscode.window, message, ...rest);
+    }) as typeof original;
+    restoreWarnings = () => (extVscode.window.showWarningMessage = original);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    await setBaton('archival.enabled', undefined);
+    await setBaton('archival.maxTurns', undefined);
+    await setBaton('subagents.enabled', undefined);
+    restoreWarnings?.();
+  });
+
+  it('archival without sub-agents is a configuration error: a warning, and archival stays off', async function () {
+    this.timeout(30_000);
+    const message = 'baton.archival.enabled needs baton.subagents.enabled: archival moves finished turns into sub-agents. Archival stays off until sub-agents are enabled.';
+    // The core validator readSettings() applies:
+    const { settings, errors } = validateSettings({ 'archival.enabled': true });
+    assert.deepEqual(errors, [message]);
+    assert.equal(settings.archival.enabled, false);
+    // And the extension, live: the warning it shows on the change, and the settings it then uses.
+    await setBaton('subagents.enabled', false);
+    warnings.length = 0;
+    await setBaton('archival.enabled', true);
+    await waitFor(() => warnings.includes(`Baton settings: ${message}`), 10_000, `the warning (seen: ${JSON.stringify(warnings)})`);
+    assert.equal(archivalInEffect(a).enabled, false);
+    await setBaton('archival.enabled', undefined);
+  });
+
+  it('with sub-agents and archival on (maxTurns 2), the second turn moves into holder-1 under the chat session', async function () {
+    this.timeout(60_000);
+    await setBaton('subagents.enabled', true);
+    await setBaton('archival.maxTurns', 2);
+    warnings.length = 0;
+    await setBaton('archival.enabled', true);
+    await subagentsInEffect(a, true);
+    await waitFor(() => archivalInEffect(a).enabled && archivalInEffect(a).maxTurns === 2, 10_000, 'archival on, maxTurns 2, in the extension');
+    assert.deepEqual(warnings, [], 'no configuration warning once sub-agents are on');
+
+    conv = new Conversation(a);
+    const first = await conv.ask(`Note the ${word} route: the coast first, then the inland lakes.`);
+    chatKey = first.result.metadata.sessionKey;
+    assert.equal(first.result.metadata.archived, undefined, 'the first turn is below maxTurns');
+    const second = await conv.ask(`Where does the ${word} spend the winter?`);
+    turn2Answer = second.text;
+    assert.equal(second.result.metadata.sessionKey, chatKey);
+    holderId = `${chatKey}/holder-1`;
+    assert.equal(second.result.metadata.archived, holderId);
+
+    // The holder: a session under the chat session that keeps the turn whole.
+    const holder = await clientOf(a).getSession(holderId);
+    assert.ok(holder, 'the holder session does not exist');
+    assert.equal(holder.parentSessionKey, chatKey);
+    assert.equal(holder.harness, 'baton');
+    assert.equal(holder.harnessAgentType, 'holder');
+    assert.equal(holder.title, 'archived turn 1');
+    assert.deepEqual((await turnsOf(a, holderId)).map((t) => [t.role, t.text]), [
+      ['user', `Where does the ${word} spend the winter?`],
+      ['assistant', turn2Answer.trim()],
+    ]);
+    assert.ok((await a.tree.getChildren(await rootNode(a, chatKey))).some((n) => n.key === holderId), 'the holder is not under the chat session in the tree');
+    assert.deepEqual(a.archivist.liveHolders(chatKey).map((h) => h.id), [holderId]);
+
+    // … and a JSONL file in <dataDir>/archive/.
+    const file = path.join(a.host.dataDir, 'archive', `${holderId.replace(/[^\w.-]+/g, '_')}.jsonl`);
+    assert.ok(fs.existsSync(file), `${file} is missing (archive/ holds: ${fs.readdirSync(path.join(a.host.dataDir, 'archive')).join(', ')})`);
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    assert.deepEqual(lines, [
+      { role: 'user', content: `Where does the ${word} spend the winter?` },
+      { role: 'assistant', content: turn2Answer },
+    ]);
+
+    // The chat keeps the marker as a System turn.
+    const system = (await turnsOf(a, chatKey)).filter((t) => t.role === 'system');
+    assert.equal(system.length, 1, JSON.stringify(system));
+    assert.ok(system[0].text.startsWith(`[archived turn]\nsubagent_id: ${holderId}\n\noutcome: `), system[0].text);
+    assert.ok(system[0].text.includes(`key_findings:\n- Asked: Where does the ${word} spend the winter?`), system[0].text);
+
+    // The archive is a completed holder run.
+    const runs = await a.queryRuns({ parent: chatKey, runner: 'holder' });
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0].status, 'completed');
+    assert.equal(runs[0].sessionKey, holderId);
+    assert.equal(runs[0].context.specId, 'archive:max_turns');
+    assert.equal(runs[0].resultContent, system[0].text);
+  });
+
+  it('the next turn gives the model a "## Live Subagents" section naming the holder (and is archived with the model summary)', async function () {
+    this.timeout(60_000);
+    assert.ok(holderId, 'the previous test archived a turn');
+    const summary = { outcome: 'Explained the winter grounds.', key_findings: ['lakes'], files_touched: [], tools_used: [], open_questions: [] };
+    const model = new FakeModel((sent) => (sent.startsWith('Summarise the conversation turn') ? [JSON.stringify(summary)] : ['Ask the holder ', 'for the details.']));
+    const third = await conv.ask(`Remind me about the ${word} winter`, undefined, model.asModel);
+    const outcome = a.archivist.liveHolders(chatKey)[0].outcome;
+    const sent = model.prompts[0];
+    assert.ok(
+      sent.includes(`## Live Subagents\nArchived turns, each kept whole by a holder sub-agent; ask one with baton_query_subagent(id, prompt):\n- ${holderId}: ${outcome}`),
+      sent,
+    );
+    assert.ok(third.text.startsWith('Ask the holder for the details.'), third.text);
+    // The third turn is archived too, this time with the model's structured summary.
+    assert.equal(third.result.metadata.archived, `${chatKey}/holder-2`);
+    assert.ok(model.prompts[1]?.startsWith('Summarise the conversation turn below as JSON'), model.prompts[1]);
+    const markers = (await turnsOf(a, chatKey)).filter((t) => t.role === 'system').map((t) => t.text);
+    assert.equal(markers.length, 2);
+    assert.ok(markers[1].startsWith(`[archived turn]\nsubagent_id: ${chatKey}/holder-2\n\noutcome: Explained the winter grounds.\nkey_findings:\n- lakes\n`), markers[1]);
+  });
+
+  it('baton_query_subagent answers from the holder transcript', async function () {
+    this.timeout(30_000);
+    assert.ok(holderId, 'an earlier test archived a turn');
+    const result = await within(
+      Promise.resolve(vscode.lm.invokeTool('baton_query_subagent', { input: { id: holderId, prompt: `Where does the ${word} winter?` }, toolInvocationToken: undefined })),
+      20_000,
+      'baton_query_subagent',
+    );
+    const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    assert.ok(text.includes(`user: Where does the ${word} spend the winter?`), text);
+    assert.ok(text.includes(`assistant: ${turn2Answer.trim().split('\n')[0]}`), text);
+    const holderTurns = await turnsOf(a, holderId);
+    assert.deepEqual(holderTurns.slice(2, 4).map((t) => [t.role, t.text]), [
+      ['user', `Where does the ${word} winter?`],
+      ['assistant', text],
+    ]);
+    // Holders archive their own turns the same way, down to baton.archival.depthCap (2): the
+    // query was the holder's second turn (maxTurns 2), so it moved into a holder of the holder…
+    const nested = await clientOf(a).getSession(`${holderId}/holder-1`);
+    assert.ok(nested, 'the holder did not archive its own turn');
+    assert.equal(nested.parentSessionKey, holderId);
+    assert.deepEqual(a.archivist.liveHolders(holderId).map((h) => h.id), [`${holderId}/holder-1`]);
+    // … but the nested holder is at the depth cap and never archives.
+    await vscode.lm.invokeTool('baton_query_subagent', { input: { id: `${holderId}/holder-1`, prompt: `Where does the ${word} winter?` }, toolInvocationToken: undefined });
+    await vscode.lm.invokeTool('baton_query_subagent', { input: { id: `${holderId}/holder-1`, prompt: `And the ${word} summer?` }, toolInvocationToken: undefined });
+    assert.equal(await clientOf(a).getSession(`${holderId}/holder-1/holder-1`), null, 'a holder at the depth cap archived');
+    assert.deepEqual(a.archivist.liveHolders(`${holderId}/holder-1`), []);
+  });
+
+  // BUG (src/vscode/archive.ts, Archivist.archive; same pattern in src/client/runManager.ts,
+  // RunManager.deliver): the marker is posted as the plain-text transcript `System: ${marker}`,
+  // which the server's plain-text parser splits at every line that starts with "User:",
+  // "Assistant:", "Tool:", "Human:" or "AI:". A model summary that is a paragraph (kept as is) with
+  // such a line therefore writes invented user/assistant turns into the conversation. Fix: post the
+  // marker as one structured turn, `transcript: [{ role: 'system', content: marker }]` (and the
+  // delivery text likewise), so its text is never re-parsed.
+  it('an archived turn stays one System turn whatever the model summary says (BUG: a paragraph summary is split into fake turns)', async function () {
+    this.timeout(30_000);
+    assert.ok(chatKey, 'an earlier test started the conversation');
+    const model = new FakeModel((sent) => (sent.startsWith('Summarise the conversation turn') ? ['The user asked about the winter.\nAssistant: it said lakes.\nUser: then thanked it.'] : ['Glad to help.']));
+    const before = (await turnsOf(a, chatKey)).length;
+    const { result } = await conv.ask(`Thanks for the ${word} notes`, undefined, model.asModel);
+    assert.ok(result.metadata.archived, 'the turn was not archived');
+    const added = (await turnsOf(a, chatKey)).slice(before);
+    assert.deepEqual(added.map((t) => t.role), ['user', 'assistant', 'system'], JSON.stringify(added, null, 1));
+    assert.ok(added[2].text.endsWith('The user asked about the winter.\nAssistant: it said lakes.\nUser: then thanked it.'), added[2].text);
+  });
+});

@@ -1,0 +1,181 @@
+// Baton's commands, run through vscode.commands.executeCommand with their non-interactive
+// arguments, checked through the API, the clipboard and the files they write.
+
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { api, endpointOf, prompt, sessionStart, uid, waitFor, workspaceFolder, type BatonApi } from './helpers';
+
+describe('Commands', () => {
+  let a: BatonApi;
+  let tmp: string;
+  const key = uid('cmd');
+
+  before(async function () {
+    this.timeout(30_000);
+    a = await api();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-vs-cmd-'));
+    const ep = endpointOf(a.host);
+    await sessionStart(ep, { key, project: workspaceFolder(), title: 'Command target' });
+    await prompt(ep, key, 'How do herons fish?', undefined);
+    await prompt(ep, key, 'And egrets?', 'Herons stand still and strike.');
+  });
+
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('registers every command package.json contributes', async () => {
+    const contributed = (vscode.extensions.getExtension('baton-dev.baton')!.packageJSON.contributes.commands as Array<{ command: string }>).map((c) => c.command);
+    assert.ok(contributed.length >= 19);
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = contributed.filter((c) => !registered.has(c));
+    assert.deepEqual(missing, []);
+  });
+
+  it('baton.copyKey puts the key on the clipboard (node or key argument)', async () => {
+    await vscode.env.clipboard.writeText('before');
+    await vscode.commands.executeCommand('baton.copyKey', key);
+    assert.equal(await vscode.env.clipboard.readText(), key);
+    const node = await a.tree.nodeFor(key);
+    await vscode.env.clipboard.writeText('before');
+    await vscode.commands.executeCommand('baton.copyKey', node);
+    assert.equal(await vscode.env.clipboard.readText(), key);
+  });
+
+  it('baton.toggleBypass bypasses the session through the API, and back', async () => {
+    const client = a.host.client!;
+    assert.equal((await client.getSession(key))?.bypassed, false);
+    await vscode.commands.executeCommand('baton.toggleBypass', key);
+    assert.equal((await client.getSession(key))?.bypassed, true);
+    // A bypassed session's hooks are no-ops.
+    const answer = await prompt(endpointOf(a.host), key, 'ignored while bypassed', undefined);
+    assert.equal((answer as unknown as { bypassed?: boolean }).bypassed, true);
+    assert.equal((await client.getSession(key))?.turnCount, 3);
+    await vscode.commands.executeCommand('baton.toggleBypass', await a.tree.nodeFor(key));
+    assert.equal((await client.getSession(key))?.bypassed, false);
+  });
+
+  it('baton.exportSession writes Markdown and JSON Lines to the given destination', async () => {
+    const md = vscode.Uri.file(path.join(tmp, 'export.md'));
+    const written = (await vscode.commands.executeCommand('baton.exportSession', key, 'md', md)) as vscode.Uri | undefined;
+    assert.equal(written?.fsPath, md.fsPath);
+    const text = fs.readFileSync(md.fsPath, 'utf8');
+    assert.match(text, new RegExp(`^# Session ${key}\n`));
+    assert.match(text, /- Harness: claude-code/);
+    assert.match(text, new RegExp(`- Project: ${workspaceFolder().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(text, /## User\n\nHow do herons fish\?/);
+    assert.match(text, /## Assistant\n\nHerons stand still and strike\./);
+    assert.ok(text.indexOf('How do herons fish?') < text.indexOf('Herons stand still') && text.indexOf('Herons stand still') < text.indexOf('And egrets?'));
+
+    const jsonl = vscode.Uri.file(path.join(tmp, 'export.jsonl'));
+    const node = await a.tree.nodeFor(key);
+    await vscode.commands.executeCommand('baton.exportSession', node, 'jsonl', jsonl);
+    const lines = fs.readFileSync(jsonl.fsPath, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 1);
+    const parsed = JSON.parse(lines[0]) as { session: { key: string; title: string }; turns: Array<{ seq: number; role: string; text: string }> };
+    assert.equal(parsed.session.key, key);
+    assert.equal(parsed.session.title, 'Command target');
+    assert.deepEqual(
+      parsed.turns.map((t) => [t.seq, t.role, t.text]),
+      [
+        [1, 'user', 'How do herons fish?'],
+        [2, 'assistant', 'Herons stand still and strike.'],
+        [3, 'user', 'And egrets?'],
+      ],
+    );
+  });
+
+  it('baton.endSession with confirmed=true ends the session without a modal', async () => {
+    const target = uid('end');
+    await sessionStart(endpointOf(a.host), { key: target, project: workspaceFolder() });
+    assert.equal((await a.host.client!.getSession(target))?.status, 'active');
+    await vscode.commands.executeCommand('baton.endSession', target, true);
+    const ended = await a.host.client!.getSession(target);
+    assert.equal(ended?.status, 'ended');
+  });
+
+  it('baton.copyEndpointEnv gives BATON_DATA_DIR and BATON_URL, never the token', async () => {
+    const text = (await vscode.commands.executeCommand('baton.copyEndpointEnv')) as string;
+    assert.equal(text, `export BATON_DATA_DIR=${JSON.stringify(a.host.dataDir)}\nexport BATON_URL=http://127.0.0.1:${a.host.port}\n`);
+    assert.equal(await vscode.env.clipboard.readText(), text);
+    const token = a.host.client!.endpoint.token;
+    assert.ok(token.length >= 16);
+    assert.ok(!text.includes(token), 'the token leaked into the copied environment');
+  });
+
+  it("baton.installHooks ('claude-code', 'project') writes .claude/settings.json; baton.uninstallHooks removes it", async function () {
+    this.timeout(20_000);
+    const folder = workspaceFolder();
+    const settingsFile = path.join(folder, '.claude', 'settings.json');
+    const mcpFile = path.join(folder, '.mcp.json');
+    assert.equal(fs.existsSync(settingsFile), false);
+    const result = (await vscode.commands.executeCommand('baton.installHooks', 'claude-code', 'project')) as { file: string; events: string[] };
+    assert.equal(result.file, settingsFile);
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ type: string; command: string }> }>>; enabledMcpjsonServers: string[] };
+    const hookJs = path.join(vscode.extensions.getExtension('baton-dev.baton')!.extensionPath, 'dist', 'hook.js');
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd']) {
+      const entry = settings.hooks[event]?.[0]?.hooks?.[0];
+      assert.ok(entry, `no ${event} hook`);
+      assert.equal(entry.type, 'command');
+      assert.ok(entry.command.includes(hookJs) && entry.command.includes(' claude-code '), entry.command);
+      assert.ok(entry.command.includes(`--data-dir ${a.host.dataDir}`) || entry.command.includes(`--data-dir '${a.host.dataDir}'`), entry.command);
+    }
+    assert.deepEqual(settings.enabledMcpjsonServers, ['baton']);
+    assert.ok((JSON.parse(fs.readFileSync(mcpFile, 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers.baton);
+
+    // Installing twice changes nothing.
+    const before = fs.readFileSync(settingsFile, 'utf8');
+    await vscode.commands.executeCommand('baton.installHooks', 'claude-code', 'project');
+    assert.equal(fs.readFileSync(settingsFile, 'utf8'), before);
+
+    const removed = (await vscode.commands.executeCommand('baton.uninstallHooks', 'claude-code', 'project')) as { file: string; removed: boolean };
+    assert.deepEqual(removed, { file: settingsFile, removed: true });
+    const left = fs.existsSync(settingsFile) ? (JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>) : {};
+    assert.equal(left.hooks, undefined);
+    assert.equal(left.enabledMcpjsonServers, undefined);
+    const mcpLeft = JSON.parse(fs.readFileSync(mcpFile, 'utf8')) as { mcpServers?: Record<string, unknown> };
+    assert.equal(mcpLeft.mcpServers?.baton, undefined);
+    fs.rmSync(path.join(folder, '.claude'), { recursive: true, force: true });
+    fs.rmSync(mcpFile, { force: true });
+  });
+
+  it('the installed hook command records a Claude Code session in this store', async function () {
+    this.timeout(30_000);
+    const folder = workspaceFolder();
+    const result = (await vscode.commands.executeCommand('baton.installHooks', 'claude-code', 'project')) as { file: string };
+    try {
+      const settings = JSON.parse(fs.readFileSync(result.file, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+      const command = settings.hooks.SessionStart[0].hooks[0].command;
+      const sessionId = uid('hookcmd');
+      const { execFileSync } = await import('node:child_process');
+      execFileSync('/bin/sh', ['-c', command], {
+        input: JSON.stringify({ hook_event_name: 'SessionStart', session_id: sessionId, cwd: folder, source: 'startup' }),
+        timeout: 20_000,
+        env: { ...process.env },
+      });
+      const session = await waitFor(() => a.host.client!.getSession(sessionId), 5_000, 'the hook-made session');
+      assert.equal(session.harness, 'claude-code');
+      assert.equal(session.project, folder);
+    } finally {
+      await vscode.commands.executeCommand('baton.uninstallHooks', 'claude-code', 'project');
+      fs.rmSync(path.join(folder, '.claude'), { recursive: true, force: true });
+      fs.rmSync(path.join(folder, '.mcp.json'), { force: true });
+    }
+  });
+
+  it('baton.runDoctor returns a report and opens it as a Markdown document', async function () {
+    this.timeout(30_000);
+    const report = (await vscode.commands.executeCommand('baton.runDoctor')) as { dataDir: string; lock: { state: string; holder?: { pid: number } }; problems: string[] };
+    assert.ok(report, 'runDoctor returned nothing (see the Baton log)');
+    assert.equal(report.dataDir, a.host.dataDir);
+    assert.equal(report.lock.holder?.pid, process.pid);
+    assert.ok(Array.isArray(report.problems));
+    const editor = await waitFor(() => vscode.window.activeTextEditor?.document.getText().startsWith('# Baton doctor') && vscode.window.activeTextEditor, 5_000, 'the doctor document');
+    assert.equal(editor.document.languageId, 'markdown');
+    const text = editor.document.getText();
+    assert.ok(text.includes(`- Data directory: \`${a.host.dataDir}\``));
+    assert.ok(text.includes(`- Role of this window: leader (endpoint 127.0.0.1:${a.host.port})`));
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+});
