@@ -49,13 +49,22 @@ describe('Sessions tree with 2,000 sessions', () => {
     const itemMs = Number(process.hrtime.bigint() - t1) / 1e6;
     console.log(`      (getChildren() for the roots: ${times.map((t) => t.toFixed(0)).join(' / ')} ms; getTreeItem × ${items.length}: ${itemMs.toFixed(0)} ms)`);
     assert.ok(Math.max(...times) < 5_000, `getChildren() took ${Math.max(...times)} ms`);
-    assert.equal(roots.length, PAGE, 'the roots are one page');
+    // One page of sessions, then a "Load more" row for the rest.
+    const more = roots[roots.length - 1];
+    assert.ok(more instanceof Object && 'remaining' in more, 'the last row loads more');
+    assert.ok((more as unknown as { remaining: number }).remaining >= COUNT - PAGE);
+    const sessionsShown = roots.filter((n) => !('remaining' in n)) as Array<{ key: string }>;
+    assert.equal(sessionsShown.length, PAGE, 'the roots are one page');
     // Newest first: the last bulk sessions made are on the page, the first ones are not.
-    const keys = new Set(roots.map((n) => n.key));
+    const keys = new Set(sessionsShown.map((n) => n.key));
     assert.ok(keys.has(keyOf(COUNT - 1)));
     assert.ok(!keys.has(keyOf(0)));
     const total = (await a.host.client!.listSessions({ roots: true, limit: 1 })).total;
     assert.ok(total > PAGE, `${total} roots in the store`);
+    // "Load more" shows the next page.
+    await vscode.commands.executeCommand('baton.loadMoreSessions', null);
+    const twoPages = (await a.tree.getChildren()).filter((n) => !('remaining' in n));
+    assert.equal(twoPages.length, 2 * PAGE);
   });
 
   it('the workspace filter is not swamped by other projects', async function () {
