@@ -256,6 +256,9 @@ export interface SearchOptions {
   limit?: number;
 }
 
+/** How many matching segments (newest first) are ranked per search. */
+export const RANK_WINDOW = 1000;
+
 const HIT_OPEN = '\u0002';
 const HIT_CLOSE = '\u0003';
 
@@ -283,11 +286,13 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
     where.push('s.session_key != ?');
     params.push(stripSessionPrefix(opts.excludeSessionKey));
   }
+  // BM25 is computed for the newest RANK_WINDOW matching segments only (FTS4 walks docids newest
+  // first, so the cost is bounded however common the words are and however large the store grows).
   const ranked = all<{ docid: number; session_id: number; score: number }>(
     db,
     `SELECT transcript_fts.docid AS docid, seg.session_id AS session_id, bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
      FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid JOIN sessions s ON s.id = seg.session_id
-     WHERE ${where.join(' AND ')}`,
+     WHERE ${where.join(' AND ')} ORDER BY transcript_fts.docid DESC LIMIT ${RANK_WINDOW}`,
     params,
   );
   const best = new Map<number, { docid: number; score: number }>();
@@ -315,7 +320,7 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
       updatedAt: session.updated_at,
       excerpt: markedExcerpt(excerpt, compiled.terms, markers),
       rank: Math.round(hit.score * 1e4) / 1e4,
-      turnSeq: turnAtHit(db, hit.docid, snippet?.first_seq ?? 1, compiled.terms),
+      turnSeq: turnAtHit(db, sessionId, hit.docid, snippet?.first_seq ?? 1, compiled.terms),
     };
   });
 }
@@ -336,14 +341,15 @@ function markedExcerpt(excerpt: string, terms: string[], markers: { open: string
 }
 
 /** The first turn of the segment that contains one of the terms: where a viewer should scroll to. */
-function turnAtHit(db: Database, segmentId: number, firstSeq: number, terms: string[]): number {
+function turnAtHit(db: Database, sessionId: number, segmentId: number, firstSeq: number, terms: string[]): number {
   const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [segmentId]);
   if (!segment || terms.length === 0) return firstSeq;
   const lower = segment.text.toLowerCase();
   const positions = terms.map((t) => lower.indexOf(t)).filter((p) => p >= 0);
   if (positions.length === 0) return firstSeq;
   const at = Math.min(...positions);
-  const turn = one<{ seq: number }>(db, 'SELECT seq FROM transcript_turns WHERE segment_id = ? AND start <= ? ORDER BY start DESC LIMIT 1', [segmentId, at]);
+  // session_id first: the primary key's prefix, so only this session's turns are looked at.
+  const turn = one<{ seq: number }>(db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND segment_id = ? AND start <= ? ORDER BY start DESC LIMIT 1', [sessionId, segmentId, at]);
   return turn?.seq ?? firstSeq;
 }
 
