@@ -1,0 +1,127 @@
+// `npm run bench` (second part): end-to-end HTTP latency of the hook endpoint, measured from a
+// separate process against `baton serve` on 127.0.0.1, with 50 concurrent clients replaying hook
+// traffic. For each size N: N sessions are created first (10 turns each), then the three hook
+// paths are timed under load: user-prompt-submit (a transcript delta), a sub-agent session-start
+// (which builds the inherited block) and a search. Targets at 2,000 sessions: p99 ≤ 10 ms each.
+//
+//   BENCH_HTTP_SESSIONS=200,2000   sizes (default 200,2000; BENCH_QUICK=1: 50)
+//   BENCH_WRITE=1                  also write bench/RESULTS-http.md
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
+const quick = process.env.BENCH_QUICK === '1';
+const sizes = (process.env.BENCH_HTTP_SESSIONS ?? (quick ? '50' : '200,2000')).split(',').map(Number).filter((n) => n > 0);
+const CLIENTS = 50;
+const TURNS = 10;
+const SAMPLES = quick ? 200 : 2000;
+const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(' ');
+
+function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function text(seed: number, words: number): string {
+  let s = seed;
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    out.push(WORDS[s % WORDS.length]);
+  }
+  return out.join(' ');
+}
+
+async function startServer(dataDir: string): Promise<{ child: ChildProcess; port: number; token: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    setTimeout(() => reject(new Error('serve did not start')), 30_000);
+  });
+  const endpoint = JSON.parse(fs.readFileSync(path.join(dataDir, 'endpoint.json'), 'utf8')) as { port: number; token: string };
+  return { child, port: endpoint.port, token: endpoint.token };
+}
+
+async function main(): Promise<void> {
+  const rows: string[] = [];
+  for (const n of sizes) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-http-'));
+    const server = await startServer(dataDir);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const post = (route: string, body: unknown) =>
+      new Promise<number>((resolve, reject) => {
+        const payload = Buffer.from(JSON.stringify(body));
+        const started = process.hrtime.bigint();
+        const req = http.request(
+          { host: '127.0.0.1', port: server.port, path: route, method: 'POST', agent, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': payload.length } },
+          (res) => {
+            res.resume();
+            res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${route}: HTTP ${res.statusCode}`))));
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    const pool = async (count: number, job: (i: number) => Promise<void>) => {
+      let next = 0;
+      await Promise.all(Array.from({ length: CLIENTS }, async () => {
+        while (next < count) await job(next++);
+      }));
+    };
+
+    process.stderr.write(`[http] ${n} sessions: populating…\n`);
+    await pool(n, async (i) => {
+      await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${i}`, project: `/repo/${i % 20}` });
+      for (let t = 0; t < TURNS; t++) await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${i}`, userPrompt: `${text(i * 100 + t, 200)} marker${i}` });
+    });
+
+    process.stderr.write(`[http] ${n} sessions: measuring under ${CLIENTS} concurrent clients…\n`);
+    const samples = { prompt: [] as number[], subagent: [] as number[], search: [] as number[] };
+    const started = Date.now();
+    await pool(SAMPLES * 3, async (i) => {
+      const session = i % n;
+      const kind = i % 3;
+      if (kind === 0) samples.prompt.push(await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${session}`, userPrompt: `${text(i, 200)} follow-up ${i}` }));
+      else if (kind === 1) samples.subagent.push(await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${session}/agent-${i}`, parentSessionKey: `s${session}`, harnessAgentId: `a${i}` }));
+      else samples.search.push(await post('/api/sessions/search', { query: `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`, limit: 5 }));
+    });
+    const seconds = (Date.now() - started) / 1000;
+    agent.destroy();
+    server.child.kill('SIGTERM');
+    await new Promise((r) => server.child.once('exit', r));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    for (const [name, values] of Object.entries(samples)) {
+      const p99 = pct(values, 99);
+      rows.push(`| ${n} | ${name === 'prompt' ? 'user-prompt-submit' : name === 'subagent' ? 'sub-agent session-start (inherited block)' : 'search'} | ${pct(values, 50).toFixed(2)} | ${p99.toFixed(2)} | ${n === 2000 ? (p99 <= 10 ? 'yes' : 'no') : '—'} |`);
+    }
+    rows.push(`| ${n} | throughput | ${((SAMPLES * 3) / seconds).toFixed(0)} req/s | | |`);
+  }
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const report = [
+    '# Baton hook endpoint: end-to-end HTTP latency',
+    '',
+    `Machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    `\`baton serve\` in its own process on 127.0.0.1; ${CLIENTS} concurrent keep-alive clients in another; sessions with ${TURNS} turns of ~200 words; ${SAMPLES} samples per operation, interleaved.`,
+    '',
+    '| sessions | operation | p50 ms | p99 ms | p99 ≤ 10 ms at 2,000 |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+  process.stdout.write(report + '\n');
+  if (process.env.BENCH_WRITE === '1') fs.writeFileSync(path.join(ROOT, 'bench', 'RESULTS-http.md'), report);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});
