@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { SubagentRun, Turn } from './core/types';
 import { RunManager, type Runner, type SpawnOptions, type SpawnResult } from './client/runManager';
+import { ExternalRunner } from './client/externalRunner';
 import { Archivist } from './vscode/archive';
 import { BatonChat, PARTICIPANT_ID, type BatonChatResult } from './vscode/chat';
 import { registerCommands } from './vscode/commands';
@@ -66,6 +67,13 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'baton.svg');
   participant.followupProvider = { provideFollowups: (result) => chat.followups(result as BatonChatResult) };
   const lmRunner = runs.register(new LanguageModelRunner(() => pickModel()));
+  // The `external` runner: a CLI started as a child process with AGENT_SESSION_ID (baton.subagents.externalCommand).
+  let external: { dispose(): void } | undefined;
+  const configureExternal = (command: string[]) => {
+    external?.dispose();
+    external = command.length ? runs.register(new ExternalRunner({ name: 'external', command: command[0], args: command.slice(1) })) : undefined;
+  };
+  configureExternal(settings.externalCommand);
   context.subscriptions.push(
     host,
     panels,
@@ -76,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     syncTerminalEnvironment(context.environmentVariableCollection, host),
     participant,
     { dispose: () => lmRunner.dispose() },
+    { dispose: () => external?.dispose() },
     ...registerTools(host, runs, archivist, () => current.subagentsEnabled),
     host.onDidChangeRole((role) => {
       view.message = role === 'starting' ? 'Opening the Baton store…' : undefined;
@@ -86,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
       for (const error of next.errors) void vscode.window.showWarningMessage(`Baton settings: ${error}`);
       searchLimit = next.settings.searchLimit;
       current = next.settings;
+      if (event.affectsConfiguration('baton.subagents.externalCommand')) configureExternal(next.settings.externalCommand);
       if (event.affectsConfiguration('baton.projectFilter')) tree.setFilter(next.settings.projectFilter);
       await host?.applySettings(next.settings);
     }),

@@ -9,6 +9,7 @@ export interface BatonSettingsInput {
   'search.limit'?: unknown;
   projectFilter?: unknown;
   'subagents.enabled'?: unknown;
+  'subagents.externalCommand'?: unknown;
   'archival.enabled'?: unknown;
   'archival.maxTurns'?: unknown;
   'archival.tokenThreshold'?: unknown;
@@ -24,6 +25,8 @@ export interface ValidatedSettings {
   searchLimit: number;
   projectFilter: 'workspace' | 'all';
   subagentsEnabled: boolean;
+  /** Command and arguments of the `external` runner (a CLI that reads the prompt on stdin); empty: none. */
+  externalCommand: string[];
   archival: { enabled: boolean; maxTurns: number; tokenThreshold: number; toolCallThreshold: number; depthCap: number };
 }
 
@@ -35,6 +38,7 @@ export const SETTING_DEFAULTS: ValidatedSettings = {
   searchLimit: 20,
   projectFilter: 'workspace',
   subagentsEnabled: false,
+  externalCommand: [],
   archival: { enabled: false, maxTurns: 40, tokenThreshold: 24_000, toolCallThreshold: 30, depthCap: 2 },
 };
 
@@ -52,6 +56,15 @@ function bool(value: unknown, name: string, fallback: boolean, errors: string[])
   if (typeof value !== 'boolean') {
     errors.push(`baton.${name} must be true or false (got ${JSON.stringify(value)}); using ${fallback}.`);
     return fallback;
+  }
+  return value;
+}
+
+function stringList(value: unknown, name: string, errors: string[]): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0)) {
+    errors.push(`baton.${name} must be a list of non-empty strings (a command and its arguments); no external runner is set.`);
+    return [];
   }
   return value;
 }
@@ -80,6 +93,7 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
     searchLimit: int(raw['search.limit'], 'search.limit', 1, 20, d.searchLimit, errors),
     projectFilter,
     subagentsEnabled: bool(raw['subagents.enabled'], 'subagents.enabled', d.subagentsEnabled, errors),
+    externalCommand: stringList(raw['subagents.externalCommand'], 'subagents.externalCommand', errors),
     archival: {
       enabled: bool(raw['archival.enabled'], 'archival.enabled', d.archival.enabled, errors),
       maxTurns: int(raw['archival.maxTurns'], 'archival.maxTurns', 1, 10_000, d.archival.maxTurns, errors),

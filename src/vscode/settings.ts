@@ -18,6 +18,7 @@ const KEYS = [
   'search.limit',
   'projectFilter',
   'subagents.enabled',
+  'subagents.externalCommand',
   'archival.enabled',
   'archival.maxTurns',
   'archival.tokenThreshold',

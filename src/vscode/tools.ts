@@ -54,6 +54,7 @@ export class GetInheritedContextTool implements vscode.LanguageModelTool<Inherit
 
 interface SpawnInput {
   task: string;
+  runner?: string;
   parentSessionKey?: string;
   mode?: ExecutionMode;
   specId?: string;
@@ -81,10 +82,11 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<SpawnInput>): Promise<vscode.LanguageModelToolResult> {
     if (!this.enabled()) throw new Error('Sub-agents are turned off (setting baton.subagents.enabled). Do the task yourself, or ask the user to enable them.');
-    const { task, parentSessionKey, mode = 'SYNC', specId, files } = options.input;
+    const { task, parentSessionKey, mode = 'SYNC', specId, files, runner = LM_RUNNER } = options.input;
     if (typeof task !== 'string' || !task.trim()) throw new Error('Pass "task": what the sub-agent should do, self-contained.');
     if (!EXECUTION_MODES.includes(mode)) throw new Error(`"mode" must be one of ${EXECUTION_MODES.join(', ')}.`);
-    const spawned = await this.runs.spawn({ parentSessionKey: parentSessionKey ?? null, task, runner: LM_RUNNER, mode, specId, files, workspacePath: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath });
+    if (!this.runs.runnerNames.includes(runner)) throw new Error(`"runner" must be one of ${this.runs.runnerNames.join(', ')} (the external runner needs the setting baton.subagents.externalCommand).`);
+    const spawned = await this.runs.spawn({ parentSessionKey: parentSessionKey ?? null, task, runner, mode, specId, files, workspacePath: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath });
     if (mode !== 'SYNC') return result(`Started run ${spawned.runId} (${mode}) in session ${spawned.sessionKey}. ${mode === 'ASYNC_POLL' ? 'Check it with baton_get_run_status.' : 'Its result will be delivered into the parent session when it finishes.'}`);
     const run = spawned.run;
     if (run?.status !== 'completed') {

@@ -89,7 +89,7 @@ export interface ChatApi {
     sessionFor(context: vscode.ChatContext): { key: string; fresh: boolean };
     followups(result: ChatResultLike): vscode.ChatFollowup[];
   };
-  runs: { wait(runId: string): Promise<RunLike | null>; status(runId: string): Promise<RunLike | null>; deliver(parentKey: string): Promise<RunLike[]> };
+  runs: { wait(runId: string): Promise<RunLike | null>; status(runId: string): Promise<RunLike | null>; deliver(parentKey: string): Promise<RunLike[]>; runnerNames: string[] };
   archivist: { liveHolders(parentKey: string): Array<{ id: string; outcome: string }> };
   invokeSubagent(options: { parentSessionKey: string | null; task: string; runner: string; mode?: string; title?: string }): Promise<{ runId: string; sessionKey: string; mode: string; run: RunLike | null }>;
   queryRuns(filter?: { runner?: string; status?: string; parent?: string; limit?: number }): Promise<RunLike[]>;

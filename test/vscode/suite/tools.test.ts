@@ -185,6 +185,43 @@ describe('@baton tools', () => {
     assert.equal((await a.runs.status(runId))?.context.specId, 'egg-count');
   });
 
+  it('baton_spawn_subagent with runner "external" runs the configured CLI as a child process with AGENT_SESSION_ID, SYNC and ASYNC_CALLBACK', async function () {
+    this.timeout(60_000);
+    const repo = extension().extensionPath;
+    const echo = require('node:path').join(repo, 'test', 'fixtures', 'echoRunner.js') as string;
+    await setBaton('subagents.enabled', true);
+    await setBaton('subagents.externalCommand', [process.execPath, echo, 'ok', 'arg=${AGENT_SESSION_ID}']);
+    await subagentsInEffect(a, true);
+    await waitFor(() => a.runs.runnerNames.includes('external'), 10_000, 'the external runner is registered');
+    try {
+      const text = await invoke('baton_spawn_subagent', { task: `Survey the ${word} colony`, parentSessionKey: seed, runner: 'external' });
+      const m = /^Sub-agent (\S+) \(run (\S+)\) answered:\n\n([\s\S]*)$/.exec(text);
+      assert.ok(m, text);
+      const [, childKey, runId, body] = m!;
+      const answer = JSON.parse(body) as { agentSessionId: string; arg: string; promptStart: string };
+      assert.equal(answer.agentSessionId, childKey, 'the child process got AGENT_SESSION_ID');
+      assert.equal(answer.arg, `arg=${childKey}`, '${AGENT_SESSION_ID} in the arguments is replaced');
+      assert.match(answer.promptStart, /^## Inherited from Parent Session\n[\s\S]*## Task\n\nSurvey the/);
+      const run = await a.runs.status(runId);
+      assert.equal(run?.runner, 'external');
+      assert.equal(run?.status, 'completed');
+      assert.equal(run?.parentSessionKey, seed);
+      assert.equal((await clientOf(a).getSession(childKey))?.parentSessionKey, seed);
+
+      // ASYNC_CALLBACK through the same runner: delivered into the parent once it finishes.
+      const started = await invoke('baton_spawn_subagent', { task: 'Second survey', parentSessionKey: seed, runner: 'external', mode: 'ASYNC_CALLBACK' });
+      const asyncRun = /run (\S+) \(ASYNC_CALLBACK\)/.exec(started)![1];
+      await waitFor(async () => (await a.runs.status(asyncRun))?.callbackDeliveredAt != null, 20_000, 'the callback result is marked delivered');
+      // The run is marked delivered first (atomically), then the result is written into the parent.
+      await waitFor(async () => (await turnsOf(a, seed)).some((t) => t.role === 'system' && t.text.includes(asyncRun)), 10_000, 'the result is in the parent');
+      const system = (await turnsOf(a, seed)).filter((t) => t.role === 'system' && t.text.includes(asyncRun));
+      assert.equal(system.length, 1, 'delivered once, as one system turn');
+      assert.match(await invokeError('baton_spawn_subagent', { task: 'x', runner: 'nope' }), /"runner" must be one of/);
+    } finally {
+      await setBaton('subagents.externalCommand', undefined);
+    }
+  });
+
   it('baton_get_run_status reports a completed run with its duration, tokens and result', async function () {
     this.timeout(30_000);
     await setBaton('subagents.enabled', true);
