@@ -1,6 +1,7 @@
 // `npm start`: Baton in a real VS Code (code-server 4.100.3, VS Code 1.100.3) on 127.0.0.1, with
 // this repository loaded as the extension under development, on the embedded store in your data
 // directory. Open the printed URL in a browser; Ctrl-C stops it (the store flushes on the way out).
+// Without --folder the workbench opens demo/, Baton's small demo workspace.
 //
 //   npm start [-- --folder DIR] [-- --port N]
 //
@@ -26,7 +27,8 @@ if (!fs.existsSync(bin)) {
   if (installed.status !== 0) process.exit(installed.status ?? 1);
 }
 
-const folder = path.resolve(arg('folder') ?? process.cwd());
+const folderArg = arg('folder');
+const folder = folderArg ? path.resolve(folderArg) : path.join(repoRoot, 'demo');
 const port = Number(arg('port') ?? 8765);
 const userData = path.join(hostDir, 'user-data');
 const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p.split('/').map(encodeURIComponent).join('/')}`;

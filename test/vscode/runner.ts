@@ -306,6 +306,11 @@ async function main(): Promise<number> {
 // page with Playwright like a user would and writes artifacts/ui/result-<id>.json (plus
 // screenshots), which the test reads and asserts. The extension host stays alive meanwhile (the
 // workbench stops it once the suite ends, so this cannot run after the suite).
+//
+// BATON_SCREENSHOTS_DIR=<dir> (e.g. `BATON_SCREENSHOTS_DIR=$PWD/docs npm run test:vscode`) also
+// writes the README's screenshots there, 1280×800: sessions-tree.png (the Sessions view with the
+// root session's sub-agents expanded), search.png (the Search Sessions quick pick), transcript.png
+// (the transcript webview at the highlighted hit) and inherited.png (the inherited-context preview).
 
 const webviewErrors: string[] = [];
 
@@ -315,7 +320,13 @@ interface UiRequest {
   query: string;
   sessionKey: string;
   hitSeq: number;
+  /** Tree rows (labels) to expand, in order, before the tree screenshot. */
+  expand?: string[];
+  /** A row that must show once `expand` is done. */
+  nested?: string;
 }
+
+const screenshotsDir = process.env.BATON_SCREENSHOTS_DIR ? path.resolve(process.env.BATON_SCREENSHOTS_DIR) : undefined;
 
 function parseUiRequest(text: string): UiRequest | null {
   const m = /^\[baton-ui\] (\{.*\})\s*$/.exec(text);
@@ -335,6 +346,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
   let turnsShown = 0;
   let pagers: Array<{ text: string; hidden: boolean; displayed: boolean }> = [];
   let attempts = 0;
+  let inheritedSections: string[] = [];
   let error: string | undefined;
   const STEP_MS = 20_000;
   const step = async (name: string, fn: () => Promise<string | void>): Promise<void> => {
@@ -347,12 +359,38 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
       throw err;
     }
   };
-  const shot = async (name: string): Promise<void> => {
+  /** A screenshot into outDir; with `docName` and BATON_SCREENSHOTS_DIR, a copy there too. */
+  const shot = async (name: string, docName?: string): Promise<void> => {
     const file = path.join(outDir, `${req.id}-${name}.png`);
-    await page.screenshot({ path: file, timeout: 15_000 }).then(
+    const ok = await page.screenshot({ path: file, timeout: 15_000 }).then(
       () => screenshots.push(file),
       () => undefined,
     );
+    if (ok && docName && screenshotsDir) {
+      fs.mkdirSync(screenshotsDir, { recursive: true });
+      fs.copyFileSync(file, path.join(screenshotsDir, docName));
+      say(`UI probe ${req.id}: wrote ${path.join(screenshotsDir, docName)}`);
+    }
+  };
+  /** Before a screenshot: no toast over the content, no hover tooltip. */
+  const tidy = async (): Promise<void> => {
+    const toasts = page.locator('.notifications-toasts .notification-toast');
+    for (let i = await toasts.count(); i > 0; i--) {
+      await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').first().click({ timeout: 2_000 }).catch(() => undefined);
+    }
+    await page.mouse.move(1270, 400);
+    await page.waitForTimeout(400);
+  };
+  /** The frame (of any webview) where `selector` matches, within `ms`. */
+  const frameWith = async (selector: string, ms: number): Promise<Frame | undefined> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      for (const f of page.frames()) {
+        if (await f.locator(selector).count().catch(() => 0)) return f;
+      }
+      if (Date.now() >= deadline) return undefined;
+      await new Promise((r) => setTimeout(r, 250));
+    }
   };
   say(`UI probe ${req.id}: driving the workbench`);
   try {
@@ -377,7 +415,32 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
       if (!/claude-code · \d+[smhd] ago · \d+ turns/.test(row)) throw new Error(`row without its description: ${row}`);
       return `${treeRows.length} row(s); "${row}"`;
     });
-    await shot('tree');
+    if (req.expand?.length) {
+      await step('expand the sub-agents', async () => {
+        const rows = page.locator('.part.sidebar .monaco-list-row');
+        // A wider side bar, so that labels and descriptions fit (drag the sash at its right edge).
+        const box = await page.locator('.part.sidebar').boundingBox();
+        if (box && box.width < 420) {
+          await page.mouse.move(box.x + box.width, box.y + box.height / 2);
+          await page.mouse.down();
+          await page.mouse.move(box.x + 470, box.y + box.height / 2, { steps: 8 });
+          await page.mouse.up();
+        }
+        for (const label of req.expand!) {
+          const row = rows.filter({ hasText: label }).first();
+          await row.waitFor({ state: 'visible', timeout: STEP_MS });
+          if ((await row.getAttribute('aria-expanded')) !== 'true') await row.locator('.monaco-tl-twistie').click();
+          await page.waitForFunction((l) => Array.from(document.querySelectorAll('.part.sidebar .monaco-list-row')).some((r) => r.textContent?.includes(l) && r.getAttribute('aria-expanded') === 'true'), label, { timeout: STEP_MS });
+        }
+        if (req.nested) await rows.filter({ hasText: req.nested }).first().waitFor({ state: 'visible', timeout: STEP_MS });
+        // Focus (and select) the root row rather than the last expanded one.
+        await page.keyboard.press('Home');
+        treeRows = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+        return `${treeRows.length} row(s)`;
+      });
+    }
+    await tidy();
+    await shot('tree', 'sessions-tree.png');
     const palette = async (command: string): Promise<void> => {
       await page.keyboard.press('F1');
       await page.locator('.quick-input-widget .quick-input-box input').waitFor({ state: 'visible', timeout: STEP_MS });
@@ -398,9 +461,15 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
         await page.keyboard.type(req.query);
         const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: req.sessionKey }).first();
         await row.waitFor({ state: 'visible', timeout: STEP_MS });
-        return (await row.innerText()).replace(/\s+/g, ' ').trim();
+        // Other sessions may match too (and arrive a moment later): move the focus to this one.
+        await page.waitForTimeout(800);
+        const focused = page.locator('.quick-input-widget .monaco-list-row.focused');
+        for (let i = 0; i < 20 && !((await focused.innerText().catch(() => '')).includes(req.sessionKey)); i++) await page.keyboard.press('ArrowDown');
+        const rows = await page.locator('.quick-input-widget .monaco-list-row').count();
+        return `${rows} result(s); ${(await focused.innerText()).replace(/\s+/g, ' ').trim()}`;
       });
-      await shot('search');
+      await page.mouse.move(1270, 700);
+      await shot('search', 'search.png');
       await step(`Enter opens a "Transcript …" webview tab${suffix}`, async () => {
         await page.keyboard.press('Enter');
         const tab = page.locator('.tabs-container .tab', { hasText: /Transcript / }).first();
@@ -410,16 +479,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
       // Webviews are nested iframes (iframe.webview > iframe#active-frame), and earlier panels may
       // have left frames behind: look for the turn in every frame of the page.
       const selector = `article.turn.focus#turn-${req.hitSeq}`;
-      const findFrame = async (ms: number): Promise<Frame | undefined> => {
-        const deadline = Date.now() + ms;
-        for (;;) {
-          for (const f of page.frames()) {
-            if (await f.locator(selector).count().catch(() => 0)) return f;
-          }
-          if (Date.now() >= deadline) return undefined;
-          await new Promise((r) => setTimeout(r, 250));
-        }
-      };
+      const findFrame = (ms: number): Promise<Frame | undefined> => frameWith(selector, ms);
       let frame: Frame | undefined;
       await step(`the webview shows the hit turn, focused and marked${suffix}`, async () => {
         frame = await findFrame(attempts < 4 ? 12_000 : STEP_MS);
@@ -442,11 +502,40 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
       await shot(`stalled-${attempts}`);
       await palette('View: Close All Editors');
     }
+    await tidy();
+    await shot('transcript', 'transcript.png');
+    // The inherited-context preview of the same session, from the command palette (the same
+    // bootstrap stall may happen: then the preview is closed and asked for again).
+    for (let tries = 1; ; tries++) {
+      const suffix = tries > 1 ? ` (attempt ${tries})` : '';
+      await step(`run "Baton: Preview Inherited Context" and choose the session${suffix}`, async () => {
+        await palette('Baton: Preview Inherited Context');
+        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Choose a session' }).waitFor({ state: 'visible', timeout: STEP_MS });
+        await page.keyboard.type(req.title);
+        await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: req.title }).first().waitFor({ state: 'visible', timeout: STEP_MS });
+        await page.keyboard.press('Enter');
+        const tab = page.locator('.tabs-container .tab', { hasText: /Inherited / }).first();
+        await tab.waitFor({ state: 'visible', timeout: STEP_MS });
+        return (await tab.innerText()).trim();
+      });
+      let frame: Frame | undefined;
+      await step(`the inherited-context preview shows its sections${suffix}`, async () => {
+        frame = await frameWith('section.part h2', tries < 3 ? 12_000 : STEP_MS);
+        if (!frame && tries < 3) return 'not loaded: closing the editors and asking again';
+        if (!frame) throw new Error('no frame shows section.part');
+        inheritedSections = (await frame.locator('section.part h2').allInnerTexts()).map((t) => t.trim());
+        return inheritedSections.join(', ');
+      });
+      if (frame) break;
+      await shot(`inherited-stalled-${tries}`);
+      await palette('View: Close All Editors');
+    }
   } catch (err) {
     error = (err as Error).message.split('\n')[0];
   }
-  await shot(error ? 'failed' : 'transcript');
-  const result = { ok: !error, steps, treeRows, turnsShown, pagers, attempts, webviewErrors: [...webviewErrors], screenshots, ...(error ? { error } : {}) };
+  await tidy();
+  await shot(error ? 'failed' : 'inherited', error ? undefined : 'inherited.png');
+  const result = { ok: !error, steps, treeRows, turnsShown, pagers, attempts, webviewErrors: [...webviewErrors], screenshots, inheritedSections, ...(error ? { error } : {}) };
   const file = path.join(outDir, `result-${req.id}.json`);
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(result, null, 2));
   fs.renameSync(`${file}.tmp`, file);

@@ -2,14 +2,14 @@
 // section) sets BATON_VSCODE_UI_DIR; this test prepares a session, asks the runner through a log
 // line to drive the workbench with Playwright (open the Baton view, read the tree rows, run
 // "Baton: Search Sessions" from the command palette, type the query, accept the hit, find the
-// "Transcript …" tab and the focused turn inside the webview, take a screenshot), waits for the
+// "Transcript …" tab and the focused turn inside the webview, run "Baton: Preview Inherited
+// Context" for the root session, take screenshots), waits for the
 // runner's result file, and checks it. Without the runner's opt-in (BATON_VSCODE_UI=0) it is skipped.
 
 import * as assert from 'node:assert/strict';
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { api, endpointOf, prompt, sessionStart, uid, waitFor, workspaceFolder } from './helpers';
+import { api, endpointOf, post, prompt, sessionStart, uid, waitFor, workspaceFolder } from './helpers';
 
 interface ProbeResult {
   ok: boolean;
@@ -21,6 +21,8 @@ interface ProbeResult {
   /** Uncaught errors of Baton's webview scripts (dist/webview/*.js) seen by the browser so far. */
   webviewErrors: string[];
   screenshots: string[];
+  /** The inherited-context preview's sections, as the webview shows them. */
+  inheritedSections?: string[];
   error?: string;
 }
 
@@ -33,15 +35,57 @@ describe('UI (driven by Playwright from the runner)', () => {
     this.timeout(150_000);
     const a = await api();
     const ep = endpointOf(a.host);
-    const key = uid('ui');
-    // Letters only, so the search tokenizer keeps it one word.
-    const word = 'quetzal' + [...crypto.randomBytes(6)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
-    const title = `UI probe ${key}`;
-    await sessionStart(ep, { key, project: workspaceFolder(), title });
-    for (let i = 1; i <= 6; i++) await prompt(ep, key, i === 4 ? `where does the ${word} nest?` : `ordinary question ${i}`, i > 1 ? `ordinary answer ${i - 1}` : undefined);
+    const project = workspaceFolder();
+    // A root session with sub-agents nested two levels deep, with readable keys, titles and
+    // transcripts: the runner's screenshots (BATON_SCREENSHOTS_DIR, docs/*.png) show them as they are.
+    const key = uid('payments-refactor');
+    const title = 'Refactor the payment retry logic';
+    const word = 'idempotency';
+    await sessionStart(ep, { key, project, title });
+    // Each prompt() stores the previous assistant reply (if any), then the new user message.
+    const rootTurns: Array<[user: string, assistant?: string]> = [
+      ['Payments are sometimes charged twice when the provider times out. Find out why.'],
+      ['Which tests cover the retry path?', 'The retry loop in src/payments/charge.ts re-sends the request after a timeout without checking whether the first attempt went through.'],
+      [`Send an ${word} key with every charge so the provider can drop duplicates.`, 'Only "retries on 503" in tests/payments/charge.test.ts; nothing covers a timeout after the provider accepted the charge.'],
+      ['Use exponential backoff, at most 4 attempts, and keep the public API of chargeCard() unchanged.', 'Agreed: one key per checkout, reused by every retry of that charge.'],
+    ];
+    for (const [user, assistant] of rootTurns) await prompt(ep, key, user, assistant);
+    // A checkpoint summary for the inherited-context preview (best effort: the screenshot is nicer with it).
+    await post(ep, '/api/hooks/compaction-complete', {
+      harness: 'claude-code',
+      sessionKey: key,
+      project,
+      summary: `Goal: stop double charges on provider timeouts. Decisions: send an ${word} key per checkout with every charge; exponential backoff, at most 4 attempts; keep the chargeCard() API unchanged.`,
+    }).catch(() => undefined);
+    const explore = uid('explore-callers');
+    const plan = uid('plan-backoff');
+    const tests = uid('run-payment-tests');
+    // [task, answer]: with an answer the sub-agent ends (completed), without it it is still running.
+    const subagents: Array<{ key: string; parent: string; title: string; type: string; task: string; answer?: string }> = [
+      { key: explore, parent: key, title: 'Explore: find every caller of chargeCard()', type: 'Explore', task: `List every caller of chargeCard() and whether it passes an ${word} key.`, answer: 'Three callers: checkout/submit.ts, subscriptions/renew.ts, admin/refund-retry.ts. None passes a key yet.' },
+      { key: plan, parent: key, title: 'Plan: move retries to exponential backoff', type: 'Plan', task: `Plan the change to exponential backoff with at most 4 attempts, threading the ${word} key through chargeCard().` },
+      { key: tests, parent: plan, title: 'Run the payment integration tests', type: 'general-purpose', task: 'Run tests/payments with the new retry policy and report failures.', answer: '42 passed, 0 failed; the new timeout test passes.' },
+    ];
+    for (const s of subagents) {
+      await sessionStart(ep, { key: s.key, project, parent: s.parent, title: s.title, harnessAgentType: s.type });
+      await prompt(ep, s.key, s.task);
+      if (s.answer) await post(ep, '/api/hooks/session-end', { harness: 'claude-code', sessionKey: s.key, status: 'completed', reason: 'done', lastAssistantMessage: s.answer });
+    }
+    // The root last, so that it is the most recent session at the top of the tree.
+    await prompt(ep, key, 'Summarise what the sub-agents found.', 'Noted. I spawned an Explore sub-agent to map the callers and a Plan sub-agent for the migration.');
+    await prompt(ep, key, 'Good. Open a pull request with the change.', 'Three callers need the key; the plan has three steps; the payment integration tests pass (42/42).');
     const hitSeq = (await a.host.client!.turns(key)).turns.find((t) => t.text.includes(word))!.seq;
 
-    const request = { id: key, title, query: word, sessionKey: key, hitSeq };
+    const request = {
+      id: key,
+      title,
+      query: word,
+      sessionKey: key,
+      hitSeq,
+      // The tree rows to expand (in order) and the row that must show once they are.
+      expand: [title, subagents[1].title],
+      nested: subagents[2].title,
+    };
     const resultFile = path.join(dir!, `result-${key}.json`);
     console.log(`[baton-ui] ${JSON.stringify(request)}`);
     const total = (await a.host.client!.getSession(key))!.turnCount;
@@ -55,8 +99,11 @@ describe('UI (driven by Playwright from the runner)', () => {
     assert.equal(result.turnsShown, total, 'the webview renders every turn of a short transcript');
     assert.deepEqual(result.pagers.map((p) => p.hidden), [true, true], `pagers: ${JSON.stringify(result.pagers)}`);
     assert.ok(result.treeRows.some((r) => r.includes(title)), `tree rows: ${JSON.stringify(result.treeRows)}`);
+    for (const s of subagents) assert.ok(result.treeRows.some((r) => r.includes(s.title)), `tree rows without "${s.title}": ${JSON.stringify(result.treeRows)}`);
+    assert.ok(result.inheritedSections?.includes('Recent context'), `inherited sections: ${JSON.stringify(result.inheritedSections)}`);
     // The extension host agrees: the search hit opened this session's transcript panel.
     assert.ok(a.panels.openPanels.includes(`transcript:${key}`), JSON.stringify(a.panels.openPanels));
+    assert.ok(a.panels.openPanels.includes(`inherited:${key}`), JSON.stringify(a.panels.openPanels));
   });
 
   // BUG (media/baton.css line 49, `.pager { display: flex }`): the transcript view sets
