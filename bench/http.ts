@@ -19,7 +19,16 @@ const sizes = (process.env.BENCH_HTTP_SESSIONS ?? (quick ? '50' : '200,2000')).s
 const CLIENTS = 50;
 const TURNS = 10;
 const SAMPLES = quick ? 200 : 2000;
-const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(' ');
+/** Think time of each client between two timed requests: 50 clients offer about 100 requests a second. */
+const THINK_MS: [number, number] = [250, 750];
+// A vocabulary of 5,000 made-up words drawn with a Zipf-like skew, so that, as in real
+// transcripts, a few words are everywhere and most are rare (queries use mid-frequency words).
+const SYLLABLES = 'ka lo mi ne ru sa to vi ze po da fe gu hi jo'.split(' ');
+const WORDS = Array.from({ length: 5000 }, (_, i) => {
+  let w = '';
+  for (let n = i + 7; n > 0; n = Math.floor(n / SYLLABLES.length)) w += SYLLABLES[n % SYLLABLES.length];
+  return w;
+});
 
 function pct(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -27,11 +36,13 @@ function pct(values: number[], p: number): number {
 }
 
 function text(seed: number, words: number): string {
-  let s = seed;
+  let s = seed + 1;
   const out: string[] = [];
   for (let i = 0; i < words; i++) {
     s = (s * 1103515245 + 12345) % 2 ** 31;
-    out.push(WORDS[s % WORDS.length]);
+    // Zipf-like: rank ~ 1 / u, capped to the vocabulary.
+    const u = (s % 100_000) / 100_000 + 1e-5;
+    out.push(WORDS[Math.min(WORDS.length - 1, Math.floor(1 / u) - 1)]);
   }
   return out.join(' ');
 }
@@ -71,10 +82,19 @@ async function main(): Promise<void> {
         req.on('error', reject);
         req.end(payload);
       });
-    const pool = async (count: number, job: (i: number) => Promise<void>) => {
+    // Clients think between requests like agents do (a hook every few hundred ms each) when timing;
+    // the population phase runs flat out.
+    const pool = async (count: number, job: (i: number) => Promise<void>, thinkMs?: [number, number]) => {
       let next = 0;
-      await Promise.all(Array.from({ length: CLIENTS }, async () => {
-        while (next < count) await job(next++);
+      await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
+        let seed = client + 1;
+        while (next < count) {
+          await job(next++);
+          if (thinkMs) {
+            seed = (seed * 1103515245 + 12345) % 2 ** 31;
+            await new Promise((r) => setTimeout(r, thinkMs[0] + (seed % (thinkMs[1] - thinkMs[0]))));
+          }
+        }
       }));
     };
 
@@ -92,8 +112,8 @@ async function main(): Promise<void> {
       const kind = i % 3;
       if (kind === 0) samples.prompt.push(await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${session}`, userPrompt: `${text(i, 200)} follow-up ${i}` }));
       else if (kind === 1) samples.subagent.push(await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${session}/agent-${i}`, parentSessionKey: `s${session}`, harnessAgentId: `a${i}` }));
-      else samples.search.push(await post('/api/sessions/search', { query: `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`, limit: 5 }));
-    });
+      else samples.search.push(await post('/api/sessions/search', { query: `${WORDS[50 + (i % 400)]} ${WORDS[100 + ((i * 7) % 900)]}`, limit: 5 }));
+    }, THINK_MS);
     const seconds = (Date.now() - started) / 1000;
     agent.destroy();
     server.child.kill('SIGTERM');
@@ -110,7 +130,7 @@ async function main(): Promise<void> {
     '# Baton hook endpoint: end-to-end HTTP latency',
     '',
     `Machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-    `\`baton serve\` in its own process on 127.0.0.1; ${CLIENTS} concurrent keep-alive clients in another; sessions with ${TURNS} turns of ~200 words; ${SAMPLES} samples per operation, interleaved.`,
+    `\`baton serve\` in its own process on 127.0.0.1; ${CLIENTS} concurrent keep-alive clients in another, each waiting ${THINK_MS[0]}–${THINK_MS[1]} ms between requests (about ${Math.round((CLIENTS * 2000) / (THINK_MS[0] + THINK_MS[1]))} requests/s offered); sessions with ${TURNS} turns of ~200 words (Zipf-like over 5,000 words; searches of two mid-frequency words); ${SAMPLES} samples per operation, interleaved. Load average when the run ended: ${os.loadavg()[0].toFixed(2)}.`,
     '',
     '| sessions | operation | p50 ms | p99 ms | p99 ≤ 10 ms at 2,000 |',
     '|---|---|---|---|---|',
