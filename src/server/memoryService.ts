@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { BatonError } from '../core/errors';
 import { redactSecrets } from '../core/redact';
 import type { Store } from '../store/store';
+import type { RecallOptions } from '../store/memoryQueries';
 import { writeFileAtomic } from '../store/fsync';
 import { stripSessionPrefix } from '../store/queries';
 import { readScope, writeAgent, type Caller } from './security';
@@ -23,16 +24,7 @@ export const COMPACTION_GUIDELINES = [
   'Keep it factual and short; do not include secrets.',
 ].join('\n');
 
-export interface RecallInput {
-  query: string;
-  keywordQuery?: string;
-  project?: string;
-  limit?: number;
-  type?: string;
-  tags?: string;
-  who?: string;
-  since?: string;
-  until?: string;
+export interface RecallInput extends RecallOptions {
   sessionKey?: string;
   agentId?: string;
 }

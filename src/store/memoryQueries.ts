@@ -4,12 +4,7 @@
 import type { Database } from 'sql.js';
 import { compileSearchQuery } from '../core/searchQuery';
 import { all, one } from './db';
-import { findSessionRow, transcriptTail, type Scope } from './queries';
-
-function scopeSql(scope: Scope, column: string): { sql: string; params: string[] } {
-  if (scope === 'all') return { sql: '1', params: [] };
-  return { sql: `(${column} = ? OR ${column} IN (SELECT id FROM agents WHERE read_policy = 'shared'))`, params: [scope.agentId] };
-}
+import { findSessionRow, scopeSql, transcriptTail, type Scope } from './queries';
 
 export interface RecallOptions {
   query: string;

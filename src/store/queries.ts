@@ -11,7 +11,7 @@ import { all, one } from './db';
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
 export type Scope = 'all' | { agentId: string };
 
-function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; params: string[] } {
+export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; params: string[] } {
   if (scope === 'all') return { sql: '1', params: [] };
   return { sql: `(${column} = ? OR ${column} IN (SELECT id FROM agents WHERE read_policy = 'shared'))`, params: [scope.agentId] };
 }
