@@ -257,7 +257,7 @@ export interface SearchOptions {
 }
 
 /** How many matching segments (newest first) are ranked per search. */
-export const RANK_WINDOW = 1000;
+export const RANK_WINDOW = 250;
 
 const HIT_OPEN = '\u0002';
 const HIT_CLOSE = '\u0003';
