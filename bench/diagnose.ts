@@ -1,13 +1,14 @@
 // Where the sql.js store spends its time: run after the benchmark on a private copy of the final
 // snapshot (no Store, no worker), timing the pieces of an open, a search and a turn write
-// separately. The SQL of the search pieces mirrors src/store/queries.ts (searchTranscripts).
+// separately. "Whole search" calls the real searchTranscripts; the pieces re-run its SQL, mirrored
+// from src/store/queries.ts (ranking window, snippet per hit, turnAtHit) and may lag behind it.
 
 import type { Database } from 'sql.js';
 import { compileSearchQuery } from '../src/core/searchQuery';
 import { planTranscriptDelta } from '../src/core/transcriptDelta';
 import { all, one } from '../src/store/db';
 import { registerFunctions } from '../src/store/engine';
-import { findSessionRow } from '../src/store/queries';
+import { findSessionRow, RANK_WINDOW, searchTranscripts } from '../src/store/queries';
 import { applyRecord } from '../src/store/records';
 import { listSnapshots, readSnapshot } from '../src/store/snapshot';
 import { loadSqlJs } from '../src/store/sqljs';
@@ -40,13 +41,15 @@ function timeSearch(db: Database, query: string) {
   let t0 = now();
   out.matched = Number(one<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM transcript_fts WHERE transcript_fts MATCH ?', [compiled.match])!.n);
   out.matchCount = now() - t0;
-  const start = now();
+  t0 = now();
+  searchTranscripts(db, 'all', { query, limit: 10 });
+  out.total = now() - t0;
   t0 = now();
   const ranked = all<{ docid: number; session_id: number; score: number }>(
     db,
     `SELECT transcript_fts.docid AS docid, seg.session_id AS session_id, bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
      FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid JOIN sessions s ON s.id = seg.session_id
-     WHERE transcript_fts MATCH ? AND 1`,
+     WHERE transcript_fts MATCH ? AND 1 ORDER BY transcript_fts.docid DESC LIMIT ${RANK_WINDOW}`,
     [compiled.match],
   );
   const best = new Map<number, { docid: number; score: number }>();
@@ -73,13 +76,16 @@ function timeSearch(db: Database, query: string) {
       const lower = segment.text.toLowerCase();
       const positions = compiled.terms.map((t) => lower.indexOf(t)).filter((p) => p >= 0);
       if (positions.length > 0) {
-        one(db, 'SELECT seq FROM transcript_turns WHERE segment_id = ? AND start <= ? ORDER BY start DESC LIMIT 1', [hit.docid, Math.min(...positions)]);
+        one(db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND segment_id = ? AND start <= ? ORDER BY start DESC LIMIT 1', [
+          sessionId,
+          hit.docid,
+          Math.min(...positions),
+        ]);
       }
     }
     out.turnAtHit += now() - t0;
     void snippet;
   }
-  out.total = now() - start;
   return out;
 }
 
