@@ -9,6 +9,8 @@ export interface CompiledQuery {
   match: string | null;
   /** The positive words, lower-cased, for highlighting. */
   terms: string[];
+  /** Those of `terms` that were typed as prefixes (`word*`): they also match longer words. */
+  prefixTerms: string[];
 }
 
 const MAX_ITEMS = 32;
@@ -79,7 +81,7 @@ export function compileSearchQuery(raw: string): CompiledQuery {
     else groups.push([item]);
     pendingOr = false;
   }
-  if (groups.length === 0) return { match: null, terms: [] };
+  if (groups.length === 0) return { match: null, terms: [], prefixTerms: [] };
   const positive = groups
     .map((group) => (group.length === 1 ? quote(group[0]) : '(' + group.map(quote).join(' OR ') + ')'))
     .join(' ');
@@ -87,5 +89,6 @@ export function compileSearchQuery(raw: string): CompiledQuery {
   const negative =
     negatives.length === 0 ? '' : negatives.length === 1 ? ' NOT ' + quote(negatives[0]) : ' NOT (' + negatives.map(quote).join(' OR ') + ')';
   const terms = [...new Set(groups.flat().flatMap((item) => item.words))];
-  return { match: positive + negative, terms };
+  const prefixTerms = [...new Set(groups.flat().filter((item) => item.prefix).map((item) => item.words[item.words.length - 1]))];
+  return { match: positive + negative, terms, prefixTerms };
 }

@@ -5,6 +5,7 @@ import type { Database } from 'sql.js';
 import type { CheckpointRecord, ExecutionMode, LineageSource, SearchHit, SessionRecord, SessionStatus, SubagentRun, Role } from '../core/types';
 import { BatonError } from '../core/errors';
 import { compileSearchQuery } from '../core/searchQuery';
+import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
 import { all, one } from './db';
 
@@ -256,15 +257,15 @@ export interface SearchOptions {
   limit?: number;
 }
 
-/** How many matching segments (newest first) are ranked per search. */
-export const RANK_WINDOW = 250;
+/** How many matching turns (newest first) are ranked per search. */
+export const RANK_WINDOW = 400;
 
 const HIT_OPEN = '\u0002';
 const HIT_CLOSE = '\u0003';
 
 /**
- * Full-text search over transcript segments: rank every matching segment by BM25 (from matchinfo),
- * keep the best segment per session, then build snippets only for the hits returned.
+ * Full-text search over transcript turns: rank the newest matching turns by BM25 (from matchinfo),
+ * keep the best turn per session, then cut excerpts from those turns' text.
  * Excerpts mark hits with [[ and ]] unless other markers are asked for.
  */
 export function searchTranscripts(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
@@ -286,31 +287,27 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
     where.push('s.session_key != ?');
     params.push(stripSessionPrefix(opts.excludeSessionKey));
   }
-  // BM25 is computed for the newest RANK_WINDOW matching segments only (FTS4 walks docids newest
+  // BM25 is computed for the newest RANK_WINDOW matching turns only (FTS4 walks docids newest
   // first, so the cost is bounded however common the words are and however large the store grows).
-  const ranked = all<{ docid: number; session_id: number; score: number }>(
+  const ranked = all<{ session_id: number; seq: number; segment_id: number; start: number; length: number; score: number }>(
     db,
-    `SELECT transcript_fts.docid AS docid, seg.session_id AS session_id, bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
-     FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid JOIN sessions s ON s.id = seg.session_id
+    `SELECT t.session_id AS session_id, t.seq AS seq, t.segment_id AS segment_id, t.start AS start, t.length AS length,
+            bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
+     FROM transcript_fts JOIN transcript_turns t ON t.doc_id = transcript_fts.docid JOIN sessions s ON s.id = t.session_id
      WHERE ${where.join(' AND ')} ORDER BY transcript_fts.docid DESC LIMIT ${RANK_WINDOW}`,
     params,
   );
-  const best = new Map<number, { docid: number; score: number }>();
+  const best = new Map<number, (typeof ranked)[number]>();
   for (const row of ranked) {
     const seen = best.get(row.session_id);
-    if (!seen || row.score < seen.score) best.set(row.session_id, { docid: row.docid, score: row.score });
+    if (!seen || row.score < seen.score) best.set(row.session_id, row);
   }
-  const top = [...best.entries()].sort((a, b) => a[1].score - b[1].score).slice(0, limit);
-  return top.map(([sessionId, hit]) => {
-    const session = one<SessionRow>(db, 'SELECT * FROM sessions WHERE id = ?', [sessionId])!;
-    const snippet = one<{ excerpt: string; first_seq: number; text_hint: number }>(
-      db,
-      `SELECT snippet(transcript_fts, ?, ?, '…', -1, 24) AS excerpt, seg.first_seq AS first_seq
-       FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid
-       WHERE transcript_fts MATCH ? AND transcript_fts.docid = ?`,
-      [HIT_OPEN, HIT_CLOSE, compiled.match!, hit.docid],
-    );
-    const excerpt = (snippet?.excerpt ?? '').replace(/\s+/g, ' ').trim();
+  const top = [...best.values()].sort((a, b) => a.score - b.score).slice(0, limit);
+  return top.map((hit) => {
+    const session = one<SessionRow>(db, 'SELECT * FROM sessions WHERE id = ?', [hit.session_id])!;
+    const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [hit.segment_id]);
+    const turnText = (segment?.text ?? '').slice(hit.start, hit.start + hit.length);
+    const excerpt = buildSnippet(turnText, { terms: compiled.terms, prefixTerms: compiled.prefixTerms, open: HIT_OPEN, close: HIT_CLOSE });
     return {
       sessionKey: session.session_key,
       agentId: session.agent_id,
@@ -320,15 +317,15 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
       updatedAt: session.updated_at,
       excerpt: markedExcerpt(excerpt, compiled.terms, markers),
       rank: Math.round(hit.score * 1e4) / 1e4,
-      turnSeq: turnAtHit(db, sessionId, hit.docid, snippet?.first_seq ?? 1, compiled.terms),
+      turnSeq: hit.seq,
     };
   });
 }
 
 /**
- * Swaps SQLite's hit markers for the caller's, with secrets redacted. Hit markers can split a secret
- * (a URL's scheme and host are both words), so redaction runs on the plain text and, when it changed
- * anything, the hits are marked again by word.
+ * Swaps the internal hit markers for the caller's, with secrets redacted. Hit markers can split a
+ * secret (a URL's scheme and host are both words), so redaction runs on the plain text and, when it
+ * changed anything, the hits are marked again by word.
  */
 function markedExcerpt(excerpt: string, terms: string[], markers: { open: string; close: string }): string {
   const plain = excerpt.split(HIT_OPEN).join('').split(HIT_CLOSE).join('');
@@ -338,19 +335,6 @@ function markedExcerpt(excerpt: string, terms: string[], markers: { open: string
   const escaped = terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const word = new RegExp(`(?<![\\p{L}\\p{N}])(${escaped.join('|')})[\\p{L}\\p{N}]*`, 'giu');
   return redacted.replace(word, (m) => markers.open + m + markers.close);
-}
-
-/** The first turn of the segment that contains one of the terms: where a viewer should scroll to. */
-function turnAtHit(db: Database, sessionId: number, segmentId: number, firstSeq: number, terms: string[]): number {
-  const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [segmentId]);
-  if (!segment || terms.length === 0) return firstSeq;
-  const lower = segment.text.toLowerCase();
-  const positions = terms.map((t) => lower.indexOf(t)).filter((p) => p >= 0);
-  if (positions.length === 0) return firstSeq;
-  const at = Math.min(...positions);
-  // session_id first: the primary key's prefix, so only this session's turns are looked at.
-  const turn = one<{ seq: number }>(db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND segment_id = ? AND start <= ? ORDER BY start DESC LIMIT 1', [sessionId, segmentId, at]);
-  return turn?.seq ?? firstSeq;
 }
 
 interface RunRow {

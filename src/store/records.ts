@@ -9,7 +9,7 @@ import type { TranscriptCursor } from '../core/transcriptDelta';
 import { renderTurn } from '../core/normalize';
 import { all, lastId, one, run } from './db';
 
-/** Segments grow up to this many characters (each append re-indexes the open one); a longer turn gets a segment of its own. */
+/** Segments grow up to this many characters; a longer turn gets a segment of its own. Search indexes turns, not segments. */
 export const SEGMENT_CAP = 8 * 1024;
 
 export interface SessionFields {
@@ -207,6 +207,7 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
     if (open && openDirty) run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [openText, open.id]);
     openDirty = false;
   };
+  let docId = Number(one<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'next_doc_id'")!.value);
   for (const turn of rec.turns) {
     const line = renderTurn(turn) + '\n';
     if (!open || (openText.length > 0 && openText.length + line.length > SEGMENT_CAP)) {
@@ -217,7 +218,7 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
       openText = '';
     }
     seq += 1;
-    run(db, 'INSERT INTO transcript_turns (session_id, seq, role, at, hash, segment_id, start, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+    run(db, 'INSERT INTO transcript_turns (session_id, seq, role, at, hash, segment_id, start, length, doc_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
       sid,
       seq,
       turn.role,
@@ -226,12 +227,17 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
       open.id,
       openText.length,
       line.length - 1,
+      docId,
     ]);
+    // Only the new turn is tokenised: the cost of an append does not depend on what came before.
+    run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [docId, line.slice(0, -1)]);
+    docId += 1;
     openText += line;
     openDirty = true;
     chars += line.length;
   }
   flushOpen();
+  run(db, "UPDATE meta SET value = ? WHERE key = 'next_doc_id'", [String(docId)]);
   run(db, 'UPDATE sessions SET turn_count = ?, char_count = ?, source_turns = ?, source_hash = ?, pending_turns = ?, updated_at = ? WHERE id = ?', [
     seq,
     chars,

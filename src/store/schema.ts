@@ -7,6 +7,8 @@ interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Data steps that SQL alone cannot do; runs after `sql`, in the same transaction. */
+  after?: (db: Database) => void;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -55,7 +57,7 @@ CREATE INDEX sessions_by_recency ON sessions (agent_id, project, harness, update
 CREATE INDEX sessions_by_updated ON sessions (updated_at);
 
 -- Transcript text lives in bounded segments (consecutive turns up to a size cap); only the newest
--- segment of a session is ever rewritten. Segments are the unit of full-text search.
+-- segment of a session is ever rewritten. (Full-text search indexes single turns: see migration 2.)
 CREATE TABLE transcript_segments (
   id         INTEGER PRIMARY KEY,
   session_id INTEGER NOT NULL REFERENCES sessions(id),
@@ -211,7 +213,52 @@ CREATE TABLE tokens (
 );
 `,
   },
+  {
+    // Appending a turn used to re-index the whole open segment (FTS4 external content re-reads and
+    // re-tokenises a row on update). Now each turn is its own row of a contentless index: an append
+    // indexes only the new text, and excerpts are cut from the segment text in JS.
+    version: 2,
+    name: 'index each turn once',
+    sql: `
+DROP TRIGGER transcript_segments_ai;
+DROP TRIGGER transcript_segments_bu;
+DROP TRIGGER transcript_segments_au;
+DROP TRIGGER transcript_segments_bd;
+DROP TABLE transcript_fts;
+ALTER TABLE transcript_turns ADD COLUMN doc_id INTEGER;
+CREATE VIRTUAL TABLE transcript_fts USING fts4 (content="", text, tokenize=unicode61);
+INSERT INTO transcript_fts (transcript_fts) VALUES ('automerge=8');
+`,
+    after: indexEveryTurn,
+  },
 ];
+
+/** Gives every stored turn a document id (in storage order) and indexes its text. */
+function indexEveryTurn(db: Database): void {
+  const segments = db.prepare('SELECT id, text FROM transcript_segments ORDER BY id');
+  const turns = db.prepare('SELECT seq, start, length FROM transcript_turns WHERE session_id = (SELECT session_id FROM transcript_segments WHERE id = ?) AND segment_id = ? ORDER BY start');
+  const setDoc = db.prepare('UPDATE transcript_turns SET doc_id = ? WHERE session_id = (SELECT session_id FROM transcript_segments WHERE id = ?) AND seq = ?');
+  const index = db.prepare('INSERT INTO transcript_fts (docid, text) VALUES (?, ?)');
+  let next = 1;
+  try {
+    while (segments.step()) {
+      const [segmentId, text] = segments.get() as [number, string];
+      turns.bind([segmentId, segmentId]);
+      const found: Array<[number, number, number]> = [];
+      while (turns.step()) found.push(turns.get() as [number, number, number]);
+      turns.reset();
+      for (const [seq, start, length] of found) {
+        setDoc.run([next, segmentId, seq]);
+        index.run([next, text.slice(start, start + length)]);
+        next++;
+      }
+    }
+  } finally {
+    for (const stmt of [segments, turns, setDoc, index]) stmt.free();
+  }
+  db.run('CREATE INDEX transcript_turns_by_doc ON transcript_turns (doc_id)');
+  db.run("INSERT INTO meta (key, value) VALUES ('next_doc_id', ?)", [String(next)]);
+}
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
@@ -228,6 +275,7 @@ export function migrate(db: Database): number[] {
     db.exec('BEGIN');
     try {
       db.exec(migration.sql);
+      migration.after?.(db);
       db.exec(`PRAGMA user_version = ${migration.version}`);
       db.exec('COMMIT');
     } catch (err) {

@@ -1,0 +1,78 @@
+// `npm test`: build, type/layer check, the mocha suites, then the extension suite in a real VS Code
+// host. Each stage's output streams through; the run ends with one line totalling both suites
+// ("tests: N passed, N failed") so a reader (or CI) sees the whole count in the last line.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+/** Runs a command with its output passed through; resolves to its exit code and what it printed. */
+function stage(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk) => process.stderr.write(chunk));
+    child.on('error', (err) => {
+      console.error(`${command}: ${err.message}`);
+      resolve({ code: 1, out });
+    });
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
+  });
+}
+
+// Mocha's spec reporter closes with "N passing", "N pending", "N failing"; ANSI colours removed first.
+function mochaCounts(out) {
+  const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+  const count = (word) => Number(plain.match(new RegExp(`^\\s*(\\d+) ${word}\\b`, 'm'))?.[1] ?? 0);
+  return { passed: count('passing'), failed: count('failing'), skipped: count('pending') };
+}
+
+// The extension suite prints "vscode: N passed, N failed".
+function vscodeCounts(out) {
+  const m = out.match(/^vscode: (\d+) passed, (\d+) failed/m);
+  return m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: 0 } : { passed: 0, failed: 0, skipped: 0 };
+}
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const add = (c) => {
+  totals.passed += c.passed;
+  totals.failed += c.failed;
+  totals.skipped += c.skipped;
+};
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+let broken = '';
+
+for (const [name, cmd, args] of [
+  ['build', npm, ['run', '--silent', 'build']],
+  ['check', npm, ['run', '--silent', 'check']],
+]) {
+  const r = await stage(cmd, args);
+  if (r.code !== 0) {
+    broken = name;
+    break;
+  }
+}
+
+if (!broken) {
+  const mocha = await stage(path.join('node_modules', '.bin', 'mocha'), []);
+  add(mochaCounts(mocha.out));
+  if (mocha.code !== 0) broken = 'mocha';
+  const host = await stage('bash', ['scripts/install-vscode-host.sh']);
+  if (host.code !== 0) broken ||= 'install-vscode-host';
+  else {
+    const vscode = await stage(process.execPath, ['--import', 'tsx', 'test/vscode/runner.ts']);
+    const counts = vscodeCounts(vscode.out);
+    add(counts);
+    if (vscode.code !== 0) {
+      broken ||= 'vscode';
+      if (counts.failed === 0) totals.failed += 1; // the host itself failed: count it, never report green
+    }
+  }
+}
+
+if (broken && totals.failed === 0) totals.failed = 1;
+if (broken) console.log(`\nnpm test: the ${broken} stage failed`);
+console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+process.exit(broken ? 1 : 0);

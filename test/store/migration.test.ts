@@ -1,0 +1,62 @@
+// Migrations on a real sql.js database: a version-1 store (segments indexed through triggers)
+// comes up to the newest schema with every turn searchable and nothing lost.
+
+import { strict as assert } from 'node:assert';
+import { MIGRATIONS, migrate, schemaVersion, SCHEMA_VERSION } from '../../src/store/schema';
+import { loadSqlJs } from '../../src/store/sqljs';
+import { registerFunctions } from '../../src/store/engine';
+import { applyRecord } from '../../src/store/records';
+import { searchTranscripts } from '../../src/store/queries';
+
+describe('schema migrations (real sql.js)', () => {
+  it('moves a version-1 store to per-turn indexing: turns keep their text and all become searchable', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database();
+    registerFunctions(db);
+    db.exec(MIGRATIONS[0].sql);
+    db.exec('PRAGMA user_version = 1');
+    const at = '2026-01-01T00:00:00.000Z';
+    db.run("INSERT INTO agents (id, read_policy, created_at) VALUES ('default', 'shared', ?)", [at]);
+    db.run("INSERT INTO sessions (agent_id, session_key, harness, created_at, updated_at, turn_count, char_count) VALUES ('default', 'old', 'codex', ?, ?, 3, 0)", [at, at]);
+    // Version 1 wrote segments of rendered turns and pointed each turn at its span.
+    const lines = ['User: where are the heron colonies', 'Assistant: near the café by the estuary 🚀 rockets', 'User: thanks'];
+    const text = lines.map((l) => l + '\n').join('');
+    db.run('INSERT INTO transcript_segments (session_id, ordinal, first_seq, text) VALUES (1, 0, 1, ?)', [text]);
+    let start = 0;
+    lines.forEach((line, i) => {
+      db.run('INSERT INTO transcript_turns (session_id, seq, role, hash, segment_id, start, length) VALUES (1, ?, ?, ?, 1, ?, ?)', [
+        i + 1,
+        i === 1 ? 'assistant' : 'user',
+        `h${i}`,
+        start,
+        line.length,
+      ]);
+      start += line.length + 1;
+    });
+
+    assert.deepEqual(migrate(db), [2]);
+    assert.equal(schemaVersion(db), SCHEMA_VERSION);
+    assert.deepEqual(
+      db.exec('SELECT doc_id FROM transcript_turns ORDER BY seq')[0].values.map((r) => r[0]),
+      [1, 2, 3],
+    );
+    const hits = searchTranscripts(db, 'all', { query: 'cafe estuary' });
+    assert.equal(hits.length, 1);
+    assert.equal(hits[0].turnSeq, 2);
+    assert.match(hits[0].excerpt, /\[\[café\]\] by the \[\[estuary\]\]/);
+
+    // New turns continue the document ids and are searchable at once.
+    applyRecord(db, {
+      t: 'turns',
+      agentId: 'default',
+      key: 'old',
+      turns: [{ role: 'assistant', text: 'the herons nest in alders', hash: 'h3' }],
+      cursor: { sourceTurns: 4, sourceHash: 'x', pending: [] },
+      at,
+    });
+    assert.equal(searchTranscripts(db, 'all', { query: 'alders' })[0].turnSeq, 4);
+    assert.equal(searchTranscripts(db, 'all', { query: 'heron' })[0].turnSeq, 1);
+    assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
+    db.close();
+  });
+});
