@@ -1,10 +1,11 @@
 // Where the sql.js store spends its time: run after the benchmark on a private copy of the final
 // snapshot (no Store, no worker), timing the pieces of an open, a search and a turn write
 // separately. "Whole search" calls the real searchTranscripts; the pieces re-run its SQL, mirrored
-// from src/store/queries.ts (ranking window, snippet per hit, turnAtHit) and may lag behind it.
+// from src/store/queries.ts (ranking window, excerpts cut from the hit turns) and may lag behind it.
 
 import type { Database } from 'sql.js';
 import { compileSearchQuery } from '../src/core/searchQuery';
+import { buildSnippet } from '../src/core/snippet';
 import { planTranscriptDelta } from '../src/core/transcriptDelta';
 import { all, one } from '../src/store/db';
 import { registerFunctions } from '../src/store/engine';
@@ -20,23 +21,20 @@ export interface Diagnosis {
   open: { readVerifyMs: number; newDatabaseMs: number; quickCheckMs: number; exportMs: number };
   search: Record<
     'one' | 'two' | 'phrase',
-    { total: Summary; matchCount: Summary; rank: Summary; snippets: Summary; turnAtHit: Summary; matchedSegments: number }
+    { total: Summary; matchCount: Summary; rank: Summary; excerpts: Summary; matchedTurns: number }
   >;
   write: {
     findSessionRow: Summary;
     findSessionRowPlan: string;
     planDelta40: Summary;
     applyTurns: Summary;
-    applyTurnsNoFts: Summary;
+    applyTurnsNoIndex: Summary;
   };
 }
 
-const HIT_OPEN = '\u0002';
-const HIT_CLOSE = '\u0003';
-
 function timeSearch(db: Database, query: string) {
   const compiled = compileSearchQuery(query);
-  const out = { total: 0, matchCount: 0, rank: 0, snippets: 0, turnAtHit: 0, matched: 0 };
+  const out = { total: 0, matchCount: 0, rank: 0, excerpts: 0, matched: 0 };
   if (!compiled.match) return out;
   let t0 = now();
   out.matched = Number(one<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM transcript_fts WHERE transcript_fts MATCH ?', [compiled.match])!.n);
@@ -45,47 +43,28 @@ function timeSearch(db: Database, query: string) {
   searchTranscripts(db, 'all', { query, limit: 10 });
   out.total = now() - t0;
   t0 = now();
-  const ranked = all<{ docid: number; session_id: number; score: number }>(
+  const ranked = all<{ session_id: number; segment_id: number; start: number; length: number; score: number }>(
     db,
-    `SELECT transcript_fts.docid AS docid, seg.session_id AS session_id, bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
-     FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid JOIN sessions s ON s.id = seg.session_id
+    `SELECT t.session_id AS session_id, t.segment_id AS segment_id, t.start AS start, t.length AS length,
+            bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
+     FROM transcript_fts JOIN transcript_turns t ON t.doc_id = transcript_fts.docid JOIN sessions s ON s.id = t.session_id
      WHERE transcript_fts MATCH ? AND 1 ORDER BY transcript_fts.docid DESC LIMIT ${RANK_WINDOW}`,
     [compiled.match],
   );
-  const best = new Map<number, { docid: number; score: number }>();
+  const best = new Map<number, (typeof ranked)[number]>();
   for (const row of ranked) {
     const seen = best.get(row.session_id);
-    if (!seen || row.score < seen.score) best.set(row.session_id, { docid: row.docid, score: row.score });
+    if (!seen || row.score < seen.score) best.set(row.session_id, row);
   }
-  const top = [...best.entries()].sort((a, b) => a[1].score - b[1].score).slice(0, 10);
+  const top = [...best.values()].sort((a, b) => a.score - b.score).slice(0, 10);
   out.rank = now() - t0;
-  for (const [sessionId, hit] of top) {
-    t0 = now();
-    one(db, 'SELECT * FROM sessions WHERE id = ?', [sessionId]);
-    const snippet = one<{ excerpt: string; first_seq: number }>(
-      db,
-      `SELECT snippet(transcript_fts, ?, ?, '…', -1, 24) AS excerpt, seg.first_seq AS first_seq
-       FROM transcript_fts JOIN transcript_segments seg ON seg.id = transcript_fts.docid
-       WHERE transcript_fts MATCH ? AND transcript_fts.docid = ?`,
-      [HIT_OPEN, HIT_CLOSE, compiled.match, hit.docid],
-    );
-    out.snippets += now() - t0;
-    t0 = now();
-    const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [hit.docid]);
-    if (segment && compiled.terms.length > 0) {
-      const lower = segment.text.toLowerCase();
-      const positions = compiled.terms.map((t) => lower.indexOf(t)).filter((p) => p >= 0);
-      if (positions.length > 0) {
-        one(db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND segment_id = ? AND start <= ? ORDER BY start DESC LIMIT 1', [
-          sessionId,
-          hit.docid,
-          Math.min(...positions),
-        ]);
-      }
-    }
-    out.turnAtHit += now() - t0;
-    void snippet;
+  t0 = now();
+  for (const hit of top) {
+    one(db, 'SELECT * FROM sessions WHERE id = ?', [hit.session_id]);
+    const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [hit.segment_id]);
+    buildSnippet((segment?.text ?? '').slice(hit.start, hit.start + hit.length), { terms: compiled.terms, prefixTerms: compiled.prefixTerms, open: '[', close: ']' });
   }
+  out.excerpts = now() - t0;
   return out;
 }
 
@@ -111,24 +90,22 @@ export async function diagnoseSqljs(snapshotDir: string, w: Workload, queries: Q
   try {
     const search = {} as Diagnosis['search'];
     for (const kind of ['one', 'two', 'phrase'] as const) {
-      const parts = { total: new Sample(), matchCount: new Sample(), rank: new Sample(), snippets: new Sample(), turnAtHit: new Sample() };
+      const parts = { total: new Sample(), matchCount: new Sample(), rank: new Sample(), excerpts: new Sample() };
       let matched = 0;
       for (const q of queries[kind].slice(0, 100)) {
         const r = timeSearch(db, q);
         parts.total.push(r.total);
         parts.matchCount.push(r.matchCount);
         parts.rank.push(r.rank);
-        parts.snippets.push(r.snippets);
-        parts.turnAtHit.push(r.turnAtHit);
+        parts.excerpts.push(r.excerpts);
         matched += r.matched;
       }
       search[kind] = {
         total: parts.total.summary(),
         matchCount: parts.matchCount.summary(),
         rank: parts.rank.summary(),
-        snippets: parts.snippets.summary(),
-        turnAtHit: parts.turnAtHit.summary(),
-        matchedSegments: matched / Math.min(100, queries[kind].length),
+        excerpts: parts.excerpts.summary(),
+        matchedTurns: matched / Math.min(100, queries[kind].length),
       };
     }
 
@@ -179,9 +156,10 @@ export async function diagnoseSqljs(snapshotDir: string, w: Workload, queries: Q
     };
     const apply = new Sample();
     for (let i = 0; i < 300; i++) applyOnce(apply, i);
-    db.exec('DROP TRIGGER transcript_segments_ai; DROP TRIGGER transcript_segments_bu; DROP TRIGGER transcript_segments_au;');
-    const applyNoFts = new Sample();
-    for (let i = 300; i < 600; i++) applyOnce(applyNoFts, i);
+    // The same writes without the full-text index, to show what indexing a turn costs.
+    db.exec('DROP TABLE transcript_fts; CREATE TABLE transcript_fts (docid INTEGER PRIMARY KEY, text TEXT)');
+    const applyNoIndex = new Sample();
+    for (let i = 300; i < 600; i++) applyOnce(applyNoIndex, i);
     return {
       imageBytes,
       open: { readVerifyMs, newDatabaseMs, quickCheckMs, exportMs },
@@ -191,7 +169,7 @@ export async function diagnoseSqljs(snapshotDir: string, w: Workload, queries: Q
         findSessionRowPlan: planRows.map((r) => r.detail).join('; '),
         planDelta40: plan.summary(),
         applyTurns: apply.summary(),
-        applyTurnsNoFts: applyNoFts.summary(),
+        applyTurnsNoIndex: applyNoIndex.summary(),
       },
     };
   } finally {

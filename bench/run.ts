@@ -239,17 +239,16 @@ function diagnosisTable(results: Map<number, Pair>): string | null {
   const names = { one: '1 word', two: '2 words', phrase: 'phrase' } as const;
   for (const kind of ['one', 'two', 'phrase'] as const) {
     rows.push([`search ${names[kind]}: whole search, p50 / p99 (ms)`, ...ns.map((n) => pp(d(n).search[kind].total))]);
-    rows.push([`· segments matched (mean)`, ...ns.map((n) => d(n).search[kind].matchedSegments.toFixed(0))]);
+    rows.push([`· turns matched (mean)`, ...ns.map((n) => d(n).search[kind].matchedTurns.toFixed(0))]);
     rows.push([`· bare \`COUNT(*) … MATCH\` (FTS4 doclists only)`, ...ns.map((n) => pp(d(n).search[kind].matchCount))]);
-    rows.push([`· ranking query (matchinfo → JS bm25 per ranked segment, joins)`, ...ns.map((n) => pp(d(n).search[kind].rank))]);
-    rows.push([`· 10 × snippet query (\`MATCH ? AND docid = ?\`)`, ...ns.map((n) => pp(d(n).search[kind].snippets))]);
-    rows.push([`· 10 × turnAtHit (segment text, lower-case, indexOf)`, ...ns.map((n) => pp(d(n).search[kind].turnAtHit))]);
+    rows.push([`· ranking query (matchinfo → JS bm25 per ranked turn, joins)`, ...ns.map((n) => pp(d(n).search[kind].rank))]);
+    rows.push([`· 10 excerpts (session row, segment text, buildSnippet)`, ...ns.map((n) => pp(d(n).search[kind].excerpts))]);
   }
   rows.push(['write: `findSessionRow` (ms)', ...ns.map((n) => pp(d(n).write.findSessionRow))]);
   rows.push(['· its query plan', ...ns.map((n) => '`' + d(n).write.findSessionRowPlan + '`')]);
   rows.push(['write: `planTranscriptDelta` of a 40-turn transcript (hashing, ms)', ...ns.map((n) => pp(d(n).write.planDelta40))]);
   rows.push(['write: `applyRecord(turns)` of one 2 KB turn, own transaction (ms)', ...ns.map((n) => pp(d(n).write.applyTurns))]);
-  rows.push(['· the same with the FTS4 triggers dropped (ms)', ...ns.map((n) => pp(d(n).write.applyTurnsNoFts))]);
+  rows.push(['· the same without the full-text index (ms)', ...ns.map((n) => pp(d(n).write.applyTurnsNoIndex))]);
   return table(['piece (sql.js, no worker, on a copy of the final snapshot)', ...ns.map((n) => `N=${n}`)], rows);
 }
 

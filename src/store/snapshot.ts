@@ -5,7 +5,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomic } from './fsync';
+import { type Pace, writeFileAtomic, writeFileAtomicPaced } from './fsync';
 
 const MAGIC = Buffer.from('BATONSN1', 'ascii');
 const TRAILER = MAGIC.length + 8 + 8 + 32;
@@ -30,15 +30,27 @@ export function snapshotPath(dir: string, seq: number): string {
   return path.join(dir, `snapshot-${String(seq).padStart(16, '0')}.db`);
 }
 
-export function writeSnapshot(dir: string, seq: number, image: Uint8Array): string {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+function trailerFor(seq: number, image: Uint8Array): Buffer {
   const trailer = Buffer.alloc(TRAILER);
   MAGIC.copy(trailer, 0);
   trailer.writeBigUInt64LE(BigInt(seq), 8);
   trailer.writeBigUInt64LE(BigInt(image.length), 16);
   crypto.createHash('sha256').update(image).digest().copy(trailer, 24);
+  return trailer;
+}
+
+export function writeSnapshot(dir: string, seq: number, image: Uint8Array): string {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const target = snapshotPath(dir, seq);
-  writeFileAtomic(target, [image, trailer]);
+  writeFileAtomic(target, [image, trailerFor(seq, image)]);
+  return target;
+}
+
+/** writeSnapshot for the background compactor: paced, so it never crowds out journal fsyncs. */
+export async function writeSnapshotPaced(dir: string, seq: number, image: Uint8Array, pace: Pace): Promise<string> {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const target = snapshotPath(dir, seq);
+  await writeFileAtomicPaced(target, [image, trailerFor(seq, image)], pace);
   return target;
 }
 
