@@ -86,9 +86,14 @@ export class BatonClient {
     return (await this.call<{ roots: TreeView[] }>('GET', `/api/sessions/tree${project ? `?project=${encodeURIComponent(project)}` : ''}`)).roots;
   }
 
-  async getSession(key: string): Promise<SessionView | null> {
+  getSession(key: string): Promise<SessionView | null> {
+    return this.getOrNull<SessionView>(`/api/sessions/${encodeURIComponent(key)}`);
+  }
+
+  /** A GET whose 404 means "no such thing": null instead of an error. */
+  private async getOrNull<T>(route: string): Promise<T | null> {
     try {
-      return await this.call<SessionView>('GET', `/api/sessions/${encodeURIComponent(key)}`);
+      return await this.call<T>('GET', route);
     } catch (err) {
       if (err instanceof BatonError && err.code === 'not_found') return null;
       throw err;
@@ -125,13 +130,8 @@ export class BatonClient {
     return this.call('POST', '/api/runs', run);
   }
 
-  async getRun(id: string): Promise<SubagentRun | null> {
-    try {
-      return await this.call<SubagentRun>('GET', `/api/runs/${encodeURIComponent(id)}`);
-    } catch (err) {
-      if (err instanceof BatonError && err.code === 'not_found') return null;
-      throw err;
-    }
+  getRun(id: string): Promise<SubagentRun | null> {
+    return this.getOrNull<SubagentRun>(`/api/runs/${encodeURIComponent(id)}`);
   }
 
   async listRuns(filter: { runner?: string; status?: string; since?: string; specId?: string; parent?: string; limit?: number } = {}): Promise<SubagentRun[]> {

@@ -19,8 +19,3 @@ export function hashText(text: string, seed = 0): string {
 export function turnHash(role: string, text: string): string {
   return hashText(role + '\u0000' + text);
 }
-
-/** Chains a running hash over a sequence: chain(prev, next) identifies the whole prefix. */
-export function chainHash(previous: string, next: string): string {
-  return hashText(previous + next);
-}

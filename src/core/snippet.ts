@@ -18,6 +18,8 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
 /** Folds a word as the unicode61 tokenizer does: lower case, diacritics removed. */
 export function foldWord(word: string): string {
+  // Plain ASCII (most words) needs no decomposition.
+  if (/^[\x00-\x7f]*$/.test(word)) return word.toLowerCase();
   return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
@@ -30,10 +32,12 @@ interface Token {
 
 function tokens(text: string, terms: string[], prefixes: Set<string>): Token[] {
   const out: Token[] = [];
+  const exact = new Map(terms.map((t, i) => [t, i] as const));
+  const prefixList = terms.map((t, i) => [t, i] as const).filter(([t]) => prefixes.has(t));
   for (const m of text.matchAll(WORD)) {
     const folded = foldWord(m[0]);
-    let term = terms.indexOf(folded);
-    if (term < 0) term = terms.findIndex((t) => prefixes.has(t) && folded.startsWith(t));
+    let term = exact.get(folded) ?? -1;
+    if (term < 0) for (const [t, i] of prefixList) if (folded.startsWith(t)) term = i;
     out.push({ start: m.index!, end: m.index! + m[0].length, term });
   }
   return out;

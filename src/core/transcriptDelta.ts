@@ -6,7 +6,7 @@
 // nothing is stored twice and nothing stored is ever removed.
 
 import type { Turn } from './types';
-import { chainHash, turnHash } from './hash';
+import { hashText, turnHash } from './hash';
 
 export interface HashedTurn extends Turn {
   hash: string;
@@ -42,27 +42,34 @@ export function withHash(turn: Turn): HashedTurn {
   return { ...turn, hash: turnHash(turn.role, turn.text) };
 }
 
+/**
+ * Identifies the first `count` turns of a source without reading all their text: the count, the
+ * total length and the hash of the last of them. A harness appends to its transcript, so this
+ * recognises "the same source, grown" in O(new text); a rewrite that changes a length or the last
+ * turn is caught and handled by the by-hash path. (Cursors written before this format never match
+ * it, so they take the by-hash path once.)
+ */
+export function sourceFingerprint(turns: Turn[], count = turns.length): string {
+  if (count === 0) return '';
+  let chars = 0;
+  for (let i = 0; i < count; i++) chars += turns[i].text.length + turns[i].role.length;
+  const last = turns[count - 1];
+  return 'v2:' + hashText(`${count}:${chars}:${turnHash(last.role, last.text)}`);
+}
+
 export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
-  const incoming = input.incoming.map(withHash);
   const { cursor } = input;
   let fresh: HashedTurn[];
-  let next: TranscriptCursor = { ...cursor, pending: [...cursor.pending] };
+  const next: TranscriptCursor = { ...cursor, pending: [...cursor.pending] };
+  const source = input.incoming;
 
-  if (incoming.length > 0) {
-    let chain = '';
-    const prefixChains: string[] = [''];
-    for (const turn of incoming) {
-      chain = chainHash(chain, turn.hash);
-      prefixChains.push(chain);
-    }
-    const continues = cursor.sourceTurns <= incoming.length && prefixChains[cursor.sourceTurns] === cursor.sourceHash;
+  if (source.length > 0) {
+    const continues = cursor.sourceTurns <= source.length && sourceFingerprint(source, cursor.sourceTurns) === cursor.sourceHash;
     if (continues) {
-      fresh = incoming.slice(cursor.sourceTurns);
-      next.sourceTurns = incoming.length;
-      next.sourceHash = chain;
+      fresh = source.slice(cursor.sourceTurns).map(withHash);
     } else {
       const seen = new Set<string>();
-      fresh = incoming.filter((turn) => {
+      fresh = source.map(withHash).filter((turn) => {
         if (seen.has(turn.hash)) return false;
         if (input.isStored(turn.hash)) {
           // Seen in the source at last: a payload turn with this hash is no longer pending.
@@ -73,11 +80,11 @@ export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
         seen.add(turn.hash);
         return true;
       });
-      // A shorter, already-stored source (a lagging copy) must not move the cursor backwards.
-      if (fresh.length > 0 || incoming.length >= cursor.sourceTurns) {
-        next.sourceTurns = incoming.length;
-        next.sourceHash = chain;
-      }
+    }
+    // A shorter, already-stored source (a lagging copy) must not move the cursor backwards.
+    if (continues || fresh.length > 0 || source.length >= cursor.sourceTurns) {
+      next.sourceTurns = source.length;
+      next.sourceHash = sourceFingerprint(source);
     }
   } else {
     fresh = [];

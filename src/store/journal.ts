@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { fsyncDir } from './fsync';
+import { numberedFiles } from './paths';
 
 export interface JournalFrame<R = unknown> {
   seq: number;
@@ -27,13 +28,7 @@ export function journalFileName(firstSeq: number): string {
 }
 
 export function listJournalFiles(dir: string): JournalFile[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .map((name) => ({ name, m: NAME.exec(name) }))
-    .filter((e) => e.m)
-    .map((e) => ({ path: path.join(dir, e.name), firstSeq: Number(e.m![1]) }))
-    .sort((a, b) => a.firstSeq - b.firstSeq);
+  return numberedFiles(dir, NAME).map((f) => ({ path: f.path, firstSeq: f.seq }));
 }
 
 export function encodeFrame(frame: JournalFrame): Buffer {

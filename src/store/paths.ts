@@ -1,6 +1,7 @@
 // Where Baton keeps its files. One data directory holds the lock, the journal, the snapshots
 // and (when a server runs) endpoint.json.
 
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -31,3 +32,14 @@ export function layout(dataDir: string) {
   };
 }
 export type Layout = ReturnType<typeof layout>;
+
+/** Files in `dir` whose names match `pattern` (group 1: a sequence number), ordered by that number, ascending. */
+export function numberedFiles(dir: string, pattern: RegExp): Array<{ path: string; seq: number }> {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .map((name) => ({ name, m: pattern.exec(name) }))
+    .filter((e) => e.m)
+    .map((e) => ({ path: path.join(dir, e.name), seq: Number(e.m![1]) }))
+    .sort((a, b) => a.seq - b.seq);
+}

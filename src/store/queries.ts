@@ -258,7 +258,7 @@ export interface SearchOptions {
 }
 
 /** How many matching turns (newest first) are ranked per search. */
-export const RANK_WINDOW = 400;
+export const RANK_WINDOW = 200;
 
 const HIT_OPEN = '\u0002';
 const HIT_CLOSE = '\u0003';

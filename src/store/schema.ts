@@ -228,6 +228,8 @@ DROP TABLE transcript_fts;
 ALTER TABLE transcript_turns ADD COLUMN doc_id INTEGER;
 CREATE VIRTUAL TABLE transcript_fts USING fts4 (content="", text, tokenize=unicode61);
 INSERT INTO transcript_fts (transcript_fts) VALUES ('automerge=8');
+-- Keys are looked up on every hook, often across agents (a shared scope): index the key alone.
+CREATE INDEX sessions_by_key ON sessions (session_key, updated_at);
 `,
     after: indexEveryTurn,
   },

@@ -6,6 +6,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Pace, writeFileAtomic, writeFileAtomicPaced } from './fsync';
+import { numberedFiles } from './paths';
 
 const MAGIC = Buffer.from('BATONSN1', 'ascii');
 const TRAILER = MAGIC.length + 8 + 8 + 32;
@@ -16,14 +17,9 @@ export interface SnapshotFile {
   seq: number;
 }
 
+/** Snapshots, newest first. */
 export function listSnapshots(dir: string): SnapshotFile[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .map((name) => ({ name, m: NAME.exec(name) }))
-    .filter((e) => e.m)
-    .map((e) => ({ path: path.join(dir, e.name), seq: Number(e.m![1]) }))
-    .sort((a, b) => b.seq - a.seq);
+  return numberedFiles(dir, NAME).reverse();
 }
 
 export function snapshotPath(dir: string, seq: number): string {

@@ -30,10 +30,8 @@ function runCompactor(uptoSeq: number): Promise<void> {
   });
 }
 
-function drain(): void {
-  scheduled = false;
-  if (!engine) return;
-  const batch = queue.splice(0, queue.length);
+/** Runs messages in their order: consecutive reads and writes as one engine batch (group commit). */
+function runInOrder(batch: Incoming[]): void {
   const requests: Request[] = [];
   const runRequests = () => {
     if (requests.length === 0) return;
@@ -45,19 +43,45 @@ function drain(): void {
       continue;
     }
     runRequests();
-    if (msg.kind === 'status') port.postMessage({ type: 'reply', id: msg.id, ok: true, value: { ...engine.status, report: engine.report } });
+    if (msg.kind === 'status') port.postMessage({ type: 'reply', id: msg.id, ok: true, value: { ...engine!.status, report: engine!.report } });
     else if (msg.kind === 'compact') {
       const id = msg.id;
-      engine.compact().then(() => port.postMessage({ type: 'reply', id, ok: true, value: engine!.status }));
+      engine!.compact().then(() => port.postMessage({ type: 'reply', id, ok: true, value: engine!.status }));
     } else if (msg.kind === 'close' && !closing) {
       closing = true;
-      engine.close().then(
+      engine!.close().then(
         () => port.postMessage({ type: 'closed' }),
         (err: Error) => port.postMessage({ type: 'closed', error: err.message }),
       );
     }
   }
   runRequests();
+}
+
+/**
+ * Writes first, then one read at a time. A hook's write waits for at most the read already running,
+ * never for a queue of searches; reads that were queued see the newer state, which is allowed since
+ * they were in flight together. At close everything runs in arrival order so no read goes unanswered.
+ */
+function drain(): void {
+  scheduled = false;
+  if (!engine) return;
+  const batch = queue.splice(0, queue.length);
+  if (batch.some((m) => m.kind === 'close')) {
+    runInOrder(batch);
+    return;
+  }
+  const reads = batch.filter((m) => m.kind === 'read');
+  runInOrder(batch.filter((m) => m.kind !== 'read'));
+  if (reads.length > 0) runInOrder([reads.shift()!]);
+  if (reads.length > 0) {
+    // Messages that arrived meanwhile are delivered before setImmediate runs, so writes jump ahead.
+    queue.unshift(...reads);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(drain);
+    }
+  }
 }
 
 port.on('message', (msg: Incoming) => {

@@ -91,6 +91,23 @@ describe('store (real sql.js worker on disk)', function () {
   });
 
   describe('reads', () => {
+    it('answers a write queued behind many searches before the searches, and the searches see it', async () => {
+      await store.write('recordTranscript', { key: 'k', turns: [user('heron colony survey')] });
+      const order: string[] = [];
+      const searches = Array.from({ length: 20 }, (_, i) =>
+        store.read('search', { scope: 'all', query: 'heron' }).then((hits) => {
+          order.push(`search${i}`);
+          return hits;
+        }),
+      );
+      const write = store.write('recordTranscript', { key: 'k2', turns: [user('heron eggs counted')] }).then(() => order.push('write'));
+      const results = await Promise.all(searches);
+      await write;
+      assert.ok(order.indexOf('write') < order.indexOf('search19'), order.join(' '));
+      // Searches run after the write (they were in flight together) and so find both sessions.
+      assert.equal(results[19].length, 2);
+    });
+
     it('returns the tail since the last checkpoint, and the turn pages', async () => {
       await store.write('recordTranscript', { key: 'k', turns: [user('one'), assistant('two'), user('three'), assistant('four')] });
       assert.equal(await store.read('tail', { scope: 'all', key: 'k', chars: 15 }), 'ree\nAssistant: four'.slice(-15));

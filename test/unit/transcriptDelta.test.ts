@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { chainHash, turnHash } from '../../src/core/hash';
+import { turnHash } from '../../src/core/hash';
 import {
   EMPTY_CURSOR,
   planTranscriptDelta,
+  sourceFingerprint,
   withHash,
   type DeltaPlan,
   type HashedTurn,
@@ -45,9 +46,7 @@ class SimulatedSession {
 const short = (t: Turn) => `${t.role[0]}:${t.text}`;
 const shapes = (plan: DeltaPlan) => plan.append.map(short);
 
-function chainOf(turns: Turn[]): string {
-  return turns.reduce((chain, t) => chainHash(chain, turnHash(t.role, t.text)), '');
-}
+const chainOf = (turns: Turn[]): string => sourceFingerprint(turns);
 
 const BASE: Turn[] = [u('fix the parser'), a('looking at parser.ts'), tool('read parser.ts'), a('fixed the off-by-one')];
 
