@@ -19,6 +19,7 @@ import { migrate } from './schema';
 import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot, writeSnapshotPaced } from './snapshot';
 import { loadSqlJs } from './sqljs';
+import { removeGradually } from './fsync';
 
 export interface OpenReport {
   snapshot: string | null;
@@ -130,21 +131,34 @@ function applyFrame(db: Database, frame: JournalFrame<StoreRecord>): void {
   }
 }
 
-/** Keeps the two newest snapshots and the journal files needed to replay from the older of them. */
-export function prune(layout: Layout, currentJournalFirstSeq: number): void {
+/** Files no longer needed: all but the two newest snapshots, journal files wholly before the older one, stale temp files. */
+export function obsoleteFiles(layout: Layout, currentJournalFirstSeq: number): string[] {
+  const out: string[] = [];
   const snaps = listSnapshots(layout.snapshotDir);
-  for (const old of snaps.slice(2)) fs.rmSync(old.path, { force: true });
+  out.push(...snaps.slice(2).map((old) => old.path));
   const floor = snaps.length >= 2 ? snaps[1].seq : snaps.length === 1 ? 0 : -1;
-  if (floor < 0) return;
-  const files = listJournalFiles(layout.journalDir);
-  for (let i = 0; i < files.length; i++) {
-    const next = files[i + 1];
-    if (!next || files[i].firstSeq >= currentJournalFirstSeq) break;
-    if (next.firstSeq - 1 <= floor) fs.rmSync(files[i].path, { force: true });
+  if (floor >= 0) {
+    const files = listJournalFiles(layout.journalDir);
+    for (let i = 0; i < files.length; i++) {
+      const next = files[i + 1];
+      if (!next || files[i].firstSeq >= currentJournalFirstSeq) break;
+      if (next.firstSeq - 1 <= floor) out.push(files[i].path);
+    }
   }
   for (const name of fs.existsSync(layout.snapshotDir) ? fs.readdirSync(layout.snapshotDir) : []) {
-    if (name.endsWith('.tmp')) fs.rmSync(path.join(layout.snapshotDir, name), { force: true });
+    if (name.endsWith('.tmp')) out.push(path.join(layout.snapshotDir, name));
   }
+  return out;
+}
+
+/** Keeps the two newest snapshots and the journal files needed to replay from the older of them. */
+export function prune(layout: Layout, currentJournalFirstSeq: number): void {
+  for (const file of obsoleteFiles(layout, currentJournalFirstSeq)) fs.rmSync(file, { force: true });
+}
+
+/** prune for a running store: from the compactor, a slice at a time (see removeGradually). */
+export async function pruneGradually(layout: Layout, currentJournalFirstSeq: number): Promise<void> {
+  for (const file of obsoleteFiles(layout, currentJournalFirstSeq)) await removeGradually(file);
 }
 
 export interface SessionChange {
@@ -304,8 +318,8 @@ export class Engine {
     this.compacting = this.options
       .startCompaction(upto)
       .then(() => {
+        // The compactor has already removed the files this snapshot made obsolete.
         this.snapshotSeq = upto;
-        prune(this.layout, this.journal.firstSeq);
         this.options.onLog?.('info', `snapshot written at seq ${upto}`);
       })
       .catch((err: Error) => this.options.onLog?.('error', `compaction failed: ${err.message}`))
@@ -351,5 +365,8 @@ export async function compactTo(layout: Layout, uptoSeq: number): Promise<string
     forgetStatements(db);
     db.close();
   }
-  return writeSnapshotPaced(layout.snapshotDir, uptoSeq, image, COMPACTION_PACE);
+  const file = await writeSnapshotPaced(layout.snapshotDir, uptoSeq, image, COMPACTION_PACE);
+  // The store rotated its journal to uptoSeq + 1 before starting this compaction.
+  await pruneGradually(layout, uptoSeq + 1);
+  return file;
 }

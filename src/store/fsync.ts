@@ -75,3 +75,29 @@ export async function writeFileAtomicPaced(target: string, data: Uint8Array[], p
   fs.renameSync(tmp, target);
   fsyncDir(dir);
 }
+
+/**
+ * Deletes a large file a slice at a time. Freeing hundreds of megabytes at once (an unlink) holds
+ * the filesystem journal long enough to stall every fsync on the disk, the store's journal
+ * included (measured: 145 ms with online discard); small truncations with pauses in between do not.
+ */
+export async function removeGradually(file: string, stepBytes = 8 << 20, pauseMs = 5): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    let size = (await handle.stat()).size;
+    while (size > stepBytes) {
+      size -= stepBytes;
+      await handle.truncate(size);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rm(file, { force: true });
+}
