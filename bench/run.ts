@@ -248,7 +248,7 @@ function diagnosisTable(results: Map<number, Pair>): string | null {
   rows.push(['· its query plan', ...ns.map((n) => '`' + d(n).write.findSessionRowPlan + '`')]);
   rows.push(['write: `planTranscriptDelta` of a 40-turn transcript (hashing, ms)', ...ns.map((n) => pp(d(n).write.planDelta40))]);
   rows.push(['write: `applyRecord(turns)` of one 2 KB turn, own transaction (ms)', ...ns.map((n) => pp(d(n).write.applyTurns))]);
-  rows.push(['· the same without the full-text index (ms)', ...ns.map((n) => pp(d(n).write.applyTurnsNoIndex))]);
+  rows.push(['indexing that turn afterwards (`catchUpIndex`, off the write path: idle time or before a search) (ms)', ...ns.map((n) => pp(d(n).write.indexOneTurn))]);
   return table(['piece (sql.js, no worker, on a copy of the final snapshot)', ...ns.map((n) => `N=${n}`)], rows);
 }
 

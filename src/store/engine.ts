@@ -20,6 +20,7 @@ import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot, writeSnapshotPaced } from './snapshot';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from './fsync';
+import { catchUpIndex, unindexedTurns } from './searchIndex';
 
 export interface OpenReport {
   snapshot: string | null;
@@ -297,6 +298,22 @@ export class Engine {
     }
   }
 
+  /**
+   * Indexes a slice of the turns written since the last search or idle moment; returns whether
+   * more remain. Called by the store thread when its queue is empty, a slice at a time, so a hook
+   * arriving meanwhile waits for one small slice at most.
+   */
+  indexWhileIdle(maxTurns = 32): boolean {
+    if (this.failed) return false;
+    try {
+      catchUpIndex(this.db, maxTurns);
+      return unindexedTurns(this.db) > 0;
+    } catch (err) {
+      this.options.onLog?.('error', `indexing failed: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
   /** After a failed append, cut the journal back so a partial frame can never hide later ones. */
   private recoverJournal(goodBytes: number, cause: Error): void {
     try {
@@ -338,6 +355,7 @@ export class Engine {
     if (this.compacting) await this.compacting;
     this.journal.close();
     if (this.seq > this.snapshotSeq && !this.failed) {
+      catchUpIndex(this.db);
       forgetStatements(this.db);
       writeSnapshot(this.layout.snapshotDir, this.seq, this.db.export());
       this.snapshotSeq = this.seq;
@@ -358,6 +376,7 @@ export async function compactTo(layout: Layout, uptoSeq: number): Promise<string
   let image: Uint8Array;
   try {
     if (report.appliedSeq !== uptoSeq) throw new BatonError('internal', `journal ends at ${report.appliedSeq}, expected ${uptoSeq}`);
+    catchUpIndex(db); // a snapshot carries the complete index
     forgetStatements(db);
     image = db.export();
   } finally {

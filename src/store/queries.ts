@@ -8,6 +8,7 @@ import { compileSearchQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
 import { all, one } from './db';
+import { catchUpIndex } from './searchIndex';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
 export type Scope = 'all' | { agentId: string };
@@ -271,6 +272,7 @@ const HIT_CLOSE = '\u0003';
 export function searchTranscripts(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
   const compiled = compileSearchQuery(opts.query);
   if (!compiled.match) return [];
+  catchUpIndex(db); // every stored turn is searchable
   const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
   const s = scopeSql(scope);
   const where = [`transcript_fts MATCH ?`, s.sql];

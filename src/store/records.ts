@@ -229,8 +229,7 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
       line.length - 1,
       docId,
     ]);
-    // Only the new turn is tokenised: the cost of an append does not depend on what came before.
-    run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [docId, line.slice(0, -1)]);
+    // Tokenised later, with other turns (see searchIndex.ts).
     docId += 1;
     openText += line;
     openDirty = true;

@@ -259,7 +259,7 @@ function indexEveryTurn(db: Database): void {
     for (const stmt of [segments, turns, setDoc, index]) stmt.free();
   }
   db.run('CREATE INDEX transcript_turns_by_doc ON transcript_turns (doc_id)');
-  db.run("INSERT INTO meta (key, value) VALUES ('next_doc_id', ?)", [String(next)]);
+  db.run("INSERT INTO meta (key, value) VALUES ('next_doc_id', ?), ('indexed_doc_id', ?)", [String(next), String(next)]);
 }
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

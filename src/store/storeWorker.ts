@@ -71,6 +71,7 @@ function drain(): void {
     runInOrder(batch);
     return;
   }
+  scheduleIdleIndexing(IDLE_DELAY_MS);
   const reads = batch.filter((m) => m.kind === 'read');
   runInOrder(batch.filter((m) => m.kind !== 'read'));
   if (reads.length > 0) runInOrder([reads.shift()!]);
@@ -82,6 +83,22 @@ function drain(): void {
       setImmediate(drain);
     }
   }
+}
+
+/** Quiet time before indexing starts, so a burst of hooks is answered first. */
+const IDLE_DELAY_MS = 5;
+/** Turns per indexing slice (about 0.2 ms each): the longest a hook arriving meanwhile can wait. */
+const IDLE_SLICE_TURNS = 8;
+let idleTimer: NodeJS.Timeout | null = null;
+
+/** Brings the full-text index up to date in small slices while nothing else is queued. */
+function scheduleIdleIndexing(delayMs: number): void {
+  if (idleTimer || closing || !engine) return;
+  idleTimer = setTimeout(() => {
+    idleTimer = null;
+    if (closing || !engine || queue.length > 0 || scheduled) return; // drain re-schedules
+    if (engine.indexWhileIdle(IDLE_SLICE_TURNS)) scheduleIdleIndexing(0);
+  }, delayMs);
 }
 
 port.on('message', (msg: Incoming) => {

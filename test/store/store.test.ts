@@ -6,6 +6,9 @@ import { listJournalFiles, readJournalFile } from '../../src/store/journal';
 import { layout } from '../../src/store/paths';
 import type { StoreRecord } from '../../src/store/records';
 import { Store } from '../../src/store/store';
+import { listSnapshots, readSnapshot } from '../../src/store/snapshot';
+import { loadSqlJs } from '../../src/store/sqljs';
+import { unindexedTurns } from '../../src/store/searchIndex';
 import type { Turn } from '../../src/core/types';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
@@ -91,6 +94,23 @@ describe('store (real sql.js worker on disk)', function () {
   });
 
   describe('reads', () => {
+    it('indexes turns off the write path, yet a search right after a write finds it and a snapshot carries the whole index', async () => {
+      for (let i = 0; i < 40; i++) await store.write('recordTranscript', { key: `s${i % 4}`, turns: Array.from({ length: Math.floor(i / 4) + 1 }, (_, k) => user(`turn ${k} of s${i % 4} word${k}x${i % 4}`)) });
+      const hits = await store.read('search', { scope: 'all', query: 'word9x3' });
+      assert.deepEqual(hits.map((h) => h.sessionKey), ['s3']);
+      assert.equal(hits[0].turnSeq, 10);
+      await store.snapshot();
+      const newest = listSnapshots(layout(dir).snapshotDir)[0];
+      const SQL = await loadSqlJs();
+      const db = new SQL.Database(readSnapshot(newest.path).image);
+      try {
+        assert.equal(unindexedTurns(db), 0);
+        assert.equal(db.exec('SELECT COUNT(*) FROM transcript_fts_docsize')[0].values[0][0], db.exec('SELECT COUNT(*) FROM transcript_turns')[0].values[0][0]);
+      } finally {
+        db.close();
+      }
+    });
+
     it('answers a write queued behind many searches before the searches, and the searches see it', async () => {
       await store.write('recordTranscript', { key: 'k', turns: [user('heron colony survey')] });
       const order: string[] = [];

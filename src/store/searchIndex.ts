@@ -1,0 +1,52 @@
+// The full-text index trails the transcript: a write stores its turns and returns; turns are
+// tokenised later, in batches — when the store is idle, before any search, and before a snapshot
+// is exported — so a search always sees every stored turn while a hook never waits for
+// tokenising or FTS segment merges. The index is derived state: it is never journaled, and a
+// replayed store catches up the same way.
+
+import type { Database } from 'sql.js';
+import { all, one, run } from './db';
+
+function metaNumber(db: Database, key: string): number {
+  return Number(one<{ value: string }>(db, 'SELECT value FROM meta WHERE key = ?', [key])?.value ?? 1);
+}
+
+/** Turns stored but not yet in the full-text index. */
+export function unindexedTurns(db: Database): number {
+  return metaNumber(db, 'next_doc_id') - metaNumber(db, 'indexed_doc_id');
+}
+
+/**
+ * Indexes up to `maxTurns` of the oldest unindexed turns (all by default) and returns how many.
+ * Runs in a savepoint, so it works inside or outside a transaction.
+ */
+export function catchUpIndex(db: Database, maxTurns = Infinity): number {
+  const from = metaNumber(db, 'indexed_doc_id');
+  const next = metaNumber(db, 'next_doc_id');
+  if (from >= next) return 0;
+  const end = Math.min(next, from + maxTurns);
+  db.exec('SAVEPOINT index_catch_up');
+  try {
+    const turns = all<{ doc_id: number; segment_id: number; start: number; length: number }>(
+      db,
+      'SELECT doc_id, segment_id, start, length FROM transcript_turns WHERE doc_id >= ? AND doc_id < ? ORDER BY doc_id',
+      [from, end],
+    );
+    const segments = new Map<number, string>();
+    for (const turn of turns) {
+      let text = segments.get(turn.segment_id);
+      if (text === undefined) {
+        text = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [turn.segment_id])?.text ?? '';
+        segments.set(turn.segment_id, text);
+      }
+      run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [turn.doc_id, text.slice(turn.start, turn.start + turn.length)]);
+    }
+    run(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('indexed_doc_id', ?)", [String(end)]);
+    db.exec('RELEASE index_catch_up');
+  } catch (err) {
+    db.exec('ROLLBACK TO index_catch_up');
+    db.exec('RELEASE index_catch_up');
+    throw err;
+  }
+  return end - from;
+}
