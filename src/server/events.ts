@@ -41,14 +41,23 @@ export class EventHub {
 
   /** A client hears of a change when its scope covers the session's agent: its own, or a shared one. */
   async publish(changes: SessionChange[]): Promise<void> {
+    // Looking up read policies costs a store round trip: only when a scoped listener needs them.
+    if (![...this.clients].some((client) => client.scope !== 'all')) {
+      for (const client of [...this.clients]) this.write(client, changes.map((c) => c.key));
+      return;
+    }
     const shared = new Map<string, boolean>();
     for (const c of changes) if (!shared.has(c.agentId)) shared.set(c.agentId, await this.isShared(c.agentId));
     for (const client of [...this.clients]) {
       const scope = client.scope;
-      const shown = [...new Set(changes.filter((c) => scope === 'all' || c.agentId === scope.agentId || shared.get(c.agentId)).map((c) => c.key))];
-      if (shown.length === 0) continue;
-      client.res.write(`id: ${this.nextId++}\nevent: sessions\ndata: ${JSON.stringify({ keys: shown, at: new Date().toISOString() })}\n\n`);
+      this.write(client, changes.filter((c) => scope === 'all' || c.agentId === scope.agentId || shared.get(c.agentId)).map((c) => c.key));
     }
+  }
+
+  private write(client: { res: ServerResponse }, keys: string[]): void {
+    const shown = [...new Set(keys)];
+    if (shown.length === 0) return;
+    client.res.write(`id: ${this.nextId++}\nevent: sessions\ndata: ${JSON.stringify({ keys: shown, at: new Date().toISOString() })}\n\n`);
   }
 
   close(): void {

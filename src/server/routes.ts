@@ -108,9 +108,14 @@ export function buildRoutes(svc: Services): Route[] {
       permission: 'remember',
       handle: async (ctx) => {
         const body = S.parseBody(S.promptSubmitBody, await ctx.body());
+        const prompt = body.userMessage ?? body.userPrompt ?? '';
+        // Asked for together with the write, so the store answers both in one batch (one round trip).
+        const expectedAgent = writeAgent(ctx.caller, body.agentId);
+        const early = sessions.entityInject(expectedAgent, prompt);
+        early.catch(() => undefined);
         const written = await sessions.writeTranscript(ctx.caller, { ...body, sessionKey: requireKey(body), runtimePath: runtimePathOf(ctx, body) });
         if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
-        const inject = await sessions.entityInject(written.agentId, body.userMessage ?? body.userPrompt ?? '');
+        const inject = written.agentId === expectedAgent ? await early : await sessions.entityInject(written.agentId, prompt);
         return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
       },
     },

@@ -11,6 +11,7 @@ import type { Scope } from '../store/queries';
 import { stripSessionPrefix } from '../store/queries';
 import { claimExpiresAt } from '../store/lifecycle';
 import type { Store } from '../store/store';
+import type { ReadResult } from '../store/reads';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
 import { loadTranscriptTurns } from './transcriptSource';
@@ -91,7 +92,10 @@ export class SessionService {
 
   /** The exact block a new child of `parentKey` would receive now (null when there is nothing to inherit). */
   async inheritedBlock(scope: Scope, parentKey: string): Promise<{ block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null }> {
-    const sources = await this.store.read('inheritSources', { scope, parentKey, tailChars: this.config.tailChars });
+    return this.blockFrom(await this.store.read('inheritSources', { scope, parentKey, tailChars: this.config.tailChars }));
+  }
+
+  private blockFrom(sources: ReadResult<'inheritSources'>): { block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null } {
     if (!sources) return { block: null, parent: null };
     return { block: assembleInheritBlock(sources, this.inheritSettings), parent: { key: sources.parentKey, agentId: sources.agentId, updatedAt: sources.updatedAt } };
   }
@@ -113,13 +117,15 @@ export class SessionService {
       title: input.title ?? null,
       readableAgent: caller.agentId ?? 'all',
       claimTtlMs: this.config.claimTtlMs,
+      inheritTailChars: this.config.tailChars,
     });
     if (started.bypassed) return { sessionKey, agentId: started.agentId, bypassed: true, inject: '' };
     if (input.source === 'clear' && input.project && !started.parentSessionKey) {
       // Claude Code sends no SessionEnd on /clear: the session it replaces ends now.
       await this.store.write('endPreviousSessions', { agentId: started.agentId, project: input.project, harness: input.harness, exceptKey: sessionKey, reason: 'clear' });
     }
-    const inherited = started.parentSessionKey ? (await this.inheritedBlock({ agentId: started.agentId }, started.parentSessionKey)).block : null;
+    // startSession returned the parent's sources with the write: no second round trip to the store.
+    const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null).block : null;
     return {
       sessionKey,
       agentId: started.agentId,

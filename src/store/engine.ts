@@ -304,8 +304,22 @@ export class Engine {
    * arriving meanwhile waits for one small slice at most.
    */
   indexWhileIdle(maxTurns = 32): boolean {
+    return this.indexSlice(0, maxTurns);
+  }
+
+  /**
+   * Under sustained writes the store is never idle: once more than `maxBacklog` turns wait, index
+   * a slice after each batch, so a search never has to catch up more than about that many.
+   */
+  indexBacklog(maxBacklog: number, maxTurns: number): void {
+    this.indexSlice(maxBacklog, maxTurns);
+  }
+
+  /** Indexes up to `maxTurns` when more than `backlog` wait; returns whether any still wait. */
+  private indexSlice(backlog: number, maxTurns: number): boolean {
     if (this.failed) return false;
     try {
+      if (unindexedTurns(this.db) <= backlog) return false;
       catchUpIndex(this.db, maxTurns);
       return unindexedTurns(this.db) > 0;
     } catch (err) {

@@ -7,7 +7,7 @@ import { decideLineage } from '../core/lineage';
 import type { ExecutionMode, LineageSource, Turn } from '../core/types';
 import { DEFAULT_AGENT, recordTranscript, upsertSession, type CommandContext } from './commands';
 import { one } from './db';
-import { findSessionRow, stripSessionPrefix } from './queries';
+import { findSessionRow, inheritSources, stripSessionPrefix } from './queries';
 
 /** How long a runtime-path claim lasts without activity. */
 export const CLAIM_TTL_MS = 4 * 60 * 60 * 1000;
@@ -42,6 +42,8 @@ export interface StartSessionArgs {
   /** Agents the caller may read, for the recency fallback and parent lookup ('all' for admin). */
   readableAgent?: string | 'all';
   claimTtlMs?: number;
+  /** When given and the session has a parent: also return what its inherited block is built from (saves a round trip). */
+  inheritTailChars?: number;
 }
 
 export interface StartSessionResult {
@@ -52,9 +54,16 @@ export interface StartSessionResult {
   bypassed: boolean;
   parentSessionKey: string | null;
   lineageSource: LineageSource | null;
+  inheritSources?: ReturnType<typeof inheritSources>;
 }
 
 export function startSession(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
+  const started = startOrResume(ctx, args);
+  if (args.inheritTailChars === undefined || !started.parentSessionKey || started.bypassed) return started;
+  return { ...started, inheritSources: inheritSources(ctx.db, { agentId: started.agentId }, started.parentSessionKey, args.inheritTailChars) };
+}
+
+function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
   const key = stripSessionPrefix(args.key);
   const callerAgent = args.agentId ?? DEFAULT_AGENT;
   const existing = findSessionRow(ctx.db, { agentId: callerAgent }, key);

@@ -75,6 +75,8 @@ function drain(): void {
   const reads = batch.filter((m) => m.kind === 'read');
   runInOrder(batch.filter((m) => m.kind !== 'read'));
   if (reads.length > 0) runInOrder([reads.shift()!]);
+  // Replies are posted; a slice of indexing now delays only the next batch, and only when behind.
+  engine.indexBacklog(BUSY_BACKLOG_TURNS, BUSY_SLICE_TURNS);
   if (reads.length > 0) {
     // Messages that arrived meanwhile are delivered before setImmediate runs, so writes jump ahead.
     queue.unshift(...reads);
@@ -89,6 +91,9 @@ function drain(): void {
 const IDLE_DELAY_MS = 5;
 /** Turns per indexing slice (about 0.2 ms each): the longest a hook arriving meanwhile can wait. */
 const IDLE_SLICE_TURNS = 8;
+/** Under load: the most turns left unindexed (what a search may have to catch up), and the slice per batch. */
+const BUSY_BACKLOG_TURNS = 24;
+const BUSY_SLICE_TURNS = 8;
 let idleTimer: NodeJS.Timeout | null = null;
 
 /** Brings the full-text index up to date in small slices while nothing else is queued. */
