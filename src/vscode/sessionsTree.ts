@@ -9,7 +9,8 @@ import type { BatonHost } from './host';
 
 export class SessionNode {
   constructor(
-    readonly session: SessionView,
+    /** Refreshed in place: VS Code knows tree elements by identity, so a session keeps one node. */
+    public session: SessionView,
     readonly parentKey: string | null,
   ) {}
   get key(): string {
@@ -125,6 +126,12 @@ export class SessionsTree implements vscode.TreeDataProvider<TreeNode>, vscode.D
       void vscode.commands.executeCommand('setContext', 'baton.empty', sessions.length === 0);
     }
     const nodes: TreeNode[] = sessions.map((s) => {
+      const known = this.nodes.get(s.key);
+      // The same object across refreshes, so a node handed out earlier (reveal) still resolves.
+      if (known && known.parentKey === (parentKey ?? s.parentSessionKey)) {
+        known.session = s;
+        return known;
+      }
       const node = new SessionNode(s, parentKey ?? s.parentSessionKey);
       this.nodes.set(s.key, node);
       return node;
@@ -144,18 +151,23 @@ export class SessionsTree implements vscode.TreeDataProvider<TreeNode>, vscode.D
   async ensureListed(key: string): Promise<void> {
     const client = this.host.client;
     if (!client) return;
+    let widened = false;
     for (let session = await client.getSession(key), hops = 0; session && hops < 100; hops++) {
       const parent = session.parentSessionKey && (await client.getSession(session.parentSessionKey)) ? session.parentSessionKey : null;
       const level = parent ?? '';
       for (let limit = this.limits.get(level) ?? PAGE; ; limit += PAGE) {
         const { sessions, total } = await this.level(parent, limit);
         if (sessions.some((s) => s.key === session!.key) || limit >= total) {
+          widened ||= limit !== (this.limits.get(level) ?? PAGE);
           this.limits.set(level, limit);
           break;
         }
       }
       session = parent ? await client.getSession(parent) : null;
     }
+    // VS Code's reveal waits for a pending refresh: make it the one that loads the wider pages,
+    // not one started earlier (a filter change, live events) that still shows the old pages.
+    if (widened) this.refresh();
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
