@@ -13,30 +13,49 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-function tempPath(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
+/** A temp file beside `target`, to be filled and then either published or discarded. */
+interface TempFile {
+  fd: number;
+  tmp: string;
+}
+
+function openTemp(target: string, mode: number): TempFile {
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  return { fd: fs.openSync(tmp, 'w', mode), tmp };
+}
+
+/** fsync, rename over the target, fsync the directory; on any failure the temp file is removed. */
+function publishTemp(file: TempFile, target: string): void {
+  try {
+    fs.fsyncSync(file.fd);
+  } catch (err) {
+    discardTemp(file);
+    throw err;
+  }
+  fs.closeSync(file.fd);
+  fs.renameSync(file.tmp, target);
+  fsyncDir(path.dirname(target));
+}
+
+function discardTemp(file: TempFile): void {
+  fs.closeSync(file.fd);
+  fs.rmSync(file.tmp, { force: true });
 }
 
 /** Write a file atomically: temp file, fsync, rename over the target, fsync the directory. */
 export function writeFileAtomic(target: string, data: Uint8Array | string | Uint8Array[], mode = 0o600): void {
-  const dir = path.dirname(target);
-  const tmp = tempPath(target);
-  const fd = fs.openSync(tmp, 'w', mode);
+  const file = openTemp(target, mode);
   try {
     const chunks = typeof data === 'string' ? [Buffer.from(data, 'utf8')] : Array.isArray(data) ? data : [data];
     for (const bytes of chunks) {
       let offset = 0;
-      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, Math.min(bytes.length - offset, 16 << 20));
+      while (offset < bytes.length) offset += fs.writeSync(file.fd, bytes, offset, Math.min(bytes.length - offset, 16 << 20));
     }
-    fs.fsyncSync(fd);
   } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
+    discardTemp(file);
     throw err;
   }
-  fs.closeSync(fd);
-  fs.renameSync(tmp, target);
-  fsyncDir(dir);
+  publishTemp(file, target);
 }
 
 export interface Pace {
@@ -52,28 +71,22 @@ export interface Pace {
  * waits behind hundreds of megabytes of snapshot (ext4 commits them together).
  */
 export async function writeFileAtomicPaced(target: string, data: Uint8Array[], pace: Pace, mode = 0o600): Promise<void> {
-  const dir = path.dirname(target);
-  const tmp = tempPath(target);
-  const fd = fs.openSync(tmp, 'w', mode);
+  const file = openTemp(target, mode);
   try {
     for (const bytes of data) {
       let offset = 0;
       while (offset < bytes.length) {
         const end = Math.min(bytes.length, offset + pace.chunkBytes);
-        while (offset < end) offset += fs.writeSync(fd, bytes, offset, end - offset);
-        fs.fdatasyncSync(fd);
+        while (offset < end) offset += fs.writeSync(file.fd, bytes, offset, end - offset);
+        fs.fdatasyncSync(file.fd);
         if (pace.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pace.pauseMs));
       }
     }
-    fs.fsyncSync(fd);
   } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
+    discardTemp(file);
     throw err;
   }
-  fs.closeSync(fd);
-  fs.renameSync(tmp, target);
-  fsyncDir(dir);
+  publishTemp(file, target);
 }
 
 /**
