@@ -58,6 +58,16 @@ export function forgetStatements(db: Database): void {
   cache.delete(db);
 }
 
+/** A number kept in the meta table; `fallback` when the key is absent. */
+export function metaNumber(db: Database, key: string, fallback: number): number {
+  return Number(one<{ value: string }>(db, 'SELECT value FROM meta WHERE key = ?', [key])?.value ?? fallback);
+}
+
+/** Stores a number in the meta table. */
+export function setMetaNumber(db: Database, key: string, value: number): void {
+  run(db, 'INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, String(value)]);
+}
+
 export function changes(db: Database): number {
   return db.getRowsModified();
 }

@@ -20,7 +20,7 @@ import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot, writeSnapshotPaced } from './snapshot';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from './fsync';
-import { catchUpIndex, unindexedTurns } from './searchIndex';
+import { catchUpIndex } from './searchIndex';
 
 export interface OpenReport {
   snapshot: string | null;
@@ -299,29 +299,15 @@ export class Engine {
   }
 
   /**
-   * Indexes a slice of the turns written since the last search or idle moment; returns whether
-   * more remain. Called by the store thread when its queue is empty, a slice at a time, so a hook
-   * arriving meanwhile waits for one small slice at most.
+   * Indexes a slice of the turns not yet in the full-text index (up to `maxTurns`) when more than
+   * `backlog` wait; returns whether any still wait. The store thread calls it with no backlog when
+   * idle, and with a bound after each batch under sustained writes, so a search never has to catch
+   * up more than about that many.
    */
-  indexWhileIdle(maxTurns = 32): boolean {
-    return this.indexSlice(0, maxTurns);
-  }
-
-  /**
-   * Under sustained writes the store is never idle: once more than `maxBacklog` turns wait, index
-   * a slice after each batch, so a search never has to catch up more than about that many.
-   */
-  indexBacklog(maxBacklog: number, maxTurns: number): void {
-    this.indexSlice(maxBacklog, maxTurns);
-  }
-
-  /** Indexes up to `maxTurns` when more than `backlog` wait; returns whether any still wait. */
-  private indexSlice(backlog: number, maxTurns: number): boolean {
+  indexSlice(backlog: number, maxTurns: number): boolean {
     if (this.failed) return false;
     try {
-      if (unindexedTurns(this.db) <= backlog) return false;
-      catchUpIndex(this.db, maxTurns);
-      return unindexedTurns(this.db) > 0;
+      return catchUpIndex(this.db, maxTurns, backlog) > 0;
     } catch (err) {
       this.options.onLog?.('error', `indexing failed: ${(err as Error).message}`);
       return false;

@@ -7,7 +7,7 @@ import type { Database } from 'sql.js';
 import type { ExecutionMode, LineageSource, ReadPolicy, Role, RunStatus, SessionStatus } from '../core/types';
 import type { TranscriptCursor } from '../core/transcriptDelta';
 import { renderTurn } from '../core/normalize';
-import { all, lastId, one, run } from './db';
+import { lastId, metaNumber, one, run, setMetaNumber } from './db';
 
 /** Segments grow up to this many characters; a longer turn gets a segment of its own. Search indexes turns, not segments. */
 export const SEGMENT_CAP = 8 * 1024;
@@ -207,7 +207,7 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
     if (open && openDirty) run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [openText, open.id]);
     openDirty = false;
   };
-  let docId = Number(one<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'next_doc_id'")!.value);
+  let docId = metaNumber(db, 'next_doc_id', 1);
   for (const turn of rec.turns) {
     const line = renderTurn(turn) + '\n';
     if (!open || (openText.length > 0 && openText.length + line.length > SEGMENT_CAP)) {
@@ -236,7 +236,7 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
     chars += line.length;
   }
   flushOpen();
-  run(db, "UPDATE meta SET value = ? WHERE key = 'next_doc_id'", [String(docId)]);
+  setMetaNumber(db, 'next_doc_id', docId);
   run(db, 'UPDATE sessions SET turn_count = ?, char_count = ?, source_turns = ?, source_hash = ?, pending_turns = ?, updated_at = ? WHERE id = ?', [
     seq,
     chars,
@@ -349,9 +349,9 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
 
 /** Applies one journal frame in a transaction and advances applied_seq; used by live writes and replay alike. */
 export function appliedSeq(db: Database): number {
-  return Number(all<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'applied_seq'")[0].value);
+  return metaNumber(db, 'applied_seq', 0);
 }
 
 export function setAppliedSeq(db: Database, seq: number): void {
-  run(db, "UPDATE meta SET value = ? WHERE key = 'applied_seq'", [String(seq)]);
+  setMetaNumber(db, 'applied_seq', seq);
 }

@@ -5,25 +5,22 @@
 // replayed store catches up the same way.
 
 import type { Database } from 'sql.js';
-import { all, one, run } from './db';
-
-function metaNumber(db: Database, key: string): number {
-  return Number(one<{ value: string }>(db, 'SELECT value FROM meta WHERE key = ?', [key])?.value ?? 1);
-}
+import { all, metaNumber, one, run, setMetaNumber } from './db';
 
 /** Turns stored but not yet in the full-text index. */
 export function unindexedTurns(db: Database): number {
-  return metaNumber(db, 'next_doc_id') - metaNumber(db, 'indexed_doc_id');
+  return metaNumber(db, 'next_doc_id', 1) - metaNumber(db, 'indexed_doc_id', 1);
 }
 
 /**
- * Indexes up to `maxTurns` of the oldest unindexed turns (all by default) and returns how many.
- * Runs in a savepoint, so it works inside or outside a transaction.
+ * When more than `backlog` turns wait (by default: any), indexes up to `maxTurns` of the oldest
+ * (by default: all of them). Returns how many still wait. Runs in a savepoint, so it works inside
+ * or outside a transaction.
  */
-export function catchUpIndex(db: Database, maxTurns = Infinity): number {
-  const from = metaNumber(db, 'indexed_doc_id');
-  const next = metaNumber(db, 'next_doc_id');
-  if (from >= next) return 0;
+export function catchUpIndex(db: Database, maxTurns = Infinity, backlog = 0): number {
+  const from = metaNumber(db, 'indexed_doc_id', 1);
+  const next = metaNumber(db, 'next_doc_id', 1);
+  if (next - from <= backlog) return next - from;
   const end = Math.min(next, from + maxTurns);
   db.exec('SAVEPOINT index_catch_up');
   try {
@@ -41,12 +38,12 @@ export function catchUpIndex(db: Database, maxTurns = Infinity): number {
       }
       run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [turn.doc_id, text.slice(turn.start, turn.start + turn.length)]);
     }
-    run(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('indexed_doc_id', ?)", [String(end)]);
+    setMetaNumber(db, 'indexed_doc_id', end);
     db.exec('RELEASE index_catch_up');
   } catch (err) {
     db.exec('ROLLBACK TO index_catch_up');
     db.exec('RELEASE index_catch_up');
     throw err;
   }
-  return end - from;
+  return next - end;
 }

@@ -76,7 +76,7 @@ function drain(): void {
   runInOrder(batch.filter((m) => m.kind !== 'read'));
   if (reads.length > 0) runInOrder([reads.shift()!]);
   // Replies are posted; a slice of indexing now delays only the next batch, and only when behind.
-  engine.indexBacklog(BUSY_BACKLOG_TURNS, BUSY_SLICE_TURNS);
+  engine.indexSlice(BUSY_BACKLOG_TURNS, SLICE_TURNS);
   if (reads.length > 0) {
     // Messages that arrived meanwhile are delivered before setImmediate runs, so writes jump ahead.
     queue.unshift(...reads);
@@ -90,10 +90,9 @@ function drain(): void {
 /** Quiet time before indexing starts, so a burst of hooks is answered first. */
 const IDLE_DELAY_MS = 5;
 /** Turns per indexing slice (about 0.2 ms each): the longest a hook arriving meanwhile can wait. */
-const IDLE_SLICE_TURNS = 8;
-/** Under load: the most turns left unindexed (what a search may have to catch up), and the slice per batch. */
+const SLICE_TURNS = 8;
+/** Under load: the most turns left unindexed, i.e. what a search may have to catch up. */
 const BUSY_BACKLOG_TURNS = 24;
-const BUSY_SLICE_TURNS = 8;
 let idleTimer: NodeJS.Timeout | null = null;
 
 /** Brings the full-text index up to date in small slices while nothing else is queued. */
@@ -102,7 +101,7 @@ function scheduleIdleIndexing(delayMs: number): void {
   idleTimer = setTimeout(() => {
     idleTimer = null;
     if (closing || !engine || queue.length > 0 || scheduled) return; // drain re-schedules
-    if (engine.indexWhileIdle(IDLE_SLICE_TURNS)) scheduleIdleIndexing(0);
+    if (engine.indexSlice(0, SLICE_TURNS)) scheduleIdleIndexing(0);
   }, delayMs);
 }
 
