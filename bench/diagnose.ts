@@ -10,7 +10,7 @@ import { planTranscriptDelta } from '../src/core/transcriptDelta';
 import { all, one } from '../src/store/db';
 import { registerFunctions } from '../src/store/engine';
 import { findSessionRow, RANK_WINDOW, searchTranscripts } from '../src/store/queries';
-import { applyRecord } from '../src/store/records';
+import { applyRecord, turnLineReader } from '../src/store/records';
 import { catchUpIndex } from '../src/store/searchIndex';
 import { listSnapshots, readSnapshot } from '../src/store/snapshot';
 import { loadSqlJs } from '../src/store/sqljs';
@@ -60,10 +60,10 @@ function timeSearch(db: Database, query: string) {
   const top = [...best.values()].sort((a, b) => a.score - b.score).slice(0, 10);
   out.rank = now() - t0;
   t0 = now();
+  const lineOf = turnLineReader(db);
   for (const hit of top) {
     one(db, 'SELECT * FROM sessions WHERE id = ?', [hit.session_id]);
-    const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [hit.segment_id]);
-    buildSnippet((segment?.text ?? '').slice(hit.start, hit.start + hit.length), { terms: compiled.terms, prefixTerms: compiled.prefixTerms, open: '[', close: ']' });
+    buildSnippet(lineOf(hit), { terms: compiled.terms, prefixTerms: compiled.prefixTerms, open: '[', close: ']' });
   }
   out.excerpts = now() - t0;
   return out;

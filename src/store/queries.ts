@@ -8,6 +8,7 @@ import { compileSearchQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
 import { all, one } from './db';
+import { turnLineReader, type TurnSpan } from './records';
 import { catchUpIndex } from './searchIndex';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
@@ -179,19 +180,14 @@ export interface StoredTurn {
 
 /** Turns [from, from + limit) in order; text sliced in JS so offsets stay UTF-16 exact. */
 export function readTurns(db: Database, sessionId: number, from = 1, limit = 500): StoredTurn[] {
-  const rows = all<{ seq: number; role: Role; at: string | null; segment_id: number; start: number; length: number }>(
+  const rows = all<TurnSpan & { seq: number; role: Role; at: string | null }>(
     db,
     'SELECT seq, role, at, segment_id, start, length FROM transcript_turns WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?',
     [sessionId, from, limit],
   );
-  const segments = new Map<number, string>();
+  const lineOf = turnLineReader(db);
   return rows.map((row) => {
-    let text = segments.get(row.segment_id);
-    if (text === undefined) {
-      text = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [row.segment_id])!.text;
-      segments.set(row.segment_id, text);
-    }
-    const rendered = text.slice(row.start, row.start + row.length);
+    const rendered = lineOf(row);
     return { seq: row.seq, role: row.role, at: row.at, text: rendered.slice(rendered.indexOf(': ') + 2) };
   });
 }
@@ -291,7 +287,7 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
   }
   // BM25 is computed for the newest RANK_WINDOW matching turns only (FTS4 walks docids newest
   // first, so the cost is bounded however common the words are and however large the store grows).
-  const ranked = all<{ session_id: number; seq: number; segment_id: number; start: number; length: number; score: number }>(
+  const ranked = all<TurnSpan & { session_id: number; seq: number; score: number }>(
     db,
     `SELECT t.session_id AS session_id, t.seq AS seq, t.segment_id AS segment_id, t.start AS start, t.length AS length,
             bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
@@ -305,11 +301,10 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
     if (!seen || row.score < seen.score) best.set(row.session_id, row);
   }
   const top = [...best.values()].sort((a, b) => a.score - b.score).slice(0, limit);
+  const lineOf = turnLineReader(db);
   return top.map((hit) => {
     const session = one<SessionRow>(db, 'SELECT * FROM sessions WHERE id = ?', [hit.session_id])!;
-    const segment = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [hit.segment_id]);
-    const turnText = (segment?.text ?? '').slice(hit.start, hit.start + hit.length);
-    const excerpt = buildSnippet(turnText, { terms: compiled.terms, prefixTerms: compiled.prefixTerms, open: HIT_OPEN, close: HIT_CLOSE });
+    const excerpt = buildSnippet(lineOf(hit), { terms: compiled.terms, prefixTerms: compiled.prefixTerms, open: HIT_OPEN, close: HIT_CLOSE });
     return {
       sessionKey: session.session_key,
       agentId: session.agent_id,

@@ -248,6 +248,29 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
   ]);
 }
 
+/** Where a turn's rendered line lives: a span of one segment's text. */
+export interface TurnSpan {
+  segment_id: number;
+  start: number;
+  length: number;
+}
+
+/**
+ * Reads turns' rendered lines from their segments, each segment once per reader. Slicing happens
+ * in JS so the offsets (UTF-16, as written by applyTurns) stay exact.
+ */
+export function turnLineReader(db: Database): (turn: TurnSpan) => string {
+  const segments = new Map<number, string>();
+  return (turn) => {
+    let text = segments.get(turn.segment_id);
+    if (text === undefined) {
+      text = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [turn.segment_id])?.text ?? '';
+      segments.set(turn.segment_id, text);
+    }
+    return text.slice(turn.start, turn.start + turn.length);
+  };
+}
+
 function entityId(db: Database, agentId: string, name: string, kind: string, at: string): number {
   const row = one<{ id: number }>(db, 'SELECT id FROM entities WHERE agent_id = ? AND name = ?', [agentId, name]);
   if (row) return row.id;

@@ -5,7 +5,8 @@
 // replayed store catches up the same way.
 
 import type { Database } from 'sql.js';
-import { all, metaNumber, one, run, setMetaNumber } from './db';
+import { all, metaNumber, run, setMetaNumber } from './db';
+import { turnLineReader, type TurnSpan } from './records';
 
 /** Turns stored but not yet in the full-text index. */
 export function unindexedTurns(db: Database): number {
@@ -24,20 +25,13 @@ export function catchUpIndex(db: Database, maxTurns = Infinity, backlog = 0): nu
   const end = Math.min(next, from + maxTurns);
   db.exec('SAVEPOINT index_catch_up');
   try {
-    const turns = all<{ doc_id: number; segment_id: number; start: number; length: number }>(
+    const turns = all<TurnSpan & { doc_id: number }>(
       db,
       'SELECT doc_id, segment_id, start, length FROM transcript_turns WHERE doc_id >= ? AND doc_id < ? ORDER BY doc_id',
       [from, end],
     );
-    const segments = new Map<number, string>();
-    for (const turn of turns) {
-      let text = segments.get(turn.segment_id);
-      if (text === undefined) {
-        text = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [turn.segment_id])?.text ?? '';
-        segments.set(turn.segment_id, text);
-      }
-      run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [turn.doc_id, text.slice(turn.start, turn.start + turn.length)]);
-    }
+    const lineOf = turnLineReader(db);
+    for (const turn of turns) run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [turn.doc_id, lineOf(turn)]);
     setMetaNumber(db, 'indexed_doc_id', end);
     db.exec('RELEASE index_catch_up');
   } catch (err) {
