@@ -12,31 +12,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
+import { bundleSuite } from './bundleSuite';
 import { runTests } from '@vscode/test-electron';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 
 function say(line: string): void {
   process.stdout.write(`[vscode-electron] ${line}\n`);
-}
-
-/** Bundles the suite, mocha included, into one CommonJS file the extension host can require (as runner.ts does). */
-async function bundleSuite(outDir: string): Promise<string> {
-  await esbuild.build({
-    absWorkingDir: repoRoot,
-    entryPoints: { index: 'test/vscode/suite/index.ts' },
-    outdir: outDir,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: ['vscode'],
-    sourcemap: 'inline',
-    logLevel: 'warning',
-    logOverride: { 'require-resolve-not-external': 'silent' },
-  });
-  return path.join(outDir, 'index.js');
 }
 
 async function main(): Promise<number> {

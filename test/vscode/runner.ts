@@ -20,7 +20,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as util from 'node:util';
-import * as esbuild from 'esbuild';
+import { bundleSuite } from './bundleSuite';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -70,25 +70,6 @@ async function waitForHttp(url: string, child: ChildProcess, ms: number): Promis
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`code-server did not answer ${url} within ${ms} ms`);
-}
-
-/** Bundles the suite, mocha included, into one CommonJS file the extension host can require. */
-async function bundleSuite(outDir: string): Promise<string> {
-  await esbuild.build({
-    absWorkingDir: repoRoot,
-    entryPoints: { index: 'test/vscode/suite/index.ts' },
-    outdir: outDir,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: ['vscode'],
-    sourcemap: 'inline', // for a debugger; the extension host's own stack traces ignore it
-    logLevel: 'warning',
-    // mocha's parallel mode (never used here) resolves its worker files at run time.
-    logOverride: { 'require-resolve-not-external': 'silent' },
-  });
-  return path.join(outDir, 'index.js');
 }
 
 /** Kills code-server and everything it started (it runs in its own process group). */
