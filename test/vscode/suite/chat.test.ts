@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { validateSettings } from '../../../src/core/settings';
+import type { SubagentRun as RunLike } from '../../../src/core/types';
 import { api as readyApi, endpointOf, extension, prompt, sessionStart, uid, waitFor, within, workspaceFolder } from './helpers';
 
 // ---------------------------------------------------------------------------------------------
@@ -35,24 +36,6 @@ interface SessionLike {
   status: string;
   title: string | null;
   turnCount: number;
-}
-
-interface RunLike {
-  id: string;
-  sessionKey: string | null;
-  parentSessionKey: string | null;
-  runner: string;
-  status: string;
-  executionMode: string;
-  context: { prompt?: string; specId?: string };
-  resultContent: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  durationMs: number | null;
-  error: string | null;
-  callbackDeliveredAt: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
 }
 
 interface ClientLike {
