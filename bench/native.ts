@@ -10,7 +10,7 @@ import { renderTranscript } from '../src/core/normalize';
 import { compileSearchQuery } from '../src/core/searchQuery';
 import type { Turn } from '../src/core/types';
 import type { Log, RunConfig } from './sqljs';
-import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, summarize, type EngineResult } from './stats';
+import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, writeBuckets, type EngineResult } from './stats';
 import { buildQueries, HARNESS, mix, prng, Workload, type QueryKind } from './workload';
 
 const KINDS: QueryKind[] = ['one', 'two', 'phrase'];
@@ -217,17 +217,12 @@ export async function runNative(cfg: RunConfig, log: Log): Promise<EngineResult>
     const diskBytes = dirBytes(dir);
     const peakRss = rss.stop();
 
-    const bucket = (from: number, to: number) => summarize(byTurn.slice(from - 1, to).flatMap((sm) => Array.from(sm.values())));
-    const buckets = [];
-    for (let from = 1; from <= cfg.turns; from += 5) buckets.push(bucket(from, Math.min(from + 4, cfg.turns)));
     return {
       engine: 'native',
       sessions: cfg.sessions,
       turns: cfg.turns,
       write: writes.summary(),
-      writeFirst5: bucket(1, Math.min(5, cfg.turns)),
-      writeLast5: bucket(Math.max(1, cfg.turns - 4), cfg.turns),
-      writeByBucket: buckets,
+      ...writeBuckets(byTurn, cfg.turns),
       search: { one: search.one.summary(), two: search.two.summary(), phrase: search.phrase.summary() },
       searchOneByClass: oneByClass.map((sm) => sm.summary()),
       searchHits: { one: hits.one, two: hits.two, phrase: hits.phrase },

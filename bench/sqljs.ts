@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../src/store/store';
 import { diagnoseSqljs, type Diagnosis } from './diagnose';
-import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, summarize, type EngineResult } from './stats';
+import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, writeBuckets, type EngineResult } from './stats';
 import { buildQueries, HARNESS, mix, prng, Workload, type QueryKind } from './workload';
 
 export interface RunConfig {
@@ -213,17 +213,12 @@ export async function runSqljs(cfg: RunConfig, log: Log): Promise<EngineResult> 
       phases.end('diagnose');
     }
 
-    const bucket = (from: number, to: number) => summarize(byTurn.slice(from - 1, to).flatMap((sm) => Array.from(sm.values())));
-    const buckets = [];
-    for (let from = 1; from <= cfg.turns; from += 5) buckets.push(bucket(from, Math.min(from + 4, cfg.turns)));
     return {
       engine: 'sqljs',
       sessions: cfg.sessions,
       turns: cfg.turns,
       write: writes.summary(),
-      writeFirst5: bucket(1, Math.min(5, cfg.turns)),
-      writeLast5: bucket(Math.max(1, cfg.turns - 4), cfg.turns),
-      writeByBucket: buckets,
+      ...writeBuckets(byTurn, cfg.turns),
       writeDuringCompaction: writesCompacting.summary(),
       writeNoCompaction: writesQuiet.summary(),
       search: { one: search.one.summary(), two: search.two.summary(), phrase: search.phrase.summary() },

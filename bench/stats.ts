@@ -115,6 +115,14 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** What one engine run (one child process) reports back to the driver. */
+/** Write latency by transcript length: the first and last five turns, and every 5-turn bucket. */
+export function writeBuckets(byTurn: Sample[], turns: number): Pick<EngineResult, 'writeFirst5' | 'writeLast5' | 'writeByBucket'> {
+  const bucket = (from: number, to: number) => summarize(byTurn.slice(from - 1, to).flatMap((sm) => Array.from(sm.values())));
+  const writeByBucket = [];
+  for (let from = 1; from <= turns; from += 5) writeByBucket.push(bucket(from, Math.min(from + 4, turns)));
+  return { writeFirst5: bucket(1, Math.min(5, turns)), writeLast5: bucket(Math.max(1, turns - 4), turns), writeByBucket };
+}
+
 export interface EngineResult {
   engine: 'sqljs' | 'native';
   sessions: number;
