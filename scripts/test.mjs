@@ -1,6 +1,6 @@
 // `npm test`: build, type/layer check, the mocha suites, then the extension suite in a real VS Code
 // host. Each stage's output streams through; the run ends with one line totalling both suites
-// ("tests: N passed, N failed") so a reader (or CI) sees the whole count in the last line.
+// ("N passed, N failed", after a TAP-style summary) so a reader (or CI) sees the whole count in the last line.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
@@ -74,5 +74,8 @@ if (!broken) {
 
 if (broken && totals.failed === 0) totals.failed = 1;
 if (broken) console.log(`\nnpm test: the ${broken} stage failed`);
-console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+// The totals twice: as a TAP summary (what runners that print ✔ lines close with) and as one plain
+// line last, so a reader of the log finds the count whichever form it looks for.
+console.log(`\n# tests ${totals.passed + totals.failed}\n# pass ${totals.passed}\n# fail ${totals.failed}${totals.skipped ? `\n# skip ${totals.skipped}` : ''}`);
+console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
 process.exit(broken ? 1 : 0);
