@@ -20,6 +20,7 @@ import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot, writeSnapshotPaced } from './snapshot';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from './fsync';
+import { openWithRoom } from './roomyDatabase';
 import { catchUpIndex } from './searchIndex';
 
 export interface OpenReport {
@@ -80,7 +81,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
       // The SHA-256 in the trailer proves the image is the one written; a full quick_check here
       // would cost seconds at thousands of sessions (`baton doctor` runs integrity_check instead).
       const { image } = readSnapshot(snap.path);
-      const candidate = new SQL.Database(image);
+      const candidate = openWithRoom(SQL, image);
       if (Number(candidate.exec('PRAGMA user_version')[0].values[0][0]) < 1) throw new CorruptSnapshotError('not a Baton database');
       db = candidate;
       report.snapshot = snap.path;
@@ -90,7 +91,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
       report.skippedSnapshots.push({ file: snap.path, reason: (err as Error).message });
     }
   }
-  db ??= new SQL.Database();
+  db ??= openWithRoom(SQL);
   registerFunctions(db);
   report.migrations = migrate(db);
   const files = listJournalFiles(layout.journalDir);

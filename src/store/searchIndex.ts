@@ -3,10 +3,22 @@
 // is exported — so a search always sees every stored turn while a hook never waits for
 // tokenising or FTS segment merges. The index is derived state: it is never journaled, and a
 // replayed store catches up the same way.
+//
+// Segment merges are paced too. FTS4 writes each slice as a small segment and, once 16 pile up on
+// one level, merges them all at once; a level-2 or level-3 merge took 50–240 ms (measured at 40,000
+// turns), and whoever waited on the store thread waited that long. FTS4's own automerge does not
+// run for transactions as small as a slice, so every slice does a bounded share of merge work
+// itself ('merge=X,Y': write at most X pages, merging levels that hold at least Y segments), which
+// keeps every level below the 16 that forces a full merge.
 
 import type { Database } from 'sql.js';
 import { all, metaNumber, run, setMetaNumber } from './db';
 import { turnLineReader, type TurnSpan } from './records';
+
+/** Merge work per slice, in pages written: about twice what a slice of 8 turns adds over all levels. */
+const MERGE_PAGES_PER_SLICE = 32;
+/** A level is merged once it holds this many segments (FTS4 forces a full merge at 16). */
+const MERGE_MIN_SEGMENTS = 8;
 
 /** Turns stored but not yet in the full-text index. */
 export function unindexedTurns(db: Database): number {
@@ -32,6 +44,7 @@ export function catchUpIndex(db: Database, maxTurns = Infinity, backlog = 0): nu
     );
     const lineOf = turnLineReader(db);
     for (const turn of turns) run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [turn.doc_id, lineOf(turn)]);
+    run(db, `INSERT INTO transcript_fts (transcript_fts) VALUES ('merge=${MERGE_PAGES_PER_SLICE},${MERGE_MIN_SEGMENTS}')`);
     setMetaNumber(db, 'indexed_doc_id', end);
     db.exec('RELEASE index_catch_up');
   } catch (err) {

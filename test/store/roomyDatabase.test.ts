@@ -1,0 +1,80 @@
+// The database file with room to grow, on the real sql.js: the room is really there (so growth
+// copies nothing), and a database opened this way reads, grows, exports and reopens intact.
+
+import { strict as assert } from 'node:assert';
+import { MIN_ROOM_BYTES, openWithRoom, roomFor } from '../../src/store/roomyDatabase';
+import { loadSqlJs } from '../../src/store/sqljs';
+
+const MB = 1024 * 1024;
+
+function rows(db: { exec(sql: string): Array<{ values: unknown[][] }> }, sql: string): unknown[][] {
+  return db.exec(sql)[0]?.values ?? [];
+}
+
+describe('database file with room to grow (real sql.js)', () => {
+  it('asks for at least 1 GiB, or four times the image', () => {
+    assert.equal(roomFor(10 * MB), MIN_ROOM_BYTES);
+    assert.equal(roomFor(400 * MB), 1600 * MB);
+  });
+
+  it('puts the file inside a buffer of that size: the address space is taken, the memory is not', async () => {
+    const SQL = await loadSqlJs();
+    const before = process.memoryUsage();
+    const db = openWithRoom(SQL);
+    try {
+      const after = process.memoryUsage();
+      // If sql.js stopped copying a new file with slice(), the room would be missing and this fails.
+      assert.ok(after.arrayBuffers - before.arrayBuffers >= MIN_ROOM_BYTES, `array buffers grew by ${after.arrayBuffers - before.arrayBuffers} bytes`);
+      assert.ok(after.rss - before.rss < 256 * MB, `resident memory grew by ${after.rss - before.rss} bytes`);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a new database grows past its first page, exports, and reopens with every row', async () => {
+    const SQL = await loadSqlJs();
+    const db = openWithRoom(SQL);
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    const body = 'x'.repeat(4000);
+    db.exec('BEGIN');
+    for (let i = 0; i < 5000; i++) db.run('INSERT INTO t (body) VALUES (?)', [`${i}:${body}`]);
+    db.exec('COMMIT');
+    const image = db.export();
+    db.close();
+    assert.ok(image.length > 16 * MB, `image is ${image.length} bytes`);
+
+    const reopened = openWithRoom(SQL, image);
+    try {
+      assert.deepEqual(rows(reopened, 'PRAGMA integrity_check'), [['ok']]);
+      assert.deepEqual(rows(reopened, 'SELECT count(*), min(id), max(id) FROM t'), [[5000, 1, 5000]]);
+      assert.deepEqual(rows(reopened, "SELECT body FROM t WHERE id = 4321"), [[`4320:${body}`]]);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('a database opened from an image keeps it, grows in place, and leaves the caller\'s image untouched', async () => {
+    const SQL = await loadSqlJs();
+    const seed = openWithRoom(SQL);
+    seed.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO t (body) VALUES ('first')");
+    const image = seed.export();
+    seed.close();
+    const original = Uint8Array.from(image);
+
+    const db = openWithRoom(SQL, image);
+    try {
+      db.exec('BEGIN');
+      for (let i = 0; i < 2000; i++) db.run('INSERT INTO t (body) VALUES (?)', ['y'.repeat(3000)]);
+      db.exec('COMMIT');
+      assert.deepEqual(Uint8Array.from(image), original, 'the image passed in was written to');
+      const grown = db.export();
+      assert.ok(grown.length > image.length * 100);
+      const copy = new SQL.Database(grown);
+      assert.deepEqual(rows(copy, 'PRAGMA integrity_check'), [['ok']]);
+      assert.deepEqual(rows(copy, 'SELECT count(*), (SELECT body FROM t WHERE id = 1) FROM t'), [[2001, 'first']]);
+      copy.close();
+    } finally {
+      db.close();
+    }
+  });
+});
