@@ -4,7 +4,6 @@
 
 import { BatonError } from '../core/errors';
 import { assembleInheritBlock, type InheritBlock, type InheritSettings } from '../core/inherit';
-import { isOpenClawSubagentKey, openClawParentKey } from '../core/lineage';
 import { redactSecrets } from '../core/redact';
 import type { ExecutionMode, SessionRecord, Turn } from '../core/types';
 import type { Scope } from '../store/queries';
@@ -184,31 +183,13 @@ export class SessionService {
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
     if (scope !== 'all' && input.agentId && input.agentId !== scope.agentId) throw new BatonError('forbidden', `this token reads as agent "${scope.agentId}"`);
     const limit = Math.max(1, Math.min(input.limit === undefined ? 5 : Math.trunc(input.limit), 20));
-    let sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : undefined;
-    let project = input.project;
-    let exclude: string | undefined;
-    let searchedParent: string | null = null;
-    if (!sessionKey && input.currentSessionKey) {
-      const current = stripSessionPrefix(input.currentSessionKey);
-      // A sub-agent searches its parent by default (pull path of the inherited context).
-      const stored = await this.store.read('getSession', { scope, key: current });
-      const parent = isOpenClawSubagentKey(current) ? openClawParentKey(current) : stored?.parentSessionKey ?? null;
-      if (parent) {
-        sessionKey = parent;
-        searchedParent = parent;
-        project = undefined;
-      } else {
-        exclude = current;
-        project ??= stored?.project ?? undefined;
-      }
-    }
-    const hits = await this.store.read('search', { scope, query: input.query, sessionKey, project, excludeSessionKey: exclude, limit });
-    const out = hits.map((h) => ({ sessionKey: h.sessionKey, project: h.project, updatedAt: h.updatedAt, excerpt: redactSecrets(h.excerpt), rank: h.rank, harness: h.harness, parentSessionKey: h.parentSessionKey, turnSeq: h.turnSeq }));
+    const found = await this.store.read('sessionSearch', { scope, query: input.query, sessionKey: input.sessionKey, currentSessionKey: input.currentSessionKey, project: input.project, limit });
+    const searchedParent = found.searchedParent;
+    const out = found.hits.map((h) => ({ sessionKey: h.sessionKey, project: h.project, updatedAt: h.updatedAt, excerpt: redactSecrets(h.excerpt), rank: h.rank, harness: h.harness, parentSessionKey: h.parentSessionKey, turnSeq: h.turnSeq }));
     // A query that names a session finds that session, even when its words are not in any transcript.
-    const named = input.query.trim() ? await this.store.read('getSession', { scope, key: input.query.trim() }) : null;
-    if (named && named.key !== exclude && !out.some((h) => h.sessionKey === named.key) && (!sessionKey || sessionKey === named.key)) {
-      const tail = named.turnCount > 0 ? await this.store.read('tail', { scope, key: named.key, chars: 200 }) : '';
-      out.unshift({ sessionKey: named.key, project: named.project, updatedAt: named.updatedAt, excerpt: redactSecrets(tail.replace(/\s+/g, ' ')), rank: 0, harness: named.harness, parentSessionKey: named.parentSessionKey, turnSeq: 1 });
+    const named = found.named?.session;
+    if (named && !out.some((h) => h.sessionKey === named.key)) {
+      out.unshift({ sessionKey: named.key, project: named.project, updatedAt: named.updatedAt, excerpt: redactSecrets(found.named!.tail.replace(/\s+/g, ' ')), rank: 0, harness: named.harness, parentSessionKey: named.parentSessionKey, turnSeq: 1 });
       out.splice(limit);
     }
     return { query: input.query, hits: out, count: out.length, ...(searchedParent ? { searchedSession: searchedParent } : {}) };

@@ -51,10 +51,11 @@ export interface RecordTranscriptArgs {
   fromPayload?: Turn[];
 }
 
-export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs): { appended: number; turnCount: number; charCount: number } {
+/** `found`: the session's row when the caller has just looked it up (saves a second lookup). */
+export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs, found?: ReturnType<typeof findSessionRow>): { appended: number; turnCount: number; charCount: number } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   const key = stripSessionPrefix(args.key);
-  let row = findSessionRow(ctx.db, { agentId }, key);
+  let row = found?.agent_id === agentId && found.session_key === key ? found : findSessionRow(ctx.db, { agentId }, key);
   if (!row || row.agent_id !== agentId) {
     upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null });
     row = findSessionRow(ctx.db, { agentId }, key)!;

@@ -208,9 +208,16 @@ export class Engine {
     return engine;
   }
 
-  /** Runs a queue of requests in order; writes are group-committed before any later read runs. */
-  execute(requests: Request[]): Reply[] {
+  /**
+   * Runs a queue of requests in order; consecutive writes share one transaction and one journal
+   * flush (group commit). Replies go to `send` only once everything they could have seen is on
+   * disk: a write is acknowledged when durable, and a read never shows what a crash could still
+   * take back. The flush runs off this thread, so the next requests execute meanwhile. Resolves
+   * once the replies are sent.
+   */
+  execute(requests: Request[], send: (reply: Reply) => void): Promise<void> {
     const replies: Reply[] = [];
+    const changes: SessionChange[] = [];
     let pending: Array<{ id: number; value: unknown; frame: Buffer | null; keys: SessionChange[] }> = [];
     const flush = () => {
       if (pending.length === 0) return;
@@ -232,8 +239,7 @@ export class Engine {
         return;
       }
       for (const p of batch) replies.push({ id: p.id, ok: true, value: p.value });
-      const seen = new Map(batch.flatMap((p) => p.keys).map((c) => [`${c.agentId}\u0000${c.key}`, c]));
-      if (seen.size > 0) this.options.onChange?.([...seen.values()]);
+      changes.push(...batch.flatMap((p) => p.keys));
     };
 
     for (const request of requests) {
@@ -256,8 +262,23 @@ export class Engine {
       pending.push(outcome);
     }
     flush();
-    if (!this.compacting && this.journal.bytes >= this.options.compactBytes && this.options.startCompaction) this.compact();
-    return replies;
+    // Taken before a compaction below rotates the journal: these replies wait for this file.
+    const durable = this.journal.sync();
+    if (!this.compacting && this.journal.bytes >= this.options.compactBytes && this.options.startCompaction) void this.compact();
+    return durable.then(
+      () => {
+        for (const reply of replies) send(reply);
+        const seen = new Map(changes.map((c) => [`${c.agentId}\u0000${c.key}`, c]));
+        if (seen.size > 0) this.options.onChange?.([...seen.values()]);
+      },
+      (err: Error) => {
+        // An fdatasync that fails leaves the file's state unknown (the kernel may have dropped the
+        // pages): stop taking writes rather than acknowledge anything more.
+        this.failed ??= new Error(`journal flush failed: ${err.message}`);
+        this.options.onLog?.('error', this.failed.message);
+        for (const reply of replies) send(reply.ok ? { id: reply.id, ok: false, error: { message: `not durable: ${err.message}`, code: 'unavailable' } } : reply);
+      },
+    );
   }
 
   private write(request: Request): { id: number; value: unknown; frame: Buffer | null; keys: SessionChange[] } | { error: { message: string; code: string } } {
@@ -331,8 +352,9 @@ export class Engine {
     if (this.compacting) return this.compacting;
     if (this.seq === this.snapshotSeq || !this.options.startCompaction) return Promise.resolve();
     const upto = this.seq;
-    this.journal.close();
-    this.journal = new JournalWriter(this.layout.journalDir, upto + 1);
+    const sealed = this.journal;
+    sealed.close();
+    this.journal = new JournalWriter(this.layout.journalDir, upto + 1, sealed);
     this.compacting = this.options
       .startCompaction(upto)
       .then(() => {
@@ -354,6 +376,7 @@ export class Engine {
   /** Final snapshot straight from the live database: at shutdown a pause no longer matters. */
   async close(): Promise<void> {
     if (this.compacting) await this.compacting;
+    await this.journal.sync().catch(() => undefined); // a failed flush is already reported; the snapshot below still saves the state
     this.journal.close();
     if (this.seq > this.snapshotSeq && !this.failed) {
       catchUpIndex(this.db);

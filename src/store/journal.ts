@@ -70,16 +70,25 @@ export function readJournalFile<R>(file: string): ReadResult<R> {
   return { frames, validBytes: offset, droppedBytes: data.length - offset };
 }
 
-/** Appends frames to the current journal file; `append` returns only once they are on disk. */
+/**
+ * Appends frames to the current journal file. `append` writes them (a failed write throws, so the
+ * caller can roll back); `sync` resolves once everything appended so far is on disk. The
+ * fdatasync runs off the store thread, so the thread goes on executing while the disk flushes;
+ * callers that arrive during a flush share the next one (group commit).
+ */
 export class JournalWriter {
   private fd: number;
   private bytesWritten = 0;
+  private durableBytes = 0;
+  private flushing: Promise<void> | null = null;
+  private closing = false;
 
-  constructor(readonly dir: string, readonly firstSeq: number) {
+  /** `previous`: the file this one follows; nothing here is durable before all of it is. */
+  constructor(readonly dir: string, readonly firstSeq: number, private previous: JournalWriter | null = null) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.fd = fs.openSync(path.join(dir, journalFileName(firstSeq)), 'a', 0o600);
     this.bytesWritten = fs.fstatSync(this.fd).size;
-    fsyncDir(dir);
+    fsyncDir(dir); // the file's name is durable; its bytes get their first fdatasync at the first sync()
   }
 
   get bytes(): number {
@@ -95,14 +104,60 @@ export class JournalWriter {
     const data = frames.length === 1 ? frames[0] : Buffer.concat(frames);
     let offset = 0;
     while (offset < data.length) offset += fs.writeSync(this.fd, data, offset, data.length - offset);
-    fs.fdatasyncSync(this.fd);
     this.bytesWritten += data.length;
   }
 
-  close(): void {
-    if (this.fd >= 0) {
-      fs.closeSync(this.fd);
-      this.fd = -1;
+  /** Resolves once every byte appended before the call is on disk (and the previous file's too). */
+  async sync(): Promise<void> {
+    if (this.previous) {
+      await this.previous.sync();
+      this.previous = null;
     }
+    const target = this.bytesWritten;
+    while (this.durableBytes < target) {
+      // A flush already running may have started before these bytes were written: wait for it,
+      // then start (or join) the next one.
+      this.flushing ??= this.flush();
+      await this.flushing;
+    }
+  }
+
+  private flush(): Promise<void> {
+    const covers = this.bytesWritten;
+    return new Promise<void>((resolve, reject) => {
+      fs.fdatasync(this.fd, (err) => {
+        this.flushing = null;
+        if (!err) this.durableBytes = Math.max(this.durableBytes, covers);
+        if (this.closing && err) this.closeFd();
+        else if (this.closing) this.closeWhenDurable();
+        if (err) reject(err);
+        else resolve();
+      });
+    });
+  }
+
+  /**
+   * Closes the file once everything appended is on disk. The fd stays open while a flush uses
+   * it; `sync` still answers for this file afterwards.
+   */
+  close(): void {
+    this.closing = true;
+    this.closeWhenDurable();
+  }
+
+  private closeWhenDurable(): void {
+    if (this.fd < 0 || this.flushing) return;
+    if (this.durableBytes < this.bytesWritten) {
+      this.flushing = this.flush();
+      this.flushing.catch(() => undefined); // its error reaches whoever syncs; this file is done
+      return;
+    }
+    this.closeFd();
+  }
+
+  private closeFd(): void {
+    if (this.fd < 0) return;
+    fs.closeSync(this.fd);
+    this.fd = -1;
   }
 }

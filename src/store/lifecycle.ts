@@ -166,7 +166,7 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
     upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null, status: 'active' });
     row = findSessionRow(ctx.db, { agentId }, key)!;
   }
-  const written = recordTranscript(ctx, { agentId, key, turns: args.turns, fromPayload: args.fromPayload });
+  const written = recordTranscript(ctx, { agentId, key, turns: args.turns, fromPayload: args.fromPayload }, row);
   const set: Parameters<typeof upsertSession>[1] = { agentId, key };
   if (!row.project && args.project) set.project = args.project;
   if (args.end) {

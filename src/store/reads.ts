@@ -6,6 +6,7 @@ import { BatonError } from '../core/errors';
 import { all, one } from './db';
 import * as q from './queries';
 import * as m from './memoryQueries';
+import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 
 function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
   const row = q.findSessionRow(db, scope, key);
@@ -30,6 +31,8 @@ export const READ_QUERIES = {
     return q.transcriptTail(db, row.id, a.chars, a.afterSeq ?? 0);
   },
   search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) => q.searchTranscripts(db, a.scope, a, a.markers),
+  /** Everything `POST /api/sessions/search` needs from the store, in one round trip. */
+  sessionSearch: (db: Database, a: { scope: q.Scope } & SessionSearchArgs) => sessionSearch(db, a.scope, a),
   latestCheckpoint: (db: Database, a: { scope: q.Scope; key: string }) => {
     const row = sessionRowOrThrow(db, a.scope, a.key);
     return q.latestCheckpoint(db, row.id, row.session_key);

@@ -30,12 +30,16 @@ function runCompactor(uptoSeq: number): Promise<void> {
   });
 }
 
-/** Runs messages in their order: consecutive reads and writes as one engine batch (group commit). */
-function runInOrder(batch: Incoming[]): void {
+/**
+ * Runs messages in their order: consecutive reads and writes as one engine batch (group commit).
+ * Resolves once every reply is sent.
+ */
+function runInOrder(batch: Incoming[]): Promise<unknown> {
+  const sent: Array<Promise<void>> = [];
   const requests: Request[] = [];
   const runRequests = () => {
     if (requests.length === 0) return;
-    for (const reply of engine!.execute(requests.splice(0, requests.length))) port.postMessage({ type: 'reply', ...reply });
+    sent.push(engine!.execute(requests.splice(0, requests.length), (reply) => port.postMessage({ type: 'reply', ...reply })));
   };
   for (const msg of batch) {
     if (msg.kind === 'read' || msg.kind === 'write') {
@@ -56,6 +60,7 @@ function runInOrder(batch: Incoming[]): void {
     }
   }
   runRequests();
+  return Promise.all(sent);
 }
 
 /**
@@ -68,15 +73,18 @@ function drain(): void {
   if (!engine) return;
   const batch = queue.splice(0, queue.length);
   if (batch.some((m) => m.kind === 'close')) {
-    runInOrder(batch);
+    void runInOrder(batch);
     return;
   }
   scheduleIdleIndexing(IDLE_DELAY_MS);
   const reads = batch.filter((m) => m.kind === 'read');
-  runInOrder(batch.filter((m) => m.kind !== 'read'));
-  if (reads.length > 0) runInOrder([reads.shift()!]);
-  // Replies are posted; a slice of indexing now delays only the next batch, and only when behind.
-  engine.indexSlice(BUSY_BACKLOG_TURNS, SLICE_TURNS);
+  const sent = [runInOrder(batch.filter((m) => m.kind !== 'read'))];
+  if (reads.length > 0) sent.push(runInOrder([reads.shift()!]));
+  // Once the replies are out (the journal flush runs meanwhile), a slice of indexing delays only
+  // the next batch, and only when the index is behind.
+  void Promise.all(sent).then(() => {
+    if (!closing) engine!.indexSlice(BUSY_BACKLOG_TURNS, SLICE_TURNS);
+  });
   if (reads.length > 0) {
     // Messages that arrived meanwhile are delivered before setImmediate runs, so writes jump ahead.
     queue.unshift(...reads);

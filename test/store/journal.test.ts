@@ -1,0 +1,118 @@
+// The journal writer on real files: appends are made durable by fdatasync off the store thread,
+// callers that arrive during a flush share the next one, a rotated file is flushed before its
+// successor acknowledges anything, and a failed flush acknowledges nothing.
+
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import { Engine, type Reply } from '../../src/store/engine';
+import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile } from '../../src/store/journal';
+import { layout } from '../../src/store/paths';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+
+/** The fs module object itself (an `import *` namespace is read-only), so fdatasync can be wrapped. */
+const nodeFs = require('node:fs') as typeof fs;
+
+/** Counts (and optionally fails) the fdatasync calls the writer makes, for the length of `fn`. */
+async function withFdatasync<T>(fail: boolean, fn: (calls: { n: number }) => Promise<T>): Promise<T> {
+  const real = nodeFs.fdatasync;
+  const calls = { n: 0 };
+  (nodeFs as { fdatasync: unknown }).fdatasync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    calls.n++;
+    if (fail) setImmediate(() => cb(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+    else real(fd, cb);
+  };
+  try {
+    return await fn(calls);
+  } finally {
+    (nodeFs as { fdatasync: unknown }).fdatasync = real;
+  }
+}
+
+const frame = (seq: number) => encodeFrame({ seq, records: [{ note: `frame ${seq}` }] });
+
+describe('journal writer (real files)', () => {
+  after(cleanupTempDirs);
+
+  it('sync resolves once the appended frames are flushed, and they read back in order', async () => {
+    const dir = tempDir();
+    const writer = new JournalWriter(dir, 1);
+    writer.append([frame(1), frame(2)]);
+    await withFdatasync(false, async (calls) => {
+      await writer.sync();
+      assert.equal(calls.n, 1);
+      await writer.sync(); // nothing new: no second flush
+      assert.equal(calls.n, 1);
+    });
+    writer.close();
+    const read = readJournalFile(listJournalFiles(dir)[0].path);
+    assert.deepEqual(read.frames.map((f) => f.seq), [1, 2]);
+    assert.equal(read.droppedBytes, 0);
+  });
+
+  it('callers during a flush share the next one; bytes written after a flush started wait for another', async () => {
+    const writer = new JournalWriter(tempDir(), 1);
+    await withFdatasync(false, async (calls) => {
+      writer.append([frame(1)]);
+      const first = writer.sync();
+      writer.append([frame(2)]); // after the first flush started: it may not cover this frame
+      const second = writer.sync();
+      const third = writer.sync();
+      await Promise.all([first, second, third]);
+      assert.equal(calls.n, 2);
+    });
+    writer.close();
+  });
+
+  it('a file that follows a rotated one acknowledges nothing before the rotated file is flushed', async () => {
+    const dir = tempDir();
+    await withFdatasync(false, async (calls) => {
+      const sealed = new JournalWriter(dir, 1);
+      sealed.append([frame(1)]);
+      sealed.close(); // flushes, then closes
+      const next = new JournalWriter(dir, 2, sealed);
+      next.append([frame(2)]);
+      await next.sync();
+      assert.equal(calls.n, 2);
+      next.close();
+    });
+    assert.deepEqual(listJournalFiles(dir).map((f) => readJournalFile(f.path).frames.map((fr) => fr.seq)), [[1], [2]]);
+  });
+
+  it('a failed flush rejects every waiter', async () => {
+    const writer = new JournalWriter(tempDir(), 1);
+    writer.append([frame(1)]);
+    await withFdatasync(true, async () => {
+      await assert.rejects(writer.sync(), /EIO/);
+    });
+    writer.close();
+  });
+});
+
+describe('engine with a failing journal flush (real sql.js, real files)', () => {
+  after(cleanupTempDirs);
+
+  it('acknowledges no write and no read that saw it, then refuses writes but still answers reads', async () => {
+    const engine = await Engine.open(layout(tempDir()), { compactBytes: 1 << 30 });
+    const run = (requests: Parameters<Engine['execute']>[0]) =>
+      new Promise<Reply[]>((resolve) => {
+        const replies: Reply[] = [];
+        engine.execute(requests, (r) => {
+          replies.push(r);
+          if (replies.length === requests.length) resolve(replies);
+        });
+      });
+    const start = (id: number, key: string) => ({ id, kind: 'write' as const, name: 'startSession', args: { key, harness: 'codex' } });
+    const [ok] = await run([start(1, 'before')]);
+    assert.equal(ok.ok, true);
+
+    const failed = await withFdatasync(true, () => run([start(2, 'lost'), { id: 3, kind: 'read', name: 'getSession', args: { scope: 'all', key: 'before' } }]));
+    assert.deepEqual(failed.map((r) => [r.id, r.ok, r.error?.code]), [[2, false, 'unavailable'], [3, false, 'unavailable']]);
+
+    const after = await run([start(4, 'later'), { id: 5, kind: 'read', name: 'getSession', args: { scope: 'all', key: 'before' } }]);
+    assert.equal(after[0].ok, false);
+    assert.match(after[0].error!.message, /store unavailable: journal flush failed/);
+    assert.equal(after[1].ok, true);
+    assert.equal((after[1].value as { key: string }).key, 'before');
+    await engine.close();
+  });
+});
