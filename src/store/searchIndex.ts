@@ -15,8 +15,8 @@ import type { Database } from 'sql.js';
 import { all, metaNumber, run, setMetaNumber } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 
-/** Merge work per slice, in pages written: about twice what a slice of 8 turns adds over all levels. */
-const MERGE_PAGES_PER_SLICE = 32;
+/** Merge work per slice, in pages written: over what a slice of 2 turns adds summed over all levels. */
+const MERGE_PAGES_PER_SLICE = 8;
 /** A level is merged once it holds this many segments (FTS4 forces a full merge at 16). */
 const MERGE_MIN_SEGMENTS = 8;
 

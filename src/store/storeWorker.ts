@@ -97,10 +97,14 @@ function drain(): void {
 
 /** Quiet time before indexing starts, so a burst of hooks is answered first. */
 const IDLE_DELAY_MS = 5;
-/** Turns per indexing slice (about 0.2 ms each): the longest a hook arriving meanwhile can wait. */
-const SLICE_TURNS = 8;
+/**
+ * Turns per indexing slice, with its share of segment merging: about 0.8 ms (p99 2.8, max 18 at
+ * 40,000 turns), the longest a hook arriving meanwhile waits. Slices of 8 cost a third less CPU in
+ * all but paused hooks for 2 ms (p99 6, max 87).
+ */
+const SLICE_TURNS = 2;
 /** Under load: the most turns left unindexed, i.e. what a search may have to catch up. */
-const BUSY_BACKLOG_TURNS = 24;
+const BUSY_BACKLOG_TURNS = 8;
 let idleTimer: NodeJS.Timeout | null = null;
 
 /** Brings the full-text index up to date in small slices while nothing else is queued. */
