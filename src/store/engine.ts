@@ -20,7 +20,7 @@ import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot, writeSnapshotPaced } from './snapshot';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from './fsync';
-import { openWithRoom } from './roomyDatabase';
+import { openWithRoom, roomFor } from './roomyDatabase';
 import { catchUpIndex } from './searchIndex';
 
 export interface OpenReport {
@@ -80,9 +80,16 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
     try {
       // The SHA-256 in the trailer proves the image is the one written; a full quick_check here
       // would cost seconds at thousands of sessions (`baton doctor` runs integrity_check instead).
-      const { image } = readSnapshot(snap.path);
+      // Read straight into the room the database file grows in: no second copy of the image.
+      const { image } = readSnapshot(snap.path, roomFor(fs.statSync(snap.path).size));
       const candidate = openWithRoom(SQL, image);
-      if (Number(candidate.exec('PRAGMA user_version')[0].values[0][0]) < 1) throw new CorruptSnapshotError('not a Baton database');
+      let version = 0;
+      try {
+        version = Number(candidate.exec('PRAGMA user_version')[0].values[0][0]);
+      } finally {
+        if (version < 1) candidate.close(); // not ours, or not a database at all: free its file
+      }
+      if (version < 1) throw new CorruptSnapshotError('not a Baton database');
       db = candidate;
       report.snapshot = snap.path;
       report.snapshotSeq = snap.seq;

@@ -18,11 +18,18 @@ import type { Database, SqlJsStatic } from 'sql.js';
 export const MIN_ROOM_BYTES = 1 << 30;
 const ROOM_FACTOR = 4;
 
-/** An image whose copy (`slice`) lands at the start of a buffer of `capacity` bytes. */
+/**
+ * An image whose copy (`slice`) lands at the start of a buffer of `capacity` bytes; when the image
+ * already sits at the start of such a buffer (read there by readSnapshot), that buffer is handed
+ * over as it is, and opening the database copies nothing.
+ */
 class ImageWithRoom extends Uint8Array {
   capacity = 0;
 
   override slice(start?: number, end?: number): Uint8Array<ArrayBuffer> {
+    if (this.byteOffset === 0 && (start ?? 0) === 0 && (end ?? this.length) === this.length && this.buffer.byteLength >= this.capacity) {
+      return new Uint8Array(this.buffer as ArrayBuffer);
+    }
     const bytes = this.subarray(start, end);
     let room: Uint8Array<ArrayBuffer>;
     try {
@@ -50,7 +57,11 @@ function emptyImage(SQL: SqlJsStatic): Uint8Array {
   }
 }
 
-/** A database on a copy of `image` (or a new, empty one) whose file can grow in place. */
+/**
+ * A database on `image` (or a new, empty one) whose file can grow in place. The image is copied,
+ * unless it sits at the start of a buffer of roomFor(image.length) bytes: then the database takes
+ * that buffer over, and the caller must not use the image afterwards.
+ */
 export function openWithRoom(SQL: SqlJsStatic, image?: Uint8Array): Database {
   const source = image && image.length > 0 ? image : emptyImage(SQL);
   const withRoom = new ImageWithRoom(source.buffer as ArrayBuffer, source.byteOffset, source.length);

@@ -52,17 +52,43 @@ export async function writeSnapshotPaced(dir: string, seq: number, image: Uint8A
 
 export class CorruptSnapshotError extends Error {}
 
-/** Reads and verifies a snapshot; returns the database image (without trailer). */
-export function readSnapshot(file: string): { seq: number; image: Uint8Array } {
-  const data = fs.readFileSync(file);
+/**
+ * Reads and verifies a snapshot; returns the database image (without trailer). With `room`, the
+ * image is read into the start of a buffer of that many bytes, so that a database can take the
+ * buffer over as its file without copying it (see roomyDatabase.ts).
+ */
+export function readSnapshot(file: string, room = 0): { seq: number; image: Uint8Array } {
+  const fd = fs.openSync(file, 'r');
+  let data: Buffer;
+  try {
+    const size = fs.fstatSync(fd).size;
+    data = Buffer.from(allocate(Math.max(size, room), size), 0, size);
+    for (let offset = 0; offset < size; ) {
+      const read = fs.readSync(fd, data, offset, size - offset, offset);
+      if (read === 0) throw new CorruptSnapshotError(`${file}: shorter than its size`);
+      offset += read;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
   if (data.length < TRAILER) throw new CorruptSnapshotError(`${file}: too short`);
   const trailer = data.subarray(data.length - TRAILER);
   if (!trailer.subarray(0, MAGIC.length).equals(MAGIC)) throw new CorruptSnapshotError(`${file}: no trailer`);
   const seq = Number(trailer.readBigUInt64LE(8));
   const length = Number(trailer.readBigUInt64LE(16));
   if (length !== data.length - TRAILER) throw new CorruptSnapshotError(`${file}: length mismatch`);
-  const image = data.subarray(0, length);
+  const image = new Uint8Array(data.buffer, data.byteOffset, length);
   const digest = crypto.createHash('sha256').update(image).digest();
   if (!digest.equals(trailer.subarray(24))) throw new CorruptSnapshotError(`${file}: checksum mismatch`);
+  trailer.fill(0); // the room after the image starts out as zeros, like a file that never held more
   return { seq, image };
+}
+
+/** A buffer of `bytes`, or of `fallback` bytes when the address space for the larger one is refused. */
+function allocate(bytes: number, fallback: number): ArrayBuffer {
+  try {
+    return new ArrayBuffer(bytes);
+  } catch {
+    return new ArrayBuffer(fallback);
+  }
 }
