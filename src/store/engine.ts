@@ -20,7 +20,7 @@ import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot, writeSnapshotPaced } from './snapshot';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from './fsync';
-import { openWithRoom, roomFor } from './roomyDatabase';
+import { fileImage, openWithRoom, roomFor } from './roomyDatabase';
 import { catchUpIndex } from './searchIndex';
 
 export interface OpenReport {
@@ -388,7 +388,7 @@ export class Engine {
     if (this.seq > this.snapshotSeq && !this.failed) {
       catchUpIndex(this.db);
       forgetStatements(this.db);
-      writeSnapshot(this.layout.snapshotDir, this.seq, this.db.export());
+      writeSnapshot(this.layout.snapshotDir, this.seq, fileImage(this.db));
       this.snapshotSeq = this.seq;
       prune(this.layout, this.seq + 1);
     }
@@ -409,7 +409,7 @@ export async function compactTo(layout: Layout, uptoSeq: number): Promise<string
     if (report.appliedSeq !== uptoSeq) throw new BatonError('internal', `journal ends at ${report.appliedSeq}, expected ${uptoSeq}`);
     catchUpIndex(db); // a snapshot carries the complete index
     forgetStatements(db);
-    image = db.export();
+    image = fileImage(db);
   } finally {
     // Closed before the slow write, so only the exported image stays in memory meanwhile.
     forgetStatements(db);

@@ -25,22 +25,27 @@ const ROOM_FACTOR = 4;
  */
 class ImageWithRoom extends Uint8Array {
   capacity = 0;
+  /** What the file system got as the file's storage, when it has room. */
+  room: Uint8Array<ArrayBuffer> | null = null;
 
   override slice(start?: number, end?: number): Uint8Array<ArrayBuffer> {
     if (this.byteOffset === 0 && (start ?? 0) === 0 && (end ?? this.length) === this.length && this.buffer.byteLength >= this.capacity) {
-      return new Uint8Array(this.buffer as ArrayBuffer);
+      this.room = new Uint8Array(this.buffer as ArrayBuffer);
+      return this.room;
     }
     const bytes = this.subarray(start, end);
-    let room: Uint8Array<ArrayBuffer>;
     try {
-      room = new Uint8Array(new ArrayBuffer(Math.max(this.capacity, bytes.length)));
+      this.room = new Uint8Array(new ArrayBuffer(Math.max(this.capacity, bytes.length)));
     } catch {
       return new Uint8Array(bytes); // no address space to spare: a plain copy
     }
-    room.set(bytes);
-    return room;
+    this.room.set(bytes);
+    return this.room;
   }
 }
+
+/** The storage each database's file started in (see fileImage). */
+const rooms = new WeakMap<Database, Uint8Array<ArrayBuffer>>();
 
 export function roomFor(imageBytes: number): number {
   return Math.max(MIN_ROOM_BYTES, imageBytes * ROOM_FACTOR);
@@ -66,5 +71,32 @@ export function openWithRoom(SQL: SqlJsStatic, image?: Uint8Array): Database {
   const source = image && image.length > 0 ? image : emptyImage(SQL);
   const withRoom = new ImageWithRoom(source.buffer as ArrayBuffer, source.byteOffset, source.length);
   withRoom.capacity = roomFor(source.length);
-  return new SQL.Database(withRoom);
+  const db = new SQL.Database(withRoom);
+  if (withRoom.room) rooms.set(db, withRoom.room);
+  return db;
+}
+
+const HEADER = new TextEncoder().encode('SQLite format 3\0');
+
+/**
+ * The database file as it stands, for a snapshot: outside a transaction every committed page is in
+ * the file, so while the file still lives in its room the bytes are read there, without the copy
+ * export() makes (a few hundred MB, and a second copy in memory while the snapshot is written).
+ * Otherwise, or if the header does not say what SQLite says, export(). The bytes are valid until
+ * the next write; closing the database keeps them.
+ */
+export function fileImage(db: Database): Uint8Array {
+  const room = rooms.get(db);
+  const pageSize = Number(db.exec('PRAGMA page_size')[0].values[0][0]);
+  const pages = Number(db.exec('PRAGMA page_count')[0].values[0][0]);
+  const size = pageSize * pages;
+  if (room && size > 0 && size <= room.length) {
+    const file = room.subarray(0, size);
+    const header = new DataView(file.buffer, 0, 100);
+    const inHeaderPages = header.getUint32(28);
+    const sameVersion = header.getUint32(24) === header.getUint32(92);
+    const declaredPageSize = header.getUint16(16) === 1 ? 65536 : header.getUint16(16);
+    if (HEADER.every((b, i) => file[i] === b) && sameVersion && inHeaderPages === pages && declaredPageSize === pageSize) return file;
+  }
+  return db.export();
 }

@@ -3,7 +3,7 @@
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import { MIN_ROOM_BYTES, openWithRoom, roomFor } from '../../src/store/roomyDatabase';
+import { fileImage, MIN_ROOM_BYTES, openWithRoom, roomFor } from '../../src/store/roomyDatabase';
 import { readSnapshot, writeSnapshot } from '../../src/store/snapshot';
 import { loadSqlJs } from '../../src/store/sqljs';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -117,5 +117,45 @@ describe('snapshot read into the room (real sql.js, real files)', () => {
     bytes[100] ^= 1;
     fs.writeFileSync(file, bytes);
     assert.throws(() => readSnapshot(file, 1 << 20), /checksum mismatch/);
+  });
+});
+
+describe('snapshot image straight from the file (real sql.js)', () => {
+  it('holds what export() gives, byte for byte but for the counters a backup bumps, and takes no copy', async () => {
+    const SQL = await loadSqlJs();
+    const db = openWithRoom(SQL);
+    try {
+      db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX t_body ON t (body)');
+      db.exec('BEGIN');
+      for (let i = 0; i < 3000; i++) db.run('INSERT INTO t (body) VALUES (?)', [`${i} ${'w'.repeat(2000)}`]);
+      db.exec('COMMIT');
+      db.exec('DELETE FROM t WHERE id % 3 = 0'); // free pages stay in the file: they must match too
+      const before = process.memoryUsage().arrayBuffers;
+      const image = fileImage(db);
+      assert.ok(process.memoryUsage().arrayBuffers - before < image.length / 4, 'fileImage copied the file');
+      const exported = db.export();
+      assert.equal(image.length, exported.length);
+      // export() goes through SQLite's backup, which bumps the copy's change counter, schema
+      // cookie and version-valid-for number (header bytes 24–27, 40–43, 92–95); all else is equal.
+      const bumped = new Set([24, 25, 26, 27, 40, 41, 42, 43, 92, 93, 94, 95]);
+      const differing = [];
+      for (let i = 0; i < image.length; i++) if (image[i] !== exported[i] && !bumped.has(i)) differing.push(i);
+      assert.deepEqual(differing.slice(0, 10), [], 'fileImage differs from export()');
+      const copy = new SQL.Database(Uint8Array.from(image));
+      assert.deepEqual(rows(copy, 'PRAGMA integrity_check'), [['ok']]);
+      assert.deepEqual(rows(copy, 'SELECT count(*) FROM t'), [[2000]]);
+      copy.close();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('falls back to export() for a database opened without room', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database();
+    db.exec("CREATE TABLE t (x); INSERT INTO t VALUES ('plain')");
+    const image = fileImage(db);
+    assert.deepEqual(rows(new SQL.Database(image), 'SELECT x FROM t'), [['plain']]);
+    db.close();
   });
 });
