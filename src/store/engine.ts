@@ -81,7 +81,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
       // The SHA-256 in the trailer proves the image is the one written; a full quick_check here
       // would cost seconds at thousands of sessions (`baton doctor` runs integrity_check instead).
       // Read straight into the room the database file grows in: no second copy of the image.
-      const { image } = readSnapshot(snap.path, roomFor(fs.statSync(snap.path).size));
+      const { image } = readSnapshot(snap.path, roomFor);
       const candidate = openWithRoom(SQL, image);
       let version = 0;
       try {
@@ -411,7 +411,7 @@ export async function compactTo(layout: Layout, uptoSeq: number): Promise<string
     forgetStatements(db);
     image = fileImage(db);
   } finally {
-    // Closed before the slow write, so only the exported image stays in memory meanwhile.
+    // Closed before the slow write, so only the image stays in memory meanwhile.
     forgetStatements(db);
     db.close();
   }

@@ -22,8 +22,6 @@ export interface SessionSearchResult {
   hits: SearchHit[];
   /** Set when the caller is a sub-agent and its parent was searched instead. */
   searchedParent: string | null;
-  /** The caller's own session, left out of the hits. */
-  excluded: string | null;
   /** The session whose key is the query, with the start of its tail for an excerpt. */
   named: { session: SessionRecord; tail: string } | null;
 }
@@ -54,5 +52,5 @@ export function sessionSearch(db: Database, scope: Scope, a: SessionSearchArgs):
     const row = session.turnCount > 0 ? findSessionRow(db, scope, session.key) : undefined;
     named = { session, tail: row ? transcriptTail(db, row.id, 200, 0) : '' };
   }
-  return { hits, searchedParent, excluded, named };
+  return { hits, searchedParent, named };
 }

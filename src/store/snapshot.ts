@@ -53,16 +53,17 @@ export async function writeSnapshotPaced(dir: string, seq: number, image: Uint8A
 export class CorruptSnapshotError extends Error {}
 
 /**
- * Reads and verifies a snapshot; returns the database image (without trailer). With `room`, the
- * image is read into the start of a buffer of that many bytes, so that a database can take the
- * buffer over as its file without copying it (see roomyDatabase.ts).
+ * Reads and verifies a snapshot; returns the database image (without trailer). With `room` (bytes
+ * wanted for a file of the snapshot's size), the image is read into the start of a buffer that
+ * large, so that a database can take the buffer over as its file without copying it (see
+ * roomyDatabase.ts).
  */
-export function readSnapshot(file: string, room = 0): { seq: number; image: Uint8Array } {
+export function readSnapshot(file: string, room: (fileBytes: number) => number = () => 0): { seq: number; image: Uint8Array } {
   const fd = fs.openSync(file, 'r');
   let data: Buffer;
   try {
     const size = fs.fstatSync(fd).size;
-    data = Buffer.from(allocate(Math.max(size, room), size), 0, size);
+    data = Buffer.from(allocate(Math.max(size, room(size)), size), 0, size);
     for (let offset = 0; offset < size; ) {
       const read = fs.readSync(fd, data, offset, size - offset, offset);
       if (read === 0) throw new CorruptSnapshotError(`${file}: shorter than its size`);

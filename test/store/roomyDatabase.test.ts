@@ -3,6 +3,7 @@
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import type { Database } from 'sql.js';
 import { fileImage, MIN_ROOM_BYTES, openWithRoom, roomFor } from '../../src/store/roomyDatabase';
 import { readSnapshot, writeSnapshot } from '../../src/store/snapshot';
 import { loadSqlJs } from '../../src/store/sqljs';
@@ -12,6 +13,13 @@ const MB = 1024 * 1024;
 
 function rows(db: { exec(sql: string): Array<{ values: unknown[][] }> }, sql: string): unknown[][] {
   return db.exec(sql)[0]?.values ?? [];
+}
+
+/** Inserts `count` rows into t(body) in one transaction, so the file grows by many pages at once. */
+function addRows(db: Database, count: number, body: (i: number) => string): void {
+  db.exec('BEGIN');
+  for (let i = 0; i < count; i++) db.run('INSERT INTO t (body) VALUES (?)', [body(i)]);
+  db.exec('COMMIT');
 }
 
 describe('database file with room to grow (real sql.js)', () => {
@@ -40,9 +48,7 @@ describe('database file with room to grow (real sql.js)', () => {
     const db = openWithRoom(SQL);
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
     const body = 'x'.repeat(4000);
-    db.exec('BEGIN');
-    for (let i = 0; i < 5000; i++) db.run('INSERT INTO t (body) VALUES (?)', [`${i}:${body}`]);
-    db.exec('COMMIT');
+    addRows(db, 5000, (i) => `${i}:${body}`);
     const image = db.export();
     db.close();
     assert.ok(image.length > 16 * MB, `image is ${image.length} bytes`);
@@ -67,9 +73,7 @@ describe('database file with room to grow (real sql.js)', () => {
 
     const db = openWithRoom(SQL, image);
     try {
-      db.exec('BEGIN');
-      for (let i = 0; i < 2000; i++) db.run('INSERT INTO t (body) VALUES (?)', ['y'.repeat(3000)]);
-      db.exec('COMMIT');
+      addRows(db, 2000, () => 'y'.repeat(3000));
       assert.deepEqual(Uint8Array.from(image), original, 'the image passed in was written to');
       const grown = db.export();
       assert.ok(grown.length > image.length * 100);
@@ -90,13 +94,11 @@ describe('snapshot read into the room (real sql.js, real files)', () => {
     const SQL = await loadSqlJs();
     const seed = openWithRoom(SQL);
     seed.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
-    seed.exec('BEGIN');
-    for (let i = 0; i < 4000; i++) seed.run('INSERT INTO t (body) VALUES (?)', ['z'.repeat(4000)]);
-    seed.exec('COMMIT');
+    addRows(seed, 4000, () => 'z'.repeat(4000));
     const file = writeSnapshot(tempDir(), 7, seed.export());
     seed.close();
 
-    const { seq, image } = readSnapshot(file, roomFor(fs.statSync(file).size));
+    const { seq, image } = readSnapshot(file, roomFor);
     assert.equal(seq, 7);
     const before = process.memoryUsage().arrayBuffers;
     const db = openWithRoom(SQL, image);
@@ -116,7 +118,7 @@ describe('snapshot read into the room (real sql.js, real files)', () => {
     const bytes = fs.readFileSync(file);
     bytes[100] ^= 1;
     fs.writeFileSync(file, bytes);
-    assert.throws(() => readSnapshot(file, 1 << 20), /checksum mismatch/);
+    assert.throws(() => readSnapshot(file, () => 1 << 20), /checksum mismatch/);
   });
 });
 
@@ -126,9 +128,7 @@ describe('snapshot image straight from the file (real sql.js)', () => {
     const db = openWithRoom(SQL);
     try {
       db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX t_body ON t (body)');
-      db.exec('BEGIN');
-      for (let i = 0; i < 3000; i++) db.run('INSERT INTO t (body) VALUES (?)', [`${i} ${'w'.repeat(2000)}`]);
-      db.exec('COMMIT');
+      addRows(db, 3000, (i) => `${i} ${'w'.repeat(2000)}`);
       db.exec('DELETE FROM t WHERE id % 3 = 0'); // free pages stay in the file: they must match too
       const before = process.memoryUsage().arrayBuffers;
       const image = fileImage(db);
