@@ -1,12 +1,25 @@
-// Worker entry: writes one snapshot (see compactTo) and exits. Runs beside the store worker, so the
-// live database keeps answering while the snapshot is exported and written.
+// Worker entry: writes one snapshot and exits. Runs beside the store worker, so the live database
+// keeps answering while the snapshot is written. Normally the snapshot is the previous one with
+// the pages changed since laid over it, fetched from the store thread a window at a time; when
+// those pages are not tracked, the state is rebuilt from the previous snapshot and the journal.
 
 import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { compactTo } from './engine';
+import { compactByPatch, compactByReplay } from './engine';
+import type { CapturedPages } from './pageTracker';
 import { layout } from './paths';
+import { UnusableBaseError } from './snapshot';
 
-const { dataDir, uptoSeq } = workerData as { dataDir: string; uptoSeq: number };
+export type CompactorData = { dataDir: string; seq: number } & ({ kind: 'replay' } | { kind: 'patch'; base: string | null; size: number });
+
+/** From the compactor to the store worker. */
+export type CompactorMessage = { type: 'want'; pageLimit: number } | { type: 'done'; ok: true; file: string } | { type: 'done'; ok: false; error: string; unusableBase: boolean };
+
+/** From the store worker to the compactor: the answer to a 'want'. */
+export type PagesMessage = { type: 'pages' } & CapturedPages;
+
+const data = workerData as CompactorData;
+const port = parentPort!;
 // On Linux a nice value belongs to a thread: this lowers the compactor alone, so on a busy machine
 // the store thread answering hooks gets the CPU first. Elsewhere it may apply to the process or
 // fail; the compactor works either way.
@@ -17,7 +30,18 @@ if (process.platform === 'linux') {
     // not permitted: run at normal priority
   }
 }
-compactTo(layout(dataDir), uptoSeq).then(
-  (file) => parentPort!.postMessage({ ok: true, file }),
-  (err: Error) => parentPort!.postMessage({ ok: false, error: err.message }),
+
+/** One request for pages at a time: the writer asks for the next window's once it gets there. */
+function upTo(pageLimit: number): Promise<CapturedPages> {
+  return new Promise((resolve) => {
+    port.once('message', (msg: PagesMessage) => resolve(msg));
+    port.postMessage({ type: 'want', pageLimit } satisfies CompactorMessage);
+  });
+}
+
+const paths = layout(data.dataDir);
+const written = data.kind === 'patch' ? compactByPatch(paths, data, { upTo }) : compactByReplay(paths, data.seq);
+written.then(
+  (file) => port.postMessage({ type: 'done', ok: true, file } satisfies CompactorMessage),
+  (err: Error) => port.postMessage({ type: 'done', ok: false, error: err.message, unusableBase: err instanceof UnusableBaseError } satisfies CompactorMessage),
 );

@@ -17,10 +17,11 @@ import { READ_QUERIES, type ReadName } from './reads';
 import { applyRecord, appliedSeq, setAppliedSeq, type StoreRecord } from './records';
 import { migrate } from './schema';
 import { forgetStatements } from './db';
-import { CorruptSnapshotError, listSnapshots, readSnapshot, writeSnapshot, writeSnapshotPaced } from './snapshot';
+import { CorruptSnapshotError, listSnapshots, readSnapshot, UnusableBaseError, writePatchedSnapshot, writeSnapshot, writeSnapshotPaced, type PageSource } from './snapshot';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from './fsync';
-import { fileImage, openWithRoom, roomFor } from './roomyDatabase';
+import { fileImage, fileSize, openWithRoom, roomFor, trackerOf } from './roomyDatabase';
+import type { CapturedPages } from './pageTracker';
 import { catchUpIndex } from './searchIndex';
 
 export interface OpenReport {
@@ -175,19 +176,32 @@ export interface SessionChange {
   key: string;
 }
 
+/**
+ * A snapshot to be written off the store thread. Normally ('patch') the previous snapshot with the
+ * pages written since laid over it, the pages handed out by `take` as the writer gets to them. When
+ * the writes to the file cannot be tracked (it outgrew its room), the compactor rebuilds the state
+ * from the previous snapshot and the journal instead ('replay').
+ */
+export type CompactionJob =
+  | { kind: 'patch'; seq: number; base: string | null; size: number; take(pageLimit: number): CapturedPages }
+  | { kind: 'replay'; seq: number };
+
 export interface EngineOptions {
   /** Rotate the journal and compact it into a snapshot once it holds this many bytes. */
   compactBytes: number;
   /** Sessions touched by a committed batch, as agent + key (keys are unique per agent only). */
   onChange?(changes: SessionChange[]): void;
   onLog?(level: 'info' | 'warn' | 'error', message: string): void;
-  startCompaction?(uptoSeq: number): Promise<void>;
+  /** Writes the job's snapshot; resolves with its path. Rejects with UnusableBaseError when the base snapshot could not be used. */
+  startCompaction?(job: CompactionJob): Promise<string>;
 }
 
 export class Engine {
   private journal: JournalWriter;
   private seq: number;
   private snapshotSeq: number;
+  /** The snapshot the file's tracked pages are changes to: the one opened, then each one written. */
+  private base: string | null;
   private compacting: Promise<void> | null = null;
   private failed: Error | null = null;
 
@@ -199,6 +213,7 @@ export class Engine {
   ) {
     this.seq = report.appliedSeq;
     this.snapshotSeq = report.snapshotSeq;
+    this.base = report.snapshot;
     this.journal = new JournalWriter(layout.journalDir, this.seq + 1);
   }
 
@@ -362,14 +377,30 @@ export class Engine {
     const sealed = this.journal;
     sealed.close();
     this.journal = new JournalWriter(this.layout.journalDir, upto + 1, sealed);
+    const tracker = trackerOf(this.db);
+    let job: CompactionJob = { kind: 'replay', seq: upto };
+    if (tracker) {
+      // Between batches, outside any transaction: the file holds exactly the state at `upto`.
+      const size = fileSize(this.db);
+      if (this.base && !fs.existsSync(this.base)) this.base = null;
+      if (!this.base) tracker.markDirty(size); // nothing to patch: every page goes into the snapshot
+      tracker.startCapture(size);
+      job = { kind: 'patch', seq: upto, base: this.base, size, take: (pageLimit) => tracker.take(pageLimit) };
+    }
     this.compacting = this.options
-      .startCompaction(upto)
-      .then(() => {
+      .startCompaction(job)
+      .then((file) => {
         // The compactor has already removed the files this snapshot made obsolete.
+        tracker?.finishCapture(true);
         this.snapshotSeq = upto;
+        this.base = file;
         this.options.onLog?.('info', `snapshot written at seq ${upto}`);
       })
-      .catch((err: Error) => this.options.onLog?.('error', `compaction failed: ${err.message}`))
+      .catch((err: Error) => {
+        tracker?.finishCapture(false);
+        if (err instanceof UnusableBaseError) this.base = null; // the next snapshot is written whole
+        this.options.onLog?.('error', `compaction failed: ${err.message}`);
+      })
       .finally(() => {
         this.compacting = null;
       });
@@ -400,8 +431,11 @@ export class Engine {
 /** How the compactor writes: 4 MB between fdatasyncs, with a breath between chunks. */
 export const COMPACTION_PACE = { chunkBytes: 4 << 20, pauseMs: 2 };
 
-/** Compaction, run in its own worker: load the newest snapshot, replay up to `uptoSeq`, export, write. */
-export async function compactTo(layout: Layout, uptoSeq: number): Promise<string> {
+/**
+ * Compaction when the file's pages are not tracked, run in its own worker: load the newest
+ * snapshot, replay up to `uptoSeq`, export, write.
+ */
+export async function compactByReplay(layout: Layout, uptoSeq: number): Promise<string> {
   const SQL = await loadSqlJs();
   const { db, report } = loadDatabase(SQL, layout, uptoSeq);
   let image: Uint8Array;
@@ -418,5 +452,12 @@ export async function compactTo(layout: Layout, uptoSeq: number): Promise<string
   const file = await writeSnapshotPaced(layout.snapshotDir, uptoSeq, image, COMPACTION_PACE);
   // The store rotated its journal to uptoSeq + 1 before starting this compaction.
   await pruneGradually(layout, uptoSeq + 1);
+  return file;
+}
+
+/** Compaction from the store thread's captured pages, run in its own worker: patch the base snapshot, write. */
+export async function compactByPatch(layout: Layout, job: { seq: number; base: string | null; size: number }, source: PageSource): Promise<string> {
+  const file = await writePatchedSnapshot(layout.snapshotDir, job.seq, job.base, job.size, source, COMPACTION_PACE);
+  await pruneGradually(layout, job.seq + 1);
   return file;
 }

@@ -70,10 +70,10 @@ export interface Pace {
  * before the next. Dirty pages never pile up, so an fsync of the journal on the same disk never
  * waits behind hundreds of megabytes of snapshot (ext4 commits them together).
  */
-export async function writeFileAtomicPaced(target: string, data: Uint8Array[], pace: Pace, mode = 0o600): Promise<void> {
+export async function writeFileAtomicPaced(target: string, data: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, pace: Pace, mode = 0o600): Promise<void> {
   const file = openTemp(target, mode);
   try {
-    for (const bytes of data) {
+    for await (const bytes of data) {
       let offset = 0;
       while (offset < bytes.length) {
         const end = Math.min(bytes.length, offset + pace.chunkBytes);

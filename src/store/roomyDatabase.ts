@@ -13,6 +13,7 @@
 // file's capacity depends on that: its size, reads and writes stay the file system's own.
 
 import type { Database, SqlJsStatic } from 'sql.js';
+import { FileStorage, PageTracker } from './pageTracker';
 
 /** Room for the file: at least this much, or a multiple of the image, whichever is larger. */
 export const MIN_ROOM_BYTES = 1 << 30;
@@ -26,16 +27,16 @@ const ROOM_FACTOR = 4;
 class ImageWithRoom extends Uint8Array {
   capacity = 0;
   /** What the file system got as the file's storage, when it has room. */
-  room: Uint8Array<ArrayBuffer> | null = null;
+  room: FileStorage | null = null;
 
   override slice(start?: number, end?: number): Uint8Array<ArrayBuffer> {
     if (this.byteOffset === 0 && (start ?? 0) === 0 && (end ?? this.length) === this.length && this.buffer.byteLength >= this.capacity) {
-      this.room = new Uint8Array(this.buffer as ArrayBuffer);
+      this.room = new FileStorage(this.buffer as ArrayBuffer);
       return this.room;
     }
     const bytes = this.subarray(start, end);
     try {
-      this.room = new Uint8Array(new ArrayBuffer(Math.max(this.capacity, bytes.length)));
+      this.room = new FileStorage(new ArrayBuffer(Math.max(this.capacity, bytes.length)));
     } catch {
       return new Uint8Array(bytes); // no address space to spare: a plain copy
     }
@@ -44,8 +45,8 @@ class ImageWithRoom extends Uint8Array {
   }
 }
 
-/** The storage each database's file started in (see fileImage). */
-const rooms = new WeakMap<Database, Uint8Array<ArrayBuffer>>();
+/** The storage each database's file started in (see fileImage), and what tracks writes to it. */
+const rooms = new WeakMap<Database, { storage: FileStorage; tracker: PageTracker }>();
 
 export function roomFor(imageBytes: number): number {
   return Math.max(MIN_ROOM_BYTES, imageBytes * ROOM_FACTOR);
@@ -72,11 +73,46 @@ export function openWithRoom(SQL: SqlJsStatic, image?: Uint8Array): Database {
   const withRoom = new ImageWithRoom(source.buffer as ArrayBuffer, source.byteOffset, source.length);
   withRoom.capacity = roomFor(source.length);
   const db = new SQL.Database(withRoom);
-  if (withRoom.room) rooms.set(db, withRoom.room);
+  // Tracking starts once the image is in: from here on, every write to the file is seen.
+  if (withRoom.room) rooms.set(db, { storage: withRoom.room, tracker: new PageTracker(withRoom.room) });
   return db;
 }
 
+/**
+ * What tracks the pages written to the database's file, while the file lives in its room and the
+ * tracking is intact; null otherwise (the file outgrew its room, or never had one).
+ */
+export function trackerOf(db: Database): PageTracker | null {
+  const room = rooms.get(db);
+  if (!room) return null;
+  return liveFile(db, room.storage) ? room.tracker : null;
+}
+
 const HEADER = new TextEncoder().encode('SQLite format 3\0');
+
+function geometry(db: Database): { pageSize: number; pages: number } {
+  return { pageSize: Number(db.exec('PRAGMA page_size')[0].values[0][0]), pages: Number(db.exec('PRAGMA page_count')[0].values[0][0]) };
+}
+
+/** The size of the database file, in bytes. */
+export function fileSize(db: Database): number {
+  const { pageSize, pages } = geometry(db);
+  return pageSize * pages;
+}
+
+/** The live file inside `storage`, checked against what SQLite says; null when the file is no longer there. */
+function liveFile(db: Database, storage: Uint8Array): Uint8Array | null {
+  const { pageSize, pages } = geometry(db);
+  const size = pageSize * pages;
+  if (size <= 0 || size > storage.length) return null;
+  const file = storage.subarray(0, size);
+  const header = new DataView(file.buffer, 0, 100);
+  const inHeaderPages = header.getUint32(28);
+  const sameVersion = header.getUint32(24) === header.getUint32(92);
+  const declaredPageSize = header.getUint16(16) === 1 ? 65536 : header.getUint16(16);
+  if (HEADER.every((b, i) => file[i] === b) && sameVersion && inHeaderPages === pages && declaredPageSize === pageSize) return file;
+  return null;
+}
 
 /**
  * The database file as it stands, for a snapshot: outside a transaction every committed page is in
@@ -87,16 +123,5 @@ const HEADER = new TextEncoder().encode('SQLite format 3\0');
  */
 export function fileImage(db: Database): Uint8Array {
   const room = rooms.get(db);
-  const pageSize = Number(db.exec('PRAGMA page_size')[0].values[0][0]);
-  const pages = Number(db.exec('PRAGMA page_count')[0].values[0][0]);
-  const size = pageSize * pages;
-  if (room && size > 0 && size <= room.length) {
-    const file = room.subarray(0, size);
-    const header = new DataView(file.buffer, 0, 100);
-    const inHeaderPages = header.getUint32(28);
-    const sameVersion = header.getUint32(24) === header.getUint32(92);
-    const declaredPageSize = header.getUint16(16) === 1 ? 65536 : header.getUint16(16);
-    if (HEADER.every((b, i) => file[i] === b) && sameVersion && inHeaderPages === pages && declaredPageSize === pageSize) return file;
-  }
-  return db.export();
+  return (room && liveFile(db, room.storage)) || db.export();
 }

@@ -6,6 +6,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Pace, writeFileAtomic, writeFileAtomicPaced } from './fsync';
+import { TRACK_PAGE, type CapturedPages } from './pageTracker';
 import { numberedFiles } from './paths';
 
 const MAGIC = Buffer.from('BATONSN1', 'ascii');
@@ -27,11 +28,15 @@ export function snapshotPath(dir: string, seq: number): string {
 }
 
 function trailerFor(seq: number, image: Uint8Array): Buffer {
+  return trailerOf(seq, image.length, crypto.createHash('sha256').update(image).digest());
+}
+
+function trailerOf(seq: number, length: number, digest: Buffer): Buffer {
   const trailer = Buffer.alloc(TRAILER);
   MAGIC.copy(trailer, 0);
   trailer.writeBigUInt64LE(BigInt(seq), 8);
-  trailer.writeBigUInt64LE(BigInt(image.length), 16);
-  crypto.createHash('sha256').update(image).digest().copy(trailer, 24);
+  trailer.writeBigUInt64LE(BigInt(length), 16);
+  digest.copy(trailer, 24);
   return trailer;
 }
 
@@ -51,6 +56,106 @@ export async function writeSnapshotPaced(dir: string, seq: number, image: Uint8A
 }
 
 export class CorruptSnapshotError extends Error {}
+
+/** Where the pages of a snapshot being patched come from (the store thread's capture). */
+export interface PageSource {
+  /** Every captured page below `pageLimit` not handed out yet, plus any handed out early. */
+  upTo(pageLimit: number): Promise<CapturedPages>;
+}
+
+/** The base snapshot of a patched one could not be used (gone, or not what its trailer says). */
+export class UnusableBaseError extends Error {}
+
+/**
+ * Writes the snapshot at `seq` of a database file of `size` bytes as the `base` snapshot's image
+ * with the captured pages laid over it (no base: over zeros). It goes out a window at a time, each
+ * window's pages fetched just before it is written, so neither side holds more than a window or
+ * so. The base is checked against its own checksum on the way: a base that changed on disk
+ * would otherwise pass its damage on under a fresh checksum.
+ */
+export async function writePatchedSnapshot(dir: string, seq: number, base: string | null, size: number, source: PageSource, pace: Pace): Promise<string> {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const target = snapshotPath(dir, seq);
+  const from = base ? openBase(base) : null;
+  try {
+    await writeFileAtomicPaced(target, patchedImage(seq, size, from, source, Math.max(TRACK_PAGE, pace.chunkBytes - (pace.chunkBytes % TRACK_PAGE))), pace);
+  } finally {
+    if (from) fs.closeSync(from.fd);
+  }
+  return target;
+}
+
+interface Base {
+  fd: number;
+  path: string;
+  length: number;
+  digest: Buffer;
+}
+
+function openBase(file: string): Base {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    throw new UnusableBaseError(`base snapshot ${file}: ${(err as Error).message}`);
+  }
+  const size = fs.fstatSync(fd).size;
+  const trailer = Buffer.alloc(TRAILER);
+  if (size < TRAILER || fs.readSync(fd, trailer, 0, TRAILER, size - TRAILER) !== TRAILER || !trailer.subarray(0, MAGIC.length).equals(MAGIC) || Number(trailer.readBigUInt64LE(16)) !== size - TRAILER) {
+    fs.closeSync(fd);
+    throw new UnusableBaseError(`base snapshot ${file}: no valid trailer`);
+  }
+  return { fd, path: file, length: size - TRAILER, digest: Buffer.from(trailer.subarray(24)) };
+}
+
+function readAt(fd: number, into: Buffer, length: number, position: number): void {
+  for (let done = 0; done < length; ) {
+    const read = fs.readSync(fd, into, done, length - done, position + done);
+    if (read === 0) throw new UnusableBaseError('base snapshot is shorter than its trailer says');
+    done += read;
+  }
+}
+
+async function* patchedImage(seq: number, size: number, base: Base | null, source: PageSource, windowBytes: number): AsyncGenerator<Uint8Array> {
+  const image = crypto.createHash('sha256');
+  const baseHash = crypto.createHash('sha256');
+  const ready = new Map<number, Uint8Array>();
+  for (let start = 0; start < size; start += windowBytes) {
+    const end = Math.min(size, start + windowBytes);
+    const window = Buffer.alloc(end - start);
+    const fromBase = base ? Math.max(0, Math.min(end, base.length) - start) : 0;
+    if (fromBase > 0) {
+      readAt(base!.fd, window, fromBase, start);
+      baseHash.update(window.subarray(0, fromBase));
+    }
+    const got = await source.upTo(Math.ceil(end / TRACK_PAGE));
+    let at = 0;
+    for (const page of got.pages) {
+      const length = Math.min(TRACK_PAGE, size - page * TRACK_PAGE);
+      ready.set(page, got.bytes.subarray(at, at + length));
+      at += length;
+    }
+    for (let page = start / TRACK_PAGE; page * TRACK_PAGE < end; page++) {
+      const bytes = ready.get(page);
+      if (!bytes) continue;
+      window.set(bytes, page * TRACK_PAGE - start);
+      ready.delete(page);
+    }
+    image.update(window);
+    yield window;
+  }
+  if (base) {
+    // The part of the base past the new size (a file never shrinks here, but the check must cover it all).
+    const rest = Buffer.alloc(Math.min(windowBytes, base.length));
+    for (let at = size; at < base.length; at += rest.length) {
+      const length = Math.min(rest.length, base.length - at);
+      readAt(base.fd, rest, length, at);
+      baseHash.update(rest.subarray(0, length));
+    }
+    if (!baseHash.digest().equals(base.digest)) throw new UnusableBaseError(`base snapshot ${base.path} no longer matches its checksum`);
+  }
+  yield trailerOf(seq, size, image.digest());
+}
 
 /**
  * Reads and verifies a snapshot; returns the database image (without trailer). With `room` (bytes

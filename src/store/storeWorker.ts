@@ -2,8 +2,10 @@
 // concurrent writes share one journal fsync (group commit).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { Engine, type Request } from './engine';
+import type { CompactorData, CompactorMessage, PagesMessage } from './compactorWorker';
+import { Engine, type CompactionJob, type Request } from './engine';
 import { layout } from './paths';
+import { UnusableBaseError } from './snapshot';
 import { spawnWorker } from './workerScript';
 
 interface Init {
@@ -21,12 +23,29 @@ let engine: Engine | null = null;
 let scheduled = false;
 let closing = false;
 
-function runCompactor(uptoSeq: number): Promise<void> {
+function runCompactor(job: CompactionJob): Promise<string> {
+  const data: CompactorData = job.kind === 'patch' ? { dataDir: init.dataDir, kind: 'patch', seq: job.seq, base: job.base, size: job.size } : { dataDir: init.dataDir, kind: 'replay', seq: job.seq };
   return new Promise((resolve, reject) => {
-    const worker = spawnWorker('compactorWorker', { dataDir: init.dataDir, uptoSeq });
-    worker.once('message', (msg: { ok: boolean; error?: string }) => (msg.ok ? resolve() : reject(new Error(msg.error))));
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`compactor exited with ${code}`))));
+    const worker = spawnWorker('compactorWorker', data);
+    let settled = false;
+    worker.on('message', (msg: CompactorMessage) => {
+      if (msg.type === 'want' && job.kind === 'patch') {
+        // Runs between batches, never inside one: copies at most a window of pages (a few ms).
+        const pages = job.take(msg.pageLimit);
+        worker.postMessage({ type: 'pages', ...pages } satisfies PagesMessage, [pages.bytes.buffer]);
+      } else if (msg.type === 'done') {
+        settled = true;
+        if (msg.ok) resolve(msg.file);
+        else reject(msg.unusableBase ? new UnusableBaseError(msg.error) : new Error(msg.error));
+      }
+    });
+    worker.once('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`compactor exited with ${code} before writing its snapshot`));
+    });
   });
 }
 
