@@ -6,17 +6,17 @@
 import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compactByPatch, compactByReplay } from './engine';
-import type { CapturedPages } from './pageTracker';
 import { layout } from './paths';
 import { UnusableBaseError } from './snapshot';
 
-export type CompactorData = { dataDir: string; seq: number } & ({ kind: 'replay' } | { kind: 'patch'; base: string | null; size: number });
+/** `window`: shared with the store thread, which lays each window's captured pages straight into it. */
+export type CompactorData = { dataDir: string; seq: number } & ({ kind: 'replay' } | { kind: 'patch'; base: string | null; size: number; window: SharedArrayBuffer });
 
 /** From the compactor to the store worker. */
-export type CompactorMessage = { type: 'want'; pageLimit: number } | { type: 'done'; ok: true; file: string } | { type: 'done'; ok: false; error: string; unusableBase: boolean };
+export type CompactorMessage = { type: 'want'; fromPage: number; toPage: number } | { type: 'done'; ok: true; file: string } | { type: 'done'; ok: false; error: string; unusableBase: boolean };
 
-/** From the store worker to the compactor: the answer to a 'want'. */
-export type PagesMessage = { type: 'pages' } & CapturedPages;
+/** From the store worker to the compactor: the pages asked for are in the window. */
+export type OverlaidMessage = { type: 'overlaid' };
 
 const data = workerData as CompactorData;
 const port = parentPort!;
@@ -31,16 +31,17 @@ if (process.platform === 'linux') {
   }
 }
 
-/** One request for pages at a time: the writer asks for the next window's once it gets there. */
-function upTo(pageLimit: number): Promise<CapturedPages> {
+/** One window at a time: the writer asks for the next window's pages once it gets there. */
+function overlay(fromPage: number, toPage: number, into: Uint8Array): Promise<void> {
+  if (data.kind !== 'patch' || into.buffer !== data.window || into.byteOffset !== 0) throw new Error('pages are laid into the shared window only');
   return new Promise((resolve) => {
-    port.once('message', (msg: PagesMessage) => resolve(msg));
-    port.postMessage({ type: 'want', pageLimit } satisfies CompactorMessage);
+    port.once('message', (_msg: OverlaidMessage) => resolve());
+    port.postMessage({ type: 'want', fromPage, toPage } satisfies CompactorMessage);
   });
 }
 
 const paths = layout(data.dataDir);
-const written = data.kind === 'patch' ? compactByPatch(paths, data, { upTo }) : compactByReplay(paths, data.seq);
+const written = data.kind === 'patch' ? compactByPatch(paths, data, { overlay }, new Uint8Array(data.window)) : compactByReplay(paths, data.seq);
 written.then(
   (file) => port.postMessage({ type: 'done', ok: true, file } satisfies CompactorMessage),
   (err: Error) => port.postMessage({ type: 'done', ok: false, error: err.message, unusableBase: err instanceof UnusableBaseError } satisfies CompactorMessage),

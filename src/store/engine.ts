@@ -21,7 +21,6 @@ import { CorruptSnapshotError, listSnapshots, readSnapshot, UnusableBaseError, w
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from './fsync';
 import { fileImage, fileSize, openWithRoom, roomFor, trackerOf } from './roomyDatabase';
-import type { CapturedPages } from './pageTracker';
 import { catchUpIndex } from './searchIndex';
 
 export interface OpenReport {
@@ -178,12 +177,12 @@ export interface SessionChange {
 
 /**
  * A snapshot to be written off the store thread. Normally ('patch') the previous snapshot with the
- * pages written since laid over it, the pages handed out by `take` as the writer gets to them. When
+ * pages written since laid over it, window by window (`overlay`) as the writer gets to them. When
  * the writes to the file cannot be tracked (it outgrew its room), the compactor rebuilds the state
  * from the previous snapshot and the journal instead ('replay').
  */
 export type CompactionJob =
-  | { kind: 'patch'; seq: number; base: string | null; size: number; take(pageLimit: number): CapturedPages }
+  | { kind: 'patch'; seq: number; base: string | null; size: number; overlay(fromPage: number, toPage: number, into: Uint8Array): void }
   | { kind: 'replay'; seq: number };
 
 export interface EngineOptions {
@@ -385,7 +384,7 @@ export class Engine {
       if (this.base && !fs.existsSync(this.base)) this.base = null;
       if (!this.base) tracker.markDirty(size); // nothing to patch: every page goes into the snapshot
       tracker.startCapture(size);
-      job = { kind: 'patch', seq: upto, base: this.base, size, take: (pageLimit) => tracker.take(pageLimit) };
+      job = { kind: 'patch', seq: upto, base: this.base, size, overlay: (fromPage, toPage, into) => tracker.overlay(fromPage, toPage, into) };
     }
     this.compacting = this.options
       .startCompaction(job)
@@ -455,9 +454,12 @@ export async function compactByReplay(layout: Layout, uptoSeq: number): Promise<
   return file;
 }
 
-/** Compaction from the store thread's captured pages, run in its own worker: patch the base snapshot, write. */
-export async function compactByPatch(layout: Layout, job: { seq: number; base: string | null; size: number }, source: PageSource): Promise<string> {
-  const file = await writePatchedSnapshot(layout.snapshotDir, job.seq, job.base, job.size, source, COMPACTION_PACE);
+/**
+ * Compaction from the store thread's captured pages, run in its own worker: patch the base
+ * snapshot, write. `window` (COMPACTION_PACE.chunkBytes long) is the one buffer it goes through.
+ */
+export async function compactByPatch(layout: Layout, job: { seq: number; base: string | null; size: number }, source: PageSource, window: Uint8Array): Promise<string> {
+  const file = await writePatchedSnapshot(layout.snapshotDir, job.seq, job.base, job.size, source, COMPACTION_PACE, window);
   await pruneGradually(layout, job.seq + 1);
   return file;
 }

@@ -6,7 +6,7 @@
 // roomyDatabase.ts), an instance of FileStorage below, so each write is seen before it lands: its
 // pages are marked dirty, and a page that an ongoing capture still has to copy is copied first
 // (copy-on-write). A capture therefore holds the file exactly as it was when it started, while
-// writes go on and the pages are handed out a slice at a time.
+// writes go on and the pages are handed out a window at a time.
 
 /** Unit of tracking, in bytes: SQLite's page size here, and a divisor of any other. */
 export const TRACK_PAGE = 4096;
@@ -25,23 +25,16 @@ export class FileStorage extends Uint8Array<ArrayBuffer> {
   }
 }
 
-export interface CapturedPages {
-  /** Page numbers, ascending except for pages copied ahead of a write. */
-  pages: number[];
-  /** Their bytes, TRACK_PAGE each (the file's last page may be shorter). */
-  bytes: Uint8Array<ArrayBuffer>;
-}
-
 interface Capture {
   /** File size when the capture started: what the snapshot holds. */
   size: number;
   /** Every page the capture covers, ascending. */
   all: number[];
-  /** Index into `all` of the next page to sweep. */
+  /** Index into `all` of the next page to hand out. */
   cursor: number;
-  /** Pages not yet copied (neither swept nor copied ahead of a write). */
+  /** Pages not yet copied ahead of a write. */
   pending: Set<number>;
-  /** Pages copied ahead of a write, waiting to be handed out. */
+  /** Pages copied ahead of a write, waiting for their window. */
   early: Map<number, Uint8Array>;
 }
 
@@ -53,22 +46,9 @@ export class PageTracker {
     storage.tracker = this;
   }
 
-  /** Bytes the file can reach before the file system moves it out of the tracked storage. */
-  get capacity(): number {
-    return this.storage.length;
-  }
-
   /** Marks [0, bytes) dirty: the file has no snapshot to be patched from. */
   markDirty(bytes: number): void {
     for (let page = 0; page * TRACK_PAGE < bytes; page++) this.dirty.add(page);
-  }
-
-  get dirtyPages(): number {
-    return this.dirty.size;
-  }
-
-  get capturing(): boolean {
-    return this.capture !== null;
   }
 
   beforeWrite(offset: number, length: number): void {
@@ -85,35 +65,39 @@ export class PageTracker {
 
   /**
    * Starts a capture of the file as it is now (`size` bytes): the pages dirty so far. From here on,
-   * new writes are dirty for the next snapshot. Returns the pages the capture covers, ascending.
+   * new writes are dirty for the next snapshot. Returns how many pages the capture covers.
    */
-  startCapture(size: number): number[] {
+  startCapture(size: number): number {
     if (this.capture) throw new Error('a capture is already running');
     const limit = Math.ceil(size / TRACK_PAGE);
     const all = [...this.dirty].filter((page) => page < limit).sort((a, b) => a - b);
     this.capture = { size, all, cursor: 0, pending: new Set(all), early: new Map() };
     this.dirty = new Set([...this.dirty].filter((page) => page >= limit));
-    return all;
+    return all.length;
   }
 
-  /** Copies out every captured page below `pageLimit` not yet handed out, and any copied ahead of a write. */
-  take(pageLimit: number): CapturedPages {
+  /**
+   * Lays the captured pages in [fromPage, toPage) over `into`, which holds the file's bytes from
+   * fromPage on as the base snapshot has them. Windows are asked for in ascending order. Copies
+   * straight from the file: nothing is allocated here.
+   */
+  overlay(fromPage: number, toPage: number, into: Uint8Array): void {
     const capture = this.capture;
     if (!capture) throw new Error('no capture is running');
-    const out: Array<[number, Uint8Array]> = [...capture.early];
-    capture.early.clear();
-    while (capture.cursor < capture.all.length && capture.all[capture.cursor] < pageLimit) {
+    const origin = fromPage * TRACK_PAGE;
+    while (capture.cursor < capture.all.length && capture.all[capture.cursor] < toPage) {
       const page = capture.all[capture.cursor++];
-      if (!capture.pending.delete(page)) continue; // already copied ahead of a write
-      out.push([page, this.copy(page, capture.size)]);
+      if (page < fromPage) throw new Error(`page ${page} was not asked for in order`);
+      const early = capture.early.get(page);
+      if (early) {
+        into.set(early, page * TRACK_PAGE - origin);
+        capture.early.delete(page);
+        continue;
+      }
+      capture.pending.delete(page);
+      const start = page * TRACK_PAGE;
+      into.set(this.storage.subarray(start, Math.min(start + TRACK_PAGE, capture.size)), start - origin);
     }
-    const bytes = new Uint8Array(out.reduce((sum, [, b]) => sum + b.length, 0));
-    let at = 0;
-    for (const [, b] of out) {
-      bytes.set(b, at);
-      at += b.length;
-    }
-    return { pages: out.map(([page]) => page), bytes };
   }
 
   /** Ends the capture; when its snapshot was not written, its pages are dirty again. */
@@ -123,6 +107,7 @@ export class PageTracker {
     this.capture = null;
   }
 
+  /** A copy of a page as it is now, made before a write changes it. */
   private copy(page: number, size: number): Uint8Array {
     const start = page * TRACK_PAGE;
     return this.storage.slice(start, Math.min(start + TRACK_PAGE, size));

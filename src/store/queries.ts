@@ -10,6 +10,7 @@ import { redactSecrets } from '../core/redact';
 import { all, one } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 import { catchUpIndex } from './searchIndex';
+import { segmentText, type StoredSegment } from './segmentText';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
 export type Scope = 'all' | { agentId: string };
@@ -166,8 +167,8 @@ function isAncestor(node: TreeNode, candidateParent: TreeNode, byKey: Map<string
 }
 
 export function transcriptContent(db: Database, sessionId: number): string {
-  const rows = all<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal', [sessionId]);
-  const text = rows.map((r) => r.text).join('');
+  const rows = all<{ text: StoredSegment }>(db, 'SELECT text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal', [sessionId]);
+  const text = rows.map((r) => segmentText(r.text)).join('');
   return text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
@@ -204,9 +205,10 @@ export function transcriptTail(db: Database, sessionId: number, chars: number, a
   }
   const pieces: string[] = [];
   let total = 0;
-  const segments = all<{ id: number; text: string }>(db, 'SELECT id, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC', [sessionId]);
+  const segments = all<{ id: number; text: StoredSegment }>(db, 'SELECT id, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC', [sessionId]);
   for (const segment of segments) {
-    const text = segment.id === startSegment ? segment.text.slice(startOffset) : segment.text;
+    const whole = segmentText(segment.text);
+    const text = segment.id === startSegment ? whole.slice(startOffset) : whole;
     pieces.unshift(text);
     total += text.length;
     if (total >= chars + 1 || segment.id === startSegment) break;

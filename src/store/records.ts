@@ -8,6 +8,7 @@ import type { ExecutionMode, LineageSource, ReadPolicy, Role, RunStatus, Session
 import type { TranscriptCursor } from '../core/transcriptDelta';
 import { renderTurn } from '../core/normalize';
 import { lastId, metaNumber, one, run, setMetaNumber } from './db';
+import { sealSegment, segmentText, type StoredSegment } from './segmentText';
 
 /** Segments grow up to this many characters; a longer turn gets a segment of its own. Search indexes turns, not segments. */
 export const SEGMENT_CAP = 8 * 1024;
@@ -196,22 +197,23 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
   const counts = one<{ turn_count: number; char_count: number }>(db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
   let seq = counts.turn_count;
   let chars = counts.char_count;
-  let open = one<{ id: number; ordinal: number; text: string }>(
+  let open = one<{ id: number; ordinal: number; text: StoredSegment }>(
     db,
     'SELECT id, ordinal, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC LIMIT 1',
     [sid],
   );
-  let openText = open?.text ?? '';
+  let openText = open ? segmentText(open.text) : '';
   let openDirty = false;
-  const flushOpen = () => {
-    if (open && openDirty) run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [openText, open.id]);
+  /** Writes the open segment back; a full one is sealed (see segmentText.ts). */
+  const flushOpen = (seal: boolean) => {
+    if (open && (openDirty || seal)) run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [seal ? sealSegment(openText) : openText, open.id]);
     openDirty = false;
   };
   let docId = metaNumber(db, 'next_doc_id', 1);
   for (const turn of rec.turns) {
     const line = renderTurn(turn) + '\n';
     if (!open || (openText.length > 0 && openText.length + line.length > SEGMENT_CAP)) {
-      flushOpen();
+      flushOpen(true);
       const ordinal = open ? open.ordinal + 1 : 0;
       run(db, 'INSERT INTO transcript_segments (session_id, ordinal, first_seq, text) VALUES (?, ?, ?, ?)', [sid, ordinal, seq + 1, '']);
       open = { id: lastId(db), ordinal, text: '' };
@@ -235,7 +237,7 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
     openDirty = true;
     chars += line.length;
   }
-  flushOpen();
+  flushOpen(false);
   setMetaNumber(db, 'next_doc_id', docId);
   run(db, 'UPDATE sessions SET turn_count = ?, char_count = ?, source_turns = ?, source_hash = ?, pending_turns = ?, updated_at = ? WHERE id = ?', [
     seq,
@@ -264,7 +266,8 @@ export function turnLineReader(db: Database): (turn: TurnSpan) => string {
   return (turn) => {
     let text = segments.get(turn.segment_id);
     if (text === undefined) {
-      text = one<{ text: string }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [turn.segment_id])?.text ?? '';
+      const row = one<{ text: StoredSegment }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [turn.segment_id]);
+      text = row ? segmentText(row.text) : '';
       segments.set(turn.segment_id, text);
     }
     return text.slice(turn.start, turn.start + turn.length);

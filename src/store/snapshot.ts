@@ -6,7 +6,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Pace, writeFileAtomic, writeFileAtomicPaced } from './fsync';
-import { TRACK_PAGE, type CapturedPages } from './pageTracker';
+import { TRACK_PAGE } from './pageTracker';
 import { numberedFiles } from './paths';
 
 const MAGIC = Buffer.from('BATONSN1', 'ascii');
@@ -59,8 +59,8 @@ export class CorruptSnapshotError extends Error {}
 
 /** Where the pages of a snapshot being patched come from (the store thread's capture). */
 export interface PageSource {
-  /** Every captured page below `pageLimit` not handed out yet, plus any handed out early. */
-  upTo(pageLimit: number): Promise<CapturedPages>;
+  /** Lays the captured pages in [fromPage, toPage) over `into` (see PageTracker.overlay). */
+  overlay(fromPage: number, toPage: number, into: Uint8Array): Promise<void>;
 }
 
 /** The base snapshot of a patched one could not be used (gone, or not what its trailer says). */
@@ -68,17 +68,19 @@ export class UnusableBaseError extends Error {}
 
 /**
  * Writes the snapshot at `seq` of a database file of `size` bytes as the `base` snapshot's image
- * with the captured pages laid over it (no base: over zeros). It goes out a window at a time, each
- * window's pages fetched just before it is written, so neither side holds more than a window or
- * so. The base is checked against its own checksum on the way: a base that changed on disk
- * would otherwise pass its damage on under a fresh checksum.
+ * with the captured pages laid over it (no base: over zeros). It goes out a window at a time
+ * through `window` (a multiple of TRACK_PAGE long), the one buffer used throughout: the base's
+ * bytes are read into it, the window's pages laid over them, and it is written. The base is checked
+ * against its own checksum on the way: a base that changed on disk would otherwise pass its damage
+ * on under a fresh checksum.
  */
-export async function writePatchedSnapshot(dir: string, seq: number, base: string | null, size: number, source: PageSource, pace: Pace): Promise<string> {
+export async function writePatchedSnapshot(dir: string, seq: number, base: string | null, size: number, source: PageSource, pace: Pace, window: Uint8Array): Promise<string> {
+  if (window.length === 0 || window.length % TRACK_PAGE !== 0) throw new Error('the window must be a whole number of pages');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const target = snapshotPath(dir, seq);
   const from = base ? openBase(base) : null;
   try {
-    await writeFileAtomicPaced(target, patchedImage(seq, size, from, source, Math.max(TRACK_PAGE, pace.chunkBytes - (pace.chunkBytes % TRACK_PAGE))), pace);
+    await writeFileAtomicPaced(target, patchedImage(seq, size, from, source, window), pace);
   } finally {
     if (from) fs.closeSync(from.fd);
   }
@@ -108,7 +110,7 @@ function openBase(file: string): Base {
   return { fd, path: file, length: size - TRAILER, digest: Buffer.from(trailer.subarray(24)) };
 }
 
-function readAt(fd: number, into: Buffer, length: number, position: number): void {
+function readAt(fd: number, into: Uint8Array, length: number, position: number): void {
   for (let done = 0; done < length; ) {
     const read = fs.readSync(fd, into, done, length - done, position + done);
     if (read === 0) throw new UnusableBaseError('base snapshot is shorter than its trailer says');
@@ -116,41 +118,28 @@ function readAt(fd: number, into: Buffer, length: number, position: number): voi
   }
 }
 
-async function* patchedImage(seq: number, size: number, base: Base | null, source: PageSource, windowBytes: number): AsyncGenerator<Uint8Array> {
+async function* patchedImage(seq: number, size: number, base: Base | null, source: PageSource, window: Uint8Array): AsyncGenerator<Uint8Array> {
   const image = crypto.createHash('sha256');
   const baseHash = crypto.createHash('sha256');
-  const ready = new Map<number, Uint8Array>();
-  for (let start = 0; start < size; start += windowBytes) {
-    const end = Math.min(size, start + windowBytes);
-    const window = Buffer.alloc(end - start);
+  for (let start = 0; start < size; start += window.length) {
+    const end = Math.min(size, start + window.length);
+    const bytes = window.subarray(0, end - start);
     const fromBase = base ? Math.max(0, Math.min(end, base.length) - start) : 0;
     if (fromBase > 0) {
-      readAt(base!.fd, window, fromBase, start);
-      baseHash.update(window.subarray(0, fromBase));
+      readAt(base!.fd, bytes, fromBase, start);
+      baseHash.update(bytes.subarray(0, fromBase));
     }
-    const got = await source.upTo(Math.ceil(end / TRACK_PAGE));
-    let at = 0;
-    for (const page of got.pages) {
-      const length = Math.min(TRACK_PAGE, size - page * TRACK_PAGE);
-      ready.set(page, got.bytes.subarray(at, at + length));
-      at += length;
-    }
-    for (let page = start / TRACK_PAGE; page * TRACK_PAGE < end; page++) {
-      const bytes = ready.get(page);
-      if (!bytes) continue;
-      window.set(bytes, page * TRACK_PAGE - start);
-      ready.delete(page);
-    }
-    image.update(window);
-    yield window;
+    bytes.fill(0, fromBase);
+    await source.overlay(start / TRACK_PAGE, Math.ceil(end / TRACK_PAGE), bytes);
+    image.update(bytes);
+    yield bytes; // written before the next window is read into the same buffer
   }
   if (base) {
     // The part of the base past the new size (a file never shrinks here, but the check must cover it all).
-    const rest = Buffer.alloc(Math.min(windowBytes, base.length));
-    for (let at = size; at < base.length; at += rest.length) {
-      const length = Math.min(rest.length, base.length - at);
-      readAt(base.fd, rest, length, at);
-      baseHash.update(rest.subarray(0, length));
+    for (let at = size; at < base.length; at += window.length) {
+      const length = Math.min(window.length, base.length - at);
+      readAt(base.fd, window, length, at);
+      baseHash.update(window.subarray(0, length));
     }
     if (!baseHash.digest().equals(base.digest)) throw new UnusableBaseError(`base snapshot ${base.path} no longer matches its checksum`);
   }

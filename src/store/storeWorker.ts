@@ -2,8 +2,8 @@
 // concurrent writes share one journal fsync (group commit).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CompactorData, CompactorMessage, PagesMessage } from './compactorWorker';
-import { Engine, type CompactionJob, type Request } from './engine';
+import type { CompactorData, CompactorMessage, OverlaidMessage } from './compactorWorker';
+import { COMPACTION_PACE, Engine, type CompactionJob, type Request } from './engine';
 import { layout } from './paths';
 import { UnusableBaseError } from './snapshot';
 import { spawnWorker } from './workerScript';
@@ -24,15 +24,17 @@ let scheduled = false;
 let closing = false;
 
 function runCompactor(job: CompactionJob): Promise<string> {
-  const data: CompactorData = job.kind === 'patch' ? { dataDir: init.dataDir, kind: 'patch', seq: job.seq, base: job.base, size: job.size } : { dataDir: init.dataDir, kind: 'replay', seq: job.seq };
+  const window = new SharedArrayBuffer(COMPACTION_PACE.chunkBytes);
+  const data: CompactorData =
+    job.kind === 'patch' ? { dataDir: init.dataDir, kind: 'patch', seq: job.seq, base: job.base, size: job.size, window } : { dataDir: init.dataDir, kind: 'replay', seq: job.seq };
   return new Promise((resolve, reject) => {
     const worker = spawnWorker('compactorWorker', data);
     let settled = false;
     worker.on('message', (msg: CompactorMessage) => {
       if (msg.type === 'want' && job.kind === 'patch') {
-        // Runs between batches, never inside one: copies at most a window of pages (a few ms).
-        const pages = job.take(msg.pageLimit);
-        worker.postMessage({ type: 'pages', ...pages } satisfies PagesMessage, [pages.bytes.buffer]);
+        // Runs between batches, never inside one: copies at most a window of pages (about 1 ms).
+        job.overlay(msg.fromPage, msg.toPage, new Uint8Array(window));
+        worker.postMessage({ type: 'overlaid' } satisfies OverlaidMessage);
       } else if (msg.type === 'done') {
         settled = true;
         if (msg.ok) resolve(msg.file);

@@ -91,6 +91,42 @@ describe('store (real sql.js worker on disk)', function () {
       const stats = await store.read('stats', {});
       assert.ok(stats.segments >= 24 && stats.segments <= 27, `segments: ${stats.segments}`);
     });
+
+    it('seals full segments deflated, and reads them back exactly: content, turns, tail, search excerpts, unicode offsets', async () => {
+      const turns: Turn[] = [];
+      for (let i = 1; i <= 60; i++) {
+        // Multi-byte and astral characters: the turn offsets are UTF-16, the sealed bytes UTF-8.
+        const text = `turn ${i} ünïcødé 日本語 🚀 beacon${i}x ` + `filler${i} `.repeat(100);
+        turns.push(i % 2 ? user(text) : assistant(text));
+        await store.write('recordTranscript', { key: 'sealed', harness: 'claude-code', project: '/p', turns: [...turns] });
+      }
+      const expected = turns.map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.text}`).join('\n');
+      assert.equal((await store.read('transcript', { scope: 'all', key: 'sealed' })).content, expected);
+      const page = await store.read('turns', { scope: 'all', key: 'sealed', from: 1, limit: 100 });
+      assert.deepEqual(
+        page.turns.map((t) => t.text),
+        turns.map((t) => t.text),
+      );
+      assert.equal(await store.read('tail', { scope: 'all', key: 'sealed', chars: 5000 }), expected.slice(-5000));
+      for (const i of [1, 7, 30, 60]) {
+        const hits = await store.read('search', { scope: 'all', query: `beacon${i}x` });
+        assert.equal(hits.length, 1);
+        assert.equal(hits[0].turnSeq, i);
+        assert.match(hits[0].excerpt, new RegExp(`日本語 🚀 \\[\\[beacon${i}x\\]\\] filler${i}`));
+      }
+
+      await store.close();
+      const SQL = await loadSqlJs();
+      const db = new SQL.Database(readSnapshot(listSnapshots(layout(dir).snapshotDir)[0].path).image);
+      const kinds = db.exec('SELECT typeof(text), COUNT(*), SUM(length(CAST(text AS BLOB))) FROM transcript_segments GROUP BY 1 ORDER BY 1')[0].values;
+      db.close();
+      const sealed = kinds.find((k) => k[0] === 'blob');
+      const open = kinds.find((k) => k[0] === 'text');
+      assert.ok(sealed && Number(sealed[1]) >= 5, `sealed segments: ${JSON.stringify(kinds)}`);
+      assert.equal(open?.[1], 1, 'only the newest segment stays plain text');
+      const plainBytes = Buffer.byteLength(expected);
+      assert.ok(Number(sealed[2]) < plainBytes / 3, `sealed ${sealed[2]} bytes of ${plainBytes}`); // repetitive text deflates well
+    });
   });
 
   describe('reads', () => {
