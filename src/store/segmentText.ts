@@ -2,7 +2,7 @@
 // arrive; once it is full it is sealed: stored deflated, as a BLOB, and never rewritten again.
 // Sealed text takes about half the room (measured on the benchmark's English-like text; code and
 // tool output shrink more), which is half the memory, since the database file lives in memory, and
-// half of every snapshot. Reading a sealed 8 KB segment back costs about 60 µs.
+// half of every snapshot. Reading a sealed 16 KB segment back costs about 0.1 ms.
 
 import * as zlib from 'node:zlib';
 
