@@ -318,7 +318,7 @@ function report(results: Map<number, Pair>, info: { machine: string; versions: s
   out.push(classTable(results));
   out.push(
     '',
-    '¹ sql.js: `store.snapshot()` wall time (seal the journal, compactor worker loads the previous snapshot, replays the journal, exports and writes the image). Native has no snapshot; the row shows `PRAGMA wal_checkpoint(TRUNCATE)` for reference, so no ratio is meaningful there.',
+    '¹ sql.js: `store.snapshot()` wall time (seal the journal, capture the changed pages; the compactor worker lays them over the previous snapshot window by window, verifies the checksum of that snapshot and writes the new image). Native has no snapshot; the row shows `PRAGMA wal_checkpoint(TRUNCATE)` for reference, so no ratio is meaningful there.',
     '',
     '² sql.js: `Store.open` wall time (lock, worker start, sql.js init, read and verify the newest snapshot, journal replay). Native: open the file, set the pragmas and run one query.',
     '',

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
-import { compactByPatch } from '../../src/store/engine';
+import { compactByPatch, compactByReplay, Engine, type CompactionJob, type Reply, type Request } from '../../src/store/engine';
 import { TRACK_PAGE, type PageTracker } from '../../src/store/pageTracker';
 import { layout, type Layout } from '../../src/store/paths';
 import { fileImage, fileSize, openWithRoom, trackerOf } from '../../src/store/roomyDatabase';
@@ -183,6 +183,45 @@ describe('snapshots patched from the pages written since the last one (real sql.
       }
     } finally {
       await reopened.close();
+    }
+  });
+
+  it('through the engine: a patched snapshot, and the replay fallback, both hold every write up to their sequence number', async function () {
+    this.timeout(60_000);
+    for (const kind of ['patch', 'replay'] as const) {
+      const paths = layout(tempDir());
+      const jobs: string[] = [];
+      const startCompaction = (job: CompactionJob): Promise<string> => {
+        jobs.push(job.kind);
+        // The replay fallback is what runs when the file's pages are not tracked; forced here.
+        if (kind === 'replay' || job.kind === 'replay') return compactByReplay(paths, job.seq);
+        return compactByPatch(paths, job, { overlay: async (from, to, into) => job.overlay(from, to, into) }, new Uint8Array(WINDOW_BYTES));
+      };
+      const engine = await Engine.open(paths, { compactBytes: 1 << 30, startCompaction });
+      const run = (requests: Request[]) =>
+        new Promise<Reply[]>((resolve) => {
+          const replies: Reply[] = [];
+          void engine.execute(requests, (reply) => {
+            replies.push(reply);
+            if (replies.length === requests.length) resolve(replies);
+          });
+        });
+      let id = 0;
+      const write = (key: string, k: number) => ({ id: ++id, kind: 'write' as const, name: 'recordTranscript', args: { key, harness: 'codex', turns: Array.from({ length: k }, (_, i) => ({ role: 'user', text: `${key} turn ${i} `.repeat(50) })) } });
+      for (let round = 1; round <= 3; round++) {
+        const replies = await run(Array.from({ length: 30 }, (_, s) => write(`s${s}`, round)));
+        assert.ok(replies.every((r) => r.ok));
+        await engine.compact();
+      }
+      assert.deepEqual(jobs, ['patch', 'patch', 'patch'], 'the engine asks for patched snapshots while the file is tracked');
+      const newest = listSnapshots(paths.snapshotDir)[0];
+      assert.equal(newest.seq, engine.status.seq);
+      const SQL = await loadSqlJs();
+      const db = new SQL.Database(readSnapshot(newest.path).image);
+      assert.deepEqual(db.exec('PRAGMA integrity_check')[0].values, [['ok']]);
+      assert.equal(db.exec('SELECT COUNT(*) FROM transcript_turns')[0].values[0][0], 90, kind);
+      db.close();
+      await engine.close();
     }
   });
 });
