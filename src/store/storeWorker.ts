@@ -33,7 +33,15 @@ function runCompactor(job: CompactionJob): Promise<string> {
     worker.on('message', (msg: CompactorMessage) => {
       if (msg.type === 'want' && job.kind === 'patch') {
         // Runs between batches, never inside one: copies at most a window of pages (about 1 ms).
-        job.overlay(msg.fromPage, msg.toPage, new Uint8Array(window));
+        try {
+          job.overlay(msg.fromPage, msg.toPage, new Uint8Array(window));
+        } catch (err) {
+          // A snapshot that cannot be completed fails; the store thread goes on.
+          settled = true;
+          void worker.terminate();
+          reject(err as Error);
+          return;
+        }
         worker.postMessage({ type: 'overlaid' } satisfies OverlaidMessage);
       } else if (msg.type === 'done') {
         settled = true;
