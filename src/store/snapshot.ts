@@ -57,6 +57,25 @@ export async function writeSnapshotPaced(dir: string, seq: number, image: Uint8A
 
 export class CorruptSnapshotError extends Error {}
 
+/** What a snapshot's trailer says, or what is wrong with it (`fileBytes`: the whole file's size). */
+function parseTrailer(trailer: Buffer, fileBytes: number): { seq: number; length: number; digest: Buffer } | { problem: string } {
+  if (fileBytes < TRAILER || trailer.length < TRAILER) return { problem: 'too short' };
+  if (!trailer.subarray(0, MAGIC.length).equals(MAGIC)) return { problem: 'no trailer' };
+  const length = Number(trailer.readBigUInt64LE(16));
+  if (length !== fileBytes - TRAILER) return { problem: 'length mismatch' };
+  return { seq: Number(trailer.readBigUInt64LE(8)), length, digest: Buffer.from(trailer.subarray(24, TRAILER)) };
+}
+
+/** Reads `length` bytes at `position` into `into`; false when the file ends first. */
+function readFully(fd: number, into: Uint8Array, length: number, position: number): boolean {
+  for (let done = 0; done < length; ) {
+    const read = fs.readSync(fd, into, done, length - done, position + done);
+    if (read === 0) return false;
+    done += read;
+  }
+  return true;
+}
+
 /** Where the pages of a snapshot being patched come from (the store thread's capture). */
 export interface PageSource {
   /** Lays the captured pages in [fromPage, toPage) over `into` (see PageTracker.overlay). */
@@ -103,19 +122,16 @@ function openBase(file: string): Base {
   }
   const size = fs.fstatSync(fd).size;
   const trailer = Buffer.alloc(TRAILER);
-  if (size < TRAILER || fs.readSync(fd, trailer, 0, TRAILER, size - TRAILER) !== TRAILER || !trailer.subarray(0, MAGIC.length).equals(MAGIC) || Number(trailer.readBigUInt64LE(16)) !== size - TRAILER) {
+  const parsed = size < TRAILER || !readFully(fd, trailer, TRAILER, size - TRAILER) ? { problem: 'too short' } : parseTrailer(trailer, size);
+  if ('problem' in parsed) {
     fs.closeSync(fd);
-    throw new UnusableBaseError(`base snapshot ${file}: no valid trailer`);
+    throw new UnusableBaseError(`base snapshot ${file}: ${parsed.problem}`);
   }
-  return { fd, path: file, length: size - TRAILER, digest: Buffer.from(trailer.subarray(24)) };
+  return { fd, path: file, length: parsed.length, digest: parsed.digest };
 }
 
 function readAt(fd: number, into: Uint8Array, length: number, position: number): void {
-  for (let done = 0; done < length; ) {
-    const read = fs.readSync(fd, into, done, length - done, position + done);
-    if (read === 0) throw new UnusableBaseError('base snapshot is shorter than its trailer says');
-    done += read;
-  }
+  if (!readFully(fd, into, length, position)) throw new UnusableBaseError('base snapshot is shorter than its trailer says');
 }
 
 async function* patchedImage(seq: number, size: number, base: Base | null, source: PageSource, window: Uint8Array): AsyncGenerator<Uint8Array> {
@@ -158,23 +174,17 @@ export function readSnapshot(file: string, room: (fileBytes: number) => number =
   try {
     const size = fs.fstatSync(fd).size;
     data = Buffer.from(allocate(Math.max(size, room(size)), size), 0, size);
-    for (let offset = 0; offset < size; ) {
-      const read = fs.readSync(fd, data, offset, size - offset, offset);
-      if (read === 0) throw new CorruptSnapshotError(`${file}: shorter than its size`);
-      offset += read;
-    }
+    if (!readFully(fd, data, size, 0)) throw new CorruptSnapshotError(`${file}: shorter than its size`);
   } finally {
     fs.closeSync(fd);
   }
-  if (data.length < TRAILER) throw new CorruptSnapshotError(`${file}: too short`);
-  const trailer = data.subarray(data.length - TRAILER);
-  if (!trailer.subarray(0, MAGIC.length).equals(MAGIC)) throw new CorruptSnapshotError(`${file}: no trailer`);
-  const seq = Number(trailer.readBigUInt64LE(8));
-  const length = Number(trailer.readBigUInt64LE(16));
-  if (length !== data.length - TRAILER) throw new CorruptSnapshotError(`${file}: length mismatch`);
+  const trailer = data.subarray(Math.max(0, data.length - TRAILER));
+  const parsed = parseTrailer(trailer, data.length);
+  if ('problem' in parsed) throw new CorruptSnapshotError(`${file}: ${parsed.problem}`);
+  const { seq, length } = parsed;
   const image = new Uint8Array(data.buffer, data.byteOffset, length);
   const digest = crypto.createHash('sha256').update(image).digest();
-  if (!digest.equals(trailer.subarray(24))) throw new CorruptSnapshotError(`${file}: checksum mismatch`);
+  if (!digest.equals(parsed.digest)) throw new CorruptSnapshotError(`${file}: checksum mismatch`);
   trailer.fill(0); // the room after the image starts out as zeros, like a file that never held more
   return { seq, image };
 }

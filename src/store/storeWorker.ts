@@ -24,7 +24,8 @@ let scheduled = false;
 let closing = false;
 
 function runCompactor(job: CompactionJob): Promise<string> {
-  const window = new SharedArrayBuffer(COMPACTION_PACE.chunkBytes);
+  // Only a patched snapshot needs a window shared with this thread.
+  const window = new SharedArrayBuffer(job.kind === 'patch' ? COMPACTION_PACE.chunkBytes : 0);
   const data: CompactorData =
     job.kind === 'patch' ? { dataDir: init.dataDir, kind: 'patch', seq: job.seq, base: job.base, size: job.size, window } : { dataDir: init.dataDir, kind: 'replay', seq: job.seq };
   return new Promise((resolve, reject) => {

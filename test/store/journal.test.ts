@@ -4,7 +4,8 @@
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import { Engine, type Reply } from '../../src/store/engine';
+import { Engine, type Request } from '../../src/store/engine';
+import { executeAll } from '../helpers/engine';
 import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile } from '../../src/store/journal';
 import { layout } from '../../src/store/paths';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -93,14 +94,7 @@ describe('engine with a failing journal flush (real sql.js, real files)', () => 
 
   it('acknowledges no write and no read that saw it, then refuses writes but still answers reads', async () => {
     const engine = await Engine.open(layout(tempDir()), { compactBytes: 1 << 30 });
-    const run = (requests: Parameters<Engine['execute']>[0]) =>
-      new Promise<Reply[]>((resolve) => {
-        const replies: Reply[] = [];
-        engine.execute(requests, (r) => {
-          replies.push(r);
-          if (replies.length === requests.length) resolve(replies);
-        });
-      });
+    const run = (requests: Request[]) => executeAll(engine, requests);
     const start = (id: number, key: string) => ({ id, kind: 'write' as const, name: 'startSession', args: { key, harness: 'codex' } });
     const [ok] = await run([start(1, 'before')]);
     assert.equal(ok.ok, true);

@@ -7,7 +7,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
-import { compactByPatch, compactByReplay, Engine, type CompactionJob, type Reply, type Request } from '../../src/store/engine';
+import { compactByPatch, compactByReplay, Engine, type CompactionJob, type Request } from '../../src/store/engine';
+import { executeAll } from '../helpers/engine';
 import { TRACK_PAGE, type PageTracker } from '../../src/store/pageTracker';
 import { layout, type Layout } from '../../src/store/paths';
 import { fileImage, fileSize, openWithRoom, trackerOf } from '../../src/store/roomyDatabase';
@@ -198,14 +199,7 @@ describe('snapshots patched from the pages written since the last one (real sql.
         return compactByPatch(paths, job, { overlay: async (from, to, into) => job.overlay(from, to, into) }, new Uint8Array(WINDOW_BYTES));
       };
       const engine = await Engine.open(paths, { compactBytes: 1 << 30, startCompaction });
-      const run = (requests: Request[]) =>
-        new Promise<Reply[]>((resolve) => {
-          const replies: Reply[] = [];
-          void engine.execute(requests, (reply) => {
-            replies.push(reply);
-            if (replies.length === requests.length) resolve(replies);
-          });
-        });
+      const run = (requests: Request[]) => executeAll(engine, requests);
       let id = 0;
       const write = (key: string, k: number) => ({ id: ++id, kind: 'write' as const, name: 'recordTranscript', args: { key, harness: 'codex', turns: Array.from({ length: k }, (_, i) => ({ role: 'user', text: `${key} turn ${i} `.repeat(50) })) } });
       for (let round = 1; round <= 3; round++) {
