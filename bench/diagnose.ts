@@ -9,9 +9,9 @@ import { buildSnippet } from '../src/core/snippet';
 import { planTranscriptDelta } from '../src/core/transcriptDelta';
 import { all, one } from '../src/store/db';
 import { registerFunctions } from '../src/store/engine';
-import { findSessionRow, RANK_WINDOW, searchTranscripts } from '../src/store/queries';
+import { findSessionRow, rankNewestMatches, searchTranscripts } from '../src/store/queries';
 import { applyRecord, turnLineReader } from '../src/store/records';
-import { catchUpIndex } from '../src/store/searchIndex';
+import { catchUpIndex, indexShards } from '../src/store/searchIndex';
 import { listSnapshots, readSnapshot } from '../src/store/snapshot';
 import { loadSqlJs } from '../src/store/sqljs';
 import { now, Sample, type Summary } from './stats';
@@ -38,20 +38,13 @@ function timeSearch(db: Database, query: string) {
   const out = { total: 0, matchCount: 0, rank: 0, excerpts: 0, matched: 0 };
   if (!compiled.match) return out;
   let t0 = now();
-  out.matched = Number(one<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM transcript_fts WHERE transcript_fts MATCH ?', [compiled.match])!.n);
+  for (const { table } of indexShards(db)) out.matched += Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} WHERE ${table} MATCH ?`, [compiled.match])!.n);
   out.matchCount = now() - t0;
   t0 = now();
   searchTranscripts(db, 'all', { query, limit: 10 });
   out.total = now() - t0;
   t0 = now();
-  const ranked = all<{ session_id: number; segment_id: number; start: number; length: number; score: number }>(
-    db,
-    `SELECT t.session_id AS session_id, t.segment_id AS segment_id, t.start AS start, t.length AS length,
-            bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
-     FROM transcript_fts JOIN transcript_turns t ON t.doc_id = transcript_fts.docid JOIN sessions s ON s.id = t.session_id
-     WHERE transcript_fts MATCH ? AND 1 ORDER BY transcript_fts.docid DESC LIMIT ${RANK_WINDOW}`,
-    [compiled.match],
-  );
+  const ranked = rankNewestMatches(db, compiled.match, [], []);
   const best = new Map<number, (typeof ranked)[number]>();
   for (const row of ranked) {
     const seen = best.get(row.session_id);

@@ -240,8 +240,8 @@ function diagnosisTable(results: Map<number, Pair>): string | null {
   for (const kind of ['one', 'two', 'phrase'] as const) {
     rows.push([`search ${names[kind]}: whole search, p50 / p99 (ms)`, ...ns.map((n) => pp(d(n).search[kind].total))]);
     rows.push([`· turns matched (mean)`, ...ns.map((n) => d(n).search[kind].matchedTurns.toFixed(0))]);
-    rows.push([`· bare \`COUNT(*) … MATCH\` (FTS4 doclists only)`, ...ns.map((n) => pp(d(n).search[kind].matchCount))]);
-    rows.push([`· ranking query (matchinfo → JS bm25 per ranked turn, joins)`, ...ns.map((n) => pp(d(n).search[kind].rank))]);
+    rows.push([`· bare \`COUNT(*) … MATCH\` on every shard (FTS4 doclists only; a search reads the newest shards only)`, ...ns.map((n) => pp(d(n).search[kind].matchCount))]);
+    rows.push([`· ranking (newest shards first until 200 turns: matchinfo → JS bm25, joins)`, ...ns.map((n) => pp(d(n).search[kind].rank))]);
     rows.push([`· 10 excerpts (session row, segment text, buildSnippet)`, ...ns.map((n) => pp(d(n).search[kind].excerpts))]);
   }
   rows.push(['write: `findSessionRow` (ms)', ...ns.map((n) => pp(d(n).write.findSessionRow))]);

@@ -9,7 +9,7 @@ import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
 import { all, one } from './db';
 import { turnLineReader, type TurnSpan } from './records';
-import { catchUpIndex } from './searchIndex';
+import { catchUpIndex, indexShards } from './searchIndex';
 import { segmentText, type StoredSegment } from './segmentText';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
@@ -262,6 +262,38 @@ export const RANK_WINDOW = 200;
 const HIT_OPEN = '\u0002';
 const HIT_CLOSE = '\u0003';
 
+export interface RankedTurn extends TurnSpan {
+  session_id: number;
+  seq: number;
+  score: number;
+}
+
+/**
+ * BM25 (from matchinfo) of the newest RANK_WINDOW turns that match `match` and the `filters` (SQL
+ * over turns `t` and sessions `s`). Shards are read newest first and each one's docids newest
+ * first, so the cost is bounded however common the words are and however large the store grows.
+ * A score uses its own shard's statistics (document count, average length, term frequencies):
+ * shards hold thousands of turns each, so their statistics differ little.
+ */
+export function rankNewestMatches(db: Database, match: string, filters: string[], params: Array<string | number>): RankedTurn[] {
+  const ranked: RankedTurn[] = [];
+  for (const { table } of indexShards(db)) {
+    const want = RANK_WINDOW - ranked.length;
+    if (want <= 0) break;
+    ranked.push(
+      ...all<RankedTurn>(
+        db,
+        `SELECT t.session_id AS session_id, t.seq AS seq, t.segment_id AS segment_id, t.start AS start, t.length AS length,
+                bm25(matchinfo(${table}, 'pcnalx')) AS score
+         FROM ${table} JOIN transcript_turns t ON t.doc_id = ${table}.docid JOIN sessions s ON s.id = t.session_id
+         WHERE ${[`${table} MATCH ?`, ...filters].join(' AND ')} ORDER BY ${table}.docid DESC LIMIT ?`,
+        [match, ...params, want],
+      ),
+    );
+  }
+  return ranked;
+}
+
 /**
  * Full-text search over transcript turns: rank the newest matching turns by BM25 (from matchinfo),
  * keep the best turn per session, then cut excerpts from those turns' text.
@@ -273,8 +305,8 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
   catchUpIndex(db); // every stored turn is searchable
   const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
   const s = scopeSql(scope);
-  const where = [`transcript_fts MATCH ?`, s.sql];
-  const params: Array<string | number> = [compiled.match, ...s.params];
+  const where = [s.sql];
+  const params: Array<string | number> = [...s.params];
   if (opts.sessionKey) {
     where.push('s.session_key = ?');
     params.push(stripSessionPrefix(opts.sessionKey));
@@ -287,16 +319,7 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
     where.push('s.session_key != ?');
     params.push(stripSessionPrefix(opts.excludeSessionKey));
   }
-  // BM25 is computed for the newest RANK_WINDOW matching turns only (FTS4 walks docids newest
-  // first, so the cost is bounded however common the words are and however large the store grows).
-  const ranked = all<TurnSpan & { session_id: number; seq: number; score: number }>(
-    db,
-    `SELECT t.session_id AS session_id, t.seq AS seq, t.segment_id AS segment_id, t.start AS start, t.length AS length,
-            bm25(matchinfo(transcript_fts, 'pcnalx')) AS score
-     FROM transcript_fts JOIN transcript_turns t ON t.doc_id = transcript_fts.docid JOIN sessions s ON s.id = t.session_id
-     WHERE ${where.join(' AND ')} ORDER BY transcript_fts.docid DESC LIMIT ${RANK_WINDOW}`,
-    params,
-  );
+  const ranked = rankNewestMatches(db, compiled.match, where, params);
   const best = new Map<number, (typeof ranked)[number]>();
   for (const row of ranked) {
     const seen = best.get(row.session_id);

@@ -233,6 +233,22 @@ CREATE INDEX sessions_by_key ON sessions (session_key, updated_at);
 `,
     after: indexEveryTurn,
   },
+  {
+    // One full-text table read whole: a common word's doclist (positions included, FTS4 cannot
+    // defer it) grew with the store, and so did every search that named one. Shards of consecutive
+    // documents, read newest first until the ranking window is full, bound that cost (searchIndex.ts).
+    // The existing index becomes the first shard, however many turns it holds.
+    version: 3,
+    name: 'shard the transcript index',
+    sql: `
+ALTER TABLE transcript_fts RENAME TO transcript_fts_1;
+CREATE TABLE index_shards (
+  id        INTEGER PRIMARY KEY,
+  first_doc INTEGER NOT NULL UNIQUE
+);
+INSERT INTO index_shards (id, first_doc) VALUES (1, 1);
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

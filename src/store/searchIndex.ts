@@ -4,6 +4,12 @@
 // tokenising or FTS segment merges. The index is derived state: it is never journaled, and a
 // replayed store catches up the same way.
 //
+// The index is sharded: consecutive runs of SHARD_DOCS documents each go into their own FTS4 table
+// (listed in index_shards). FTS4 reads a term's whole doclist, positions included, for every query
+// that names it, so one table made a search for a common word or phrase cost more as the store
+// grew. A search reads the shards newest first and stops once its ranking window is full, so it
+// reads about one shard's worth of a common word however large the store is (queries.ts).
+//
 // Segment merges are paced too. FTS4 writes each slice as a small segment and, once 16 pile up on
 // one level, merges them all at once; a level-2 or level-3 merge took 50–240 ms (measured at 40,000
 // turns), and whoever waited on the store thread waited that long. FTS4's own automerge does not
@@ -12,7 +18,7 @@
 // keeps every level below the 16 that forces a full merge.
 
 import type { Database } from 'sql.js';
-import { all, metaNumber, run, setMetaNumber } from './db';
+import { all, metaNumber, one, run, setMetaNumber } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 
 /** Merge work per slice, in pages written: over what a slice of 2 turns adds summed over all levels. */
@@ -23,6 +29,39 @@ const MERGE_MIN_SEGMENTS = 8;
 /** Turns stored but not yet in the full-text index. */
 export function unindexedTurns(db: Database): number {
   return metaNumber(db, 'next_doc_id', 1) - metaNumber(db, 'indexed_doc_id', 1);
+}
+
+/**
+ * Documents per shard: a common word's doclist in one shard reads in a few ms, and a search for a
+ * rare word visits one shard per 16,384 turns (5 at 2,000 sessions of 40 turns). Kept in the meta
+ * table as `index_shard_docs` when set; a change applies to shards created afterwards.
+ */
+export const SHARD_DOCS = 16_384;
+
+export interface IndexShard {
+  id: number;
+  firstDoc: number;
+  /** The FTS4 table holding this shard's documents. */
+  table: string;
+}
+
+function shardTable(id: number): string {
+  return `transcript_fts_${id}`;
+}
+
+/** The full-text index's shards, newest first. */
+export function indexShards(db: Database): IndexShard[] {
+  return all<{ id: number; first_doc: number }>(db, 'SELECT id, first_doc FROM index_shards ORDER BY first_doc DESC').map((r) => ({ id: r.id, firstDoc: r.first_doc, table: shardTable(r.id) }));
+}
+
+/** The shard a document goes into: the newest, or a new one once the newest holds its share. */
+function shardFor(db: Database, newest: IndexShard, docId: number, shardDocs: number): IndexShard {
+  if (docId - newest.firstDoc < shardDocs) return newest;
+  const shard = { id: newest.id + 1, firstDoc: docId, table: shardTable(newest.id + 1) };
+  db.exec(`CREATE VIRTUAL TABLE ${shard.table} USING fts4 (content="", text, tokenize=unicode61)`);
+  run(db, `INSERT INTO ${shard.table} (${shard.table}) VALUES ('automerge=8')`);
+  run(db, 'INSERT INTO index_shards (id, first_doc) VALUES (?, ?)', [shard.id, shard.firstDoc]);
+  return shard;
 }
 
 /**
@@ -43,8 +82,16 @@ export function catchUpIndex(db: Database, maxTurns = Infinity, backlog = 0): nu
       [from, end],
     );
     const lineOf = turnLineReader(db);
-    for (const turn of turns) run(db, 'INSERT INTO transcript_fts (docid, text) VALUES (?, ?)', [turn.doc_id, lineOf(turn)]);
-    run(db, `INSERT INTO transcript_fts (transcript_fts) VALUES ('merge=${MERGE_PAGES_PER_SLICE},${MERGE_MIN_SEGMENTS}')`);
+    const shardDocs = metaNumber(db, 'index_shard_docs', SHARD_DOCS);
+    const newest = one<{ id: number; first_doc: number }>(db, 'SELECT id, first_doc FROM index_shards ORDER BY first_doc DESC LIMIT 1')!;
+    let shard: IndexShard = { id: newest.id, firstDoc: newest.first_doc, table: shardTable(newest.id) };
+    const written = new Set<string>();
+    for (const turn of turns) {
+      shard = shardFor(db, shard, turn.doc_id, shardDocs);
+      run(db, `INSERT INTO ${shard.table} (docid, text) VALUES (?, ?)`, [turn.doc_id, lineOf(turn)]);
+      written.add(shard.table);
+    }
+    for (const table of written) run(db, `INSERT INTO ${table} (${table}) VALUES ('merge=${MERGE_PAGES_PER_SLICE},${MERGE_MIN_SEGMENTS}')`);
     setMetaNumber(db, 'indexed_doc_id', end);
     db.exec('RELEASE index_catch_up');
   } catch (err) {

@@ -1,5 +1,6 @@
 // Migrations on a real sql.js database: a version-1 store (segments indexed through triggers)
-// comes up to the newest schema with every turn searchable and nothing lost.
+// comes up to the newest schema (per-turn indexing, then a sharded index) with every turn searchable
+// and nothing lost.
 
 import { strict as assert } from 'node:assert';
 import { MIGRATIONS, migrate, schemaVersion, SCHEMA_VERSION } from '../../src/store/schema';
@@ -7,6 +8,7 @@ import { loadSqlJs } from '../../src/store/sqljs';
 import { registerFunctions } from '../../src/store/engine';
 import { applyRecord } from '../../src/store/records';
 import { searchTranscripts } from '../../src/store/queries';
+import { indexShards } from '../../src/store/searchIndex';
 
 describe('schema migrations (real sql.js)', () => {
   it('moves a version-1 store to per-turn indexing: turns keep their text and all become searchable', async () => {
@@ -34,7 +36,7 @@ describe('schema migrations (real sql.js)', () => {
       start += line.length + 1;
     });
 
-    assert.deepEqual(migrate(db), [2]);
+    assert.deepEqual(migrate(db), [2, 3]);
     assert.equal(schemaVersion(db), SCHEMA_VERSION);
     assert.deepEqual(
       db.exec('SELECT doc_id FROM transcript_turns ORDER BY seq')[0].values.map((r) => r[0]),
@@ -56,6 +58,8 @@ describe('schema migrations (real sql.js)', () => {
     });
     assert.equal(searchTranscripts(db, 'all', { query: 'alders' })[0].turnSeq, 4);
     assert.equal(searchTranscripts(db, 'all', { query: 'heron' })[0].turnSeq, 1);
+    // The index that was one table is the first shard of the sharded index.
+    assert.deepEqual(indexShards(db).map((s) => [s.table, s.firstDoc]), [['transcript_fts_1', 1]]);
     assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
     db.close();
   });

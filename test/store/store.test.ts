@@ -141,7 +141,9 @@ describe('store (real sql.js worker on disk)', function () {
       const db = new SQL.Database(readSnapshot(newest.path).image);
       try {
         assert.equal(unindexedTurns(db), 0);
-        assert.equal(db.exec('SELECT COUNT(*) FROM transcript_fts_docsize')[0].values[0][0], db.exec('SELECT COUNT(*) FROM transcript_turns')[0].values[0][0]);
+        const shards = db.exec('SELECT id FROM index_shards')[0].values.map((r) => Number(r[0]));
+        const indexed = shards.reduce((sum, id) => sum + Number(db.exec(`SELECT COUNT(*) FROM transcript_fts_${id}_docsize`)[0].values[0][0]), 0);
+        assert.equal(indexed, db.exec('SELECT COUNT(*) FROM transcript_turns')[0].values[0][0]);
       } finally {
         db.close();
       }

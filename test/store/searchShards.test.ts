@@ -1,0 +1,73 @@
+// The sharded full-text index on a real sql.js database: consecutive documents go into shards of
+// a fixed size, every turn stays searchable, and a search ranks the newest matching turns (in its
+// scope) across shards, reading older shards only while its window is not full.
+
+import { strict as assert } from 'node:assert';
+import type { Database } from 'sql.js';
+import { registerFunctions } from '../../src/store/engine';
+import { setMetaNumber } from '../../src/store/db';
+import { RANK_WINDOW, searchTranscripts } from '../../src/store/queries';
+import { applyRecord } from '../../src/store/records';
+import { migrate } from '../../src/store/schema';
+import { catchUpIndex, indexShards, unindexedTurns } from '../../src/store/searchIndex';
+import { loadSqlJs } from '../../src/store/sqljs';
+
+const AT = '2026-01-01T00:00:00.000Z';
+
+async function shardedDb(shardDocs: number): Promise<Database> {
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database();
+  registerFunctions(db);
+  migrate(db);
+  setMetaNumber(db, 'index_shard_docs', shardDocs);
+  applyRecord(db, { t: 'agent', id: 'default', readPolicy: 'shared', at: AT });
+  return db;
+}
+
+function addTurn(db: Database, key: string, text: string, n: number): void {
+  applyRecord(db, { t: 'session', agentId: 'default', key, set: { harness: 'codex' }, at: AT });
+  applyRecord(db, { t: 'turns', agentId: 'default', key, turns: [{ role: 'user', text, hash: `h${n}` }], cursor: { sourceTurns: n, sourceHash: `c${n}`, pending: [] }, at: AT });
+}
+
+function docsIn(db: Database, table: string): number {
+  return Number(db.exec(`SELECT COUNT(*) FROM ${table}_docsize`)[0].values[0][0]);
+}
+
+describe('sharded transcript index (real sql.js)', () => {
+  it('puts consecutive turns into shards of the configured size, and every turn stays searchable', async () => {
+    const db = await shardedDb(4);
+    for (let i = 1; i <= 30; i++) addTurn(db, `s${i % 3}`, `turn ${i} marker${i} common`, i);
+    // Indexed in slices that cross shard boundaries.
+    while (catchUpIndex(db, 3) > 0);
+    assert.equal(unindexedTurns(db), 0);
+    const shards = indexShards(db);
+    assert.deepEqual(
+      shards.map((s) => [s.firstDoc, docsIn(db, s.table)]),
+      [[29, 2], [25, 4], [21, 4], [17, 4], [13, 4], [9, 4], [5, 4], [1, 4]],
+    );
+    for (const i of [1, 4, 5, 17, 30]) {
+      const hits = searchTranscripts(db, 'all', { query: `marker${i}` });
+      assert.deepEqual(hits.map((h) => [h.sessionKey, h.excerpt.includes(`[[marker${i}]]`)]), [[`s${i % 3}`, true]], `marker${i}`);
+    }
+    assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
+    db.close();
+  });
+
+  it('ranks only the newest matching turns once the window is full, yet finds old turns when filtered to them', async () => {
+    const db = await shardedDb(8);
+    const turns = RANK_WINDOW + 40;
+    // One turn per session: the oldest 40 sessions fall outside the window of a word every turn has.
+    for (let i = 1; i <= turns; i++) addTurn(db, `s${i}`, `heron ${i % 7 === 0 ? 'heron heron' : ''} estuary${i}`, 1);
+    catchUpIndex(db);
+    const everywhere = searchTranscripts(db, 'all', { query: 'heron', limit: 100 });
+    assert.equal(everywhere.length, 100);
+    for (const hit of everywhere) assert.ok(Number(hit.sessionKey.slice(1)) > 40, `${hit.sessionKey} is outside the newest ${RANK_WINDOW}`);
+    // Denser matches rank first within the window.
+    assert.equal(Number(everywhere[0].sessionKey.slice(1)) % 7, 0);
+    // Scope filters apply before the window: an old session's turn is found through the newer shards.
+    assert.deepEqual(searchTranscripts(db, 'all', { query: 'heron', sessionKey: 's3' }).map((h) => h.sessionKey), ['s3']);
+    // A word only the oldest turn has is found in the oldest shard.
+    assert.deepEqual(searchTranscripts(db, 'all', { query: 'estuary1' }).map((h) => h.sessionKey), ['s1']);
+    db.close();
+  });
+});
