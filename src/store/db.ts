@@ -32,16 +32,35 @@ function withStatement<T>(db: Database, sql: string, params: BindParams, fn: (st
   }
 }
 
+const columnNames = new WeakMap<Statement, string[]>();
+
+/**
+ * The current row as an object. sql.js's getAsObject asks SQLite for every column's name on every
+ * row (a WASM call each); a prepared statement's names are fixed, so they are asked once. (A schema
+ * change can re-prepare a `SELECT *` with other columns: a changed count asks again.)
+ */
+function rowObject(stmt: Statement): Row {
+  const values = stmt.get();
+  let names = columnNames.get(stmt);
+  if (!names || names.length !== values.length) {
+    names = stmt.getColumnNames();
+    columnNames.set(stmt, names);
+  }
+  const row: Row = {};
+  for (let i = 0; i < values.length; i++) row[names[i]] = values[i];
+  return row;
+}
+
 export function all<T = Row>(db: Database, sql: string, params: BindParams = []): T[] {
   return withStatement(db, sql, params, (stmt) => {
     const rows: T[] = [];
-    while (stmt.step()) rows.push(stmt.getAsObject() as T);
+    while (stmt.step()) rows.push(rowObject(stmt) as T);
     return rows;
   });
 }
 
 export function one<T = Row>(db: Database, sql: string, params: BindParams = []): T | undefined {
-  return withStatement(db, sql, params, (stmt) => (stmt.step() ? (stmt.getAsObject() as T) : undefined));
+  return withStatement(db, sql, params, (stmt) => (stmt.step() ? (rowObject(stmt) as T) : undefined));
 }
 
 export function run(db: Database, sql: string, params: BindParams = []): void {

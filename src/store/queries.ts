@@ -20,6 +20,16 @@ export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; pa
   return { sql: `(${column} = ? OR ${column} IN (SELECT id FROM agents WHERE read_policy = 'shared'))`, params: [scope.agentId] };
 }
 
+/**
+ * scopeSql for a lookup by key (a row or two): checks each row's agent by primary key instead of
+ * listing the shared agents first, which scopeSql does once per query, the better trade when many
+ * rows are filtered.
+ */
+function rowScopeSql(scope: Scope): { sql: string; params: string[] } {
+  if (scope === 'all') return { sql: '1', params: [] };
+  return { sql: `(s.agent_id = ? OR (SELECT read_policy FROM agents WHERE id = s.agent_id) = 'shared')`, params: [scope.agentId] };
+}
+
 export function stripSessionPrefix(key: string): string {
   return key.startsWith('session:') ? key.slice('session:'.length) : key;
 }
@@ -79,12 +89,12 @@ function toSession(row: SessionRow): SessionRecord {
 
 /** The internal row (with its integer id), or undefined. The newest wins when several agents share a key. */
 export function findSessionRow(db: Database, scope: Scope, key: string): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
-  const s = scopeSql(scope);
+  const s = rowScopeSql(scope);
   return one(db, `SELECT s.* FROM sessions s WHERE s.session_key = ? AND ${s.sql} ORDER BY s.updated_at DESC LIMIT 1`, [stripSessionPrefix(key), ...s.params]);
 }
 
 export function getSession(db: Database, scope: Scope, key: string): SessionRecord | null {
-  const s = scopeSql(scope);
+  const s = rowScopeSql(scope);
   const row = one<SessionRow>(db, `${SESSION_SELECT} WHERE s.session_key = ? AND ${s.sql} ORDER BY s.updated_at DESC LIMIT 1`, [stripSessionPrefix(key), ...s.params]);
   return row ? toSession(row) : null;
 }
