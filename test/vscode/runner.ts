@@ -423,8 +423,16 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
     await tidy();
     await shot('tree', 'sessions-tree.png');
     const palette = async (command: string): Promise<void> => {
-      await page.keyboard.press('F1');
-      await page.locator('.quick-input-widget .quick-input-box input').waitFor({ state: 'visible', timeout: STEP_MS });
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      // F1 goes where the focus is, and a webview that just opened may keep it in its iframe: if
+      // the palette does not show, give the focus back to the workbench (the side bar's title) and
+      // press it again.
+      for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
+        if (attempt > 0) await page.locator('.part.sidebar .composite.title').first().click();
+        await page.keyboard.press('F1');
+        await input.waitFor({ state: 'visible', timeout: 4_000 }).catch(() => undefined);
+      }
+      await input.waitFor({ state: 'visible', timeout: STEP_MS });
       await page.keyboard.type(command);
       await page.locator('.quick-input-widget .monaco-list-row', { hasText: command }).first().waitFor({ state: 'visible', timeout: STEP_MS });
       await page.keyboard.press('Enter');
@@ -513,6 +521,9 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
     }
   } catch (err) {
     error = (err as Error).message.split('\n')[0];
+    // tidy() clears the notifications: keep what they said (a command that failed says so there).
+    const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+    if (toasts.length > 0) error += ` (notifications: ${toasts.map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ')})`;
   }
   await tidy();
   await shot(error ? 'failed' : 'inherited', error ? undefined : 'inherited.png');
