@@ -1,16 +1,22 @@
 // The sharded full-text index on a real sql.js database: consecutive documents go into shards of
 // a fixed size, every turn stays searchable, and a search ranks the newest matching turns (in its
-// scope) across shards, reading older shards only while its window is not full.
+// scope) across shards, reading older shards only while its window is not full. The index is
+// derived state: a store recovering from its journal builds the same shards.
 
 import { strict as assert } from 'node:assert';
 import type { Database } from 'sql.js';
-import { registerFunctions } from '../../src/store/engine';
-import { setMetaNumber } from '../../src/store/db';
+import { Engine, loadDatabase, registerFunctions, type Request } from '../../src/store/engine';
+import { forgetStatements, setMetaNumber } from '../../src/store/db';
+import { layout } from '../../src/store/paths';
 import { RANK_WINDOW, searchTranscripts } from '../../src/store/queries';
 import { applyRecord } from '../../src/store/records';
 import { migrate } from '../../src/store/schema';
 import { catchUpIndex, indexShards, unindexedTurns } from '../../src/store/searchIndex';
+import { writeSnapshot } from '../../src/store/snapshot';
 import { loadSqlJs } from '../../src/store/sqljs';
+import type { SearchHit, Turn } from '../../src/core/types';
+import { executeAll } from '../helpers/engine';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
@@ -34,6 +40,8 @@ function docsIn(db: Database, table: string): number {
 }
 
 describe('sharded transcript index (real sql.js)', () => {
+  after(cleanupTempDirs);
+
   it('puts consecutive turns into shards of the configured size, and every turn stays searchable', async () => {
     const db = await shardedDb(4);
     for (let i = 1; i <= 30; i++) addTurn(db, `s${i % 3}`, `turn ${i} marker${i} common`, i);
@@ -69,5 +77,45 @@ describe('sharded transcript index (real sql.js)', () => {
     // A word only the oldest turn has is found in the oldest shard.
     assert.deepEqual(searchTranscripts(db, 'all', { query: 'estuary1' }).map((h) => h.sessionKey), ['s1']);
     db.close();
+  });
+
+  it('a store that replays its journal after a crash builds the same shards, and a snapshot carries them', async () => {
+    const paths = layout(tempDir());
+    // The shard size lives in the database: start the store from a snapshot that sets it to 4.
+    const seed = await shardedDb(4);
+    forgetStatements(seed);
+    writeSnapshot(paths.snapshotDir, 0, seed.export());
+    seed.close();
+    const engine = await Engine.open(paths, { compactBytes: 1 << 30 });
+    const sessions = new Map<string, Turn[]>();
+    const writes: Request[] = Array.from({ length: 10 }, (_, i) => {
+      const key = `s${i % 3}`;
+      const turns = [...(sessions.get(key) ?? []), { role: 'user' as const, text: `turn ${i} marker${i}` }];
+      sessions.set(key, turns);
+      return { id: i + 1, kind: 'write', name: 'recordTranscript', args: { key, turns } };
+    });
+    const replies = await executeAll(engine, [...writes, { id: 99, kind: 'read', name: 'search', args: { scope: 'all', query: 'marker0' } }]);
+    assert.ok(replies.every((r) => r.ok), JSON.stringify(replies.filter((r) => !r.ok)));
+    assert.deepEqual((replies.find((r) => r.id === 99)!.value as SearchHit[]).map((h) => h.sessionKey), ['s0']);
+
+    // A crash: the engine is never closed; a new open replays the journal over the seed snapshot.
+    const SQL = await loadSqlJs();
+    const expectShards = (db: Database) => {
+      assert.equal(unindexedTurns(db), 0);
+      assert.deepEqual(indexShards(db).map((s) => [s.firstDoc, docsIn(db, s.table)]), [[9, 2], [5, 4], [1, 4]]);
+      for (let i = 0; i < 10; i++) assert.deepEqual(searchTranscripts(db, 'all', { query: `marker${i}` }).map((h) => h.sessionKey), [`s${i % 3}`], `marker${i}`);
+    };
+    const replayed = loadDatabase(SQL, paths);
+    assert.equal(replayed.report.replayedFrames, 10);
+    catchUpIndex(replayed.db);
+    expectShards(replayed.db);
+    replayed.db.close();
+
+    // A clean close writes a snapshot with the whole index: the next open replays nothing.
+    await engine.close();
+    const reopened = loadDatabase(SQL, paths);
+    assert.equal(reopened.report.replayedFrames, 0);
+    expectShards(reopened.db);
+    reopened.db.close();
   });
 });
