@@ -75,17 +75,63 @@ export function recallMemories(db: Database, scope: Scope, opts: RecallOptions):
   }));
 }
 
-/** Current attributes of known entities the prompt names (whole-word, case-insensitive). */
+interface EntityName {
+  id: number;
+  name: string;
+  lower: string;
+}
+
+interface AgentEntities {
+  /** The highest entity id (of any agent) already looked at. */
+  top: number;
+  /** Names by their first word (letters and digits, lower case). */
+  byFirstWord: Map<string, EntityName[]>;
+  /** Names with no letter or digit at all. */
+  wordless: EntityName[];
+}
+
+const entityNames = new WeakMap<Database, Map<string, AgentEntities>>();
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/**
+ * The agent's entity names, indexed by first word and kept between prompts. Entities are only ever
+ * added, and reads see committed rows only, so the index is brought up to date by the rows with a
+ * higher id than any seen (a range of the table's rowid, usually empty).
+ */
+function agentEntities(db: Database, agentId: string): AgentEntities {
+  let perAgent = entityNames.get(db);
+  if (!perAgent) {
+    perAgent = new Map();
+    entityNames.set(db, perAgent);
+  }
+  let kept = perAgent.get(agentId);
+  if (!kept) {
+    kept = { top: 0, byFirstWord: new Map(), wordless: [] };
+    perAgent.set(agentId, kept);
+  }
+  for (const row of all<{ id: number; agent_id: string; name: string }>(db, 'SELECT id, agent_id, name FROM entities WHERE id > ? ORDER BY id', [kept.top])) {
+    kept.top = row.id;
+    if (row.agent_id !== agentId) continue;
+    const entry = { id: row.id, name: row.name, lower: row.name.toLowerCase() };
+    const first = entry.lower.match(WORD)?.[0];
+    if (!first) kept.wordless.push(entry);
+    else if (kept.byFirstWord.has(first)) kept.byFirstWord.get(first)!.push(entry);
+    else kept.byFirstWord.set(first, [entry]);
+  }
+  return kept;
+}
+
+/**
+ * Current attributes of known entities the prompt names (whole-word, case-insensitive), longest
+ * names first. Runs on every prompt, so it costs the prompt's length, not the agent's entity count:
+ * a name the prompt contains as a whole word has its first word among the prompt's words.
+ */
 export function entityContext(db: Database, agentId: string, prompt: string, minScore: number): Array<{ entity: string; kind: string; content: string; importance: number }> {
   const lower = prompt.toLowerCase();
-  const entities = all<{ id: number; name: string }>(db, 'SELECT id, name FROM entities WHERE agent_id = ? ORDER BY length(name) DESC LIMIT 5000', [agentId]);
-  const named = entities.filter((e) => {
-    const at = lower.indexOf(e.name.toLowerCase());
-    if (at < 0) return false;
-    const before = at === 0 ? ' ' : lower[at - 1];
-    const after = lower[at + e.name.length] ?? ' ';
-    return !/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after);
-  });
+  const names = agentEntities(db, agentId);
+  const candidates = [...names.wordless];
+  for (const word of new Set(lower.match(WORD) ?? [])) candidates.push(...(names.byFirstWord.get(word) ?? []));
+  const named = candidates.filter((e) => namesWholeWord(lower, e.lower)).sort((a, b) => b.name.length - a.name.length || a.id - b.id);
   return named.slice(0, 5).flatMap((e) =>
     all<{ kind: string; content: string; importance: number }>(
       db,
@@ -93,6 +139,18 @@ export function entityContext(db: Database, agentId: string, prompt: string, min
       [e.id, minScore],
     ).map((a) => ({ entity: e.name, ...a })),
   );
+}
+
+/** Whether `name` occurs in `text` with no letter or digit right before or after it (at any occurrence). */
+function namesWholeWord(text: string, name: string): boolean {
+  if (!name) return false;
+  const wordChar = /[\p{L}\p{N}]/u;
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    const before = at === 0 ? ' ' : text[at - 1];
+    const after = text[at + name.length] ?? ' ';
+    if (!wordChar.test(before) && !wordChar.test(after)) return true;
+  }
+  return false;
 }
 
 export interface SummaryNode {
