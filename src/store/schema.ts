@@ -249,6 +249,13 @@ CREATE TABLE index_shards (
 INSERT INTO index_shards (id, first_doc) VALUES (1, 1);
 `,
   },
+  {
+    // Expanding a summary lists the memories it produced; without this, every expansion read all
+    // of the agent's memories.
+    version: 4,
+    name: 'memories by source',
+    sql: `CREATE INDEX memories_by_source ON memories (agent_id, source_id, created_at);`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */
