@@ -92,6 +92,7 @@ interface AgentEntities {
 
 const entityNames = new WeakMap<Database, Map<string, AgentEntities>>();
 const WORD = /[\p{L}\p{N}]+/gu;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /**
  * The agent's entity names, indexed by first word and kept between prompts. Entities are only ever
@@ -144,11 +145,10 @@ export function entityContext(db: Database, agentId: string, prompt: string, min
 /** Whether `name` occurs in `text` with no letter or digit right before or after it (at any occurrence). */
 function namesWholeWord(text: string, name: string): boolean {
   if (!name) return false;
-  const wordChar = /[\p{L}\p{N}]/u;
   for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
     const before = at === 0 ? ' ' : text[at - 1];
     const after = text[at + name.length] ?? ' ';
-    if (!wordChar.test(before) && !wordChar.test(after)) return true;
+    if (!WORD_CHAR.test(before) && !WORD_CHAR.test(after)) return true;
   }
   return false;
 }

@@ -45,19 +45,19 @@ export interface IndexShard {
   table: string;
 }
 
-function shardTable(id: number): string {
-  return `transcript_fts_${id}`;
+function toShard(row: { id: number; first_doc: number }): IndexShard {
+  return { id: row.id, firstDoc: row.first_doc, table: `transcript_fts_${row.id}` };
 }
 
 /** The full-text index's shards, newest first. */
 export function indexShards(db: Database): IndexShard[] {
-  return all<{ id: number; first_doc: number }>(db, 'SELECT id, first_doc FROM index_shards ORDER BY first_doc DESC').map((r) => ({ id: r.id, firstDoc: r.first_doc, table: shardTable(r.id) }));
+  return all<{ id: number; first_doc: number }>(db, 'SELECT id, first_doc FROM index_shards ORDER BY first_doc DESC').map(toShard);
 }
 
 /** The shard a document goes into: the newest, or a new one once the newest holds its share. */
 function shardFor(db: Database, newest: IndexShard, docId: number, shardDocs: number): IndexShard {
   if (docId - newest.firstDoc < shardDocs) return newest;
-  const shard = { id: newest.id + 1, firstDoc: docId, table: shardTable(newest.id + 1) };
+  const shard = toShard({ id: newest.id + 1, first_doc: docId });
   db.exec(`CREATE VIRTUAL TABLE ${shard.table} USING fts4 (content="", text, tokenize=unicode61)`);
   run(db, `INSERT INTO ${shard.table} (${shard.table}) VALUES ('automerge=8')`);
   run(db, 'INSERT INTO index_shards (id, first_doc) VALUES (?, ?)', [shard.id, shard.firstDoc]);
@@ -83,8 +83,7 @@ export function catchUpIndex(db: Database, maxTurns = Infinity, backlog = 0): nu
     );
     const lineOf = turnLineReader(db);
     const shardDocs = metaNumber(db, 'index_shard_docs', SHARD_DOCS);
-    const newest = one<{ id: number; first_doc: number }>(db, 'SELECT id, first_doc FROM index_shards ORDER BY first_doc DESC LIMIT 1')!;
-    let shard: IndexShard = { id: newest.id, firstDoc: newest.first_doc, table: shardTable(newest.id) };
+    let shard = toShard(one<{ id: number; first_doc: number }>(db, 'SELECT id, first_doc FROM index_shards ORDER BY first_doc DESC LIMIT 1')!);
     const written = new Set<string>();
     for (const turn of turns) {
       shard = shardFor(db, shard, turn.doc_id, shardDocs);
