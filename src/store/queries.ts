@@ -87,15 +87,27 @@ function toSession(row: SessionRow): SessionRecord {
   };
 }
 
+/**
+ * The newest of a key's rows in scope (several agents may share a key; usually there is one row).
+ * The newest is picked here: with ORDER BY updated_at LIMIT 1 SQLite spent 40–100 µs on what an
+ * unordered lookup by the same index does in about 10.
+ */
+function newestRowForKey<T extends { updated_at: string }>(db: Database, select: string, scope: Scope, key: string): T | undefined {
+  const s = rowScopeSql(scope);
+  let newest: T | undefined;
+  for (const row of all<T>(db, `${select} WHERE s.session_key = ? AND ${s.sql}`, [stripSessionPrefix(key), ...s.params])) {
+    if (!newest || row.updated_at >= newest.updated_at) newest = row; // ties: the later row, as before
+  }
+  return newest;
+}
+
 /** The internal row (with its integer id), or undefined. The newest wins when several agents share a key. */
 export function findSessionRow(db: Database, scope: Scope, key: string): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
-  const s = rowScopeSql(scope);
-  return one(db, `SELECT s.* FROM sessions s WHERE s.session_key = ? AND ${s.sql} ORDER BY s.updated_at DESC LIMIT 1`, [stripSessionPrefix(key), ...s.params]);
+  return newestRowForKey(db, 'SELECT s.* FROM sessions s', scope, key);
 }
 
 export function getSession(db: Database, scope: Scope, key: string): SessionRecord | null {
-  const s = rowScopeSql(scope);
-  const row = one<SessionRow>(db, `${SESSION_SELECT} WHERE s.session_key = ? AND ${s.sql} ORDER BY s.updated_at DESC LIMIT 1`, [stripSessionPrefix(key), ...s.params]);
+  const row = newestRowForKey<SessionRow>(db, SESSION_SELECT, scope, key);
   return row ? toSession(row) : null;
 }
 

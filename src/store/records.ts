@@ -7,7 +7,7 @@ import type { Database } from 'sql.js';
 import type { ExecutionMode, LineageSource, ReadPolicy, Role, RunStatus, SessionStatus } from '../core/types';
 import type { TranscriptCursor } from '../core/transcriptDelta';
 import { renderTurn } from '../core/normalize';
-import { lastId, metaNumber, one, run, setMetaNumber } from './db';
+import { lastId, metaNumber, one, run, setMetaNumber, utf8 } from './db';
 import { sealSegment, segmentText, type StoredSegment } from './segmentText';
 
 /**
@@ -202,27 +202,31 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
   const counts = one<{ turn_count: number; char_count: number }>(db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
   let seq = counts.turn_count;
   let chars = counts.char_count;
-  let open = one<{ id: number; ordinal: number; text: StoredSegment }>(
-    db,
-    'SELECT id, ordinal, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC LIMIT 1',
-    [sid],
-  );
-  let openText = open ? segmentText(open.text) : '';
-  let openDirty = false;
-  /** Writes the open segment back; a full one is sealed (see segmentText.ts). */
+  // The open segment (the newest; never sealed) is appended to, never read: its length in UTF-16
+  // units is where the session's last turn ends, when that turn lives there.
+  let open = one<{ id: number; ordinal: number }>(db, 'SELECT id, ordinal FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC LIMIT 1', [sid]);
+  const lastTurn = seq > 0 ? one<{ segment_id: number; end: number }>(db, 'SELECT segment_id, start + length + 1 AS end FROM transcript_turns WHERE session_id = ? AND seq = ?', [sid, seq]) : undefined;
+  let openLength = open && lastTurn?.segment_id === open.id ? lastTurn.end : 0;
+  let appended = '';
+  /** Appends the lines added to the open segment; a full one is sealed (see segmentText.ts). */
   const flushOpen = (seal: boolean) => {
-    if (open && (openDirty || seal)) run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [seal ? sealSegment(openText) : openText, open.id]);
-    openDirty = false;
+    if (!open) return;
+    if (appended) run(db, 'UPDATE transcript_segments SET text = text || CAST(? AS TEXT) WHERE id = ?', [utf8(appended), open.id]);
+    appended = '';
+    if (seal) {
+      const full = one<{ text: StoredSegment }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [open.id])!.text;
+      if (typeof full === 'string') run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [sealSegment(full), open.id]);
+    }
   };
   let docId = metaNumber(db, 'next_doc_id', 1);
   for (const turn of rec.turns) {
     const line = renderTurn(turn) + '\n';
-    if (!open || (openText.length > 0 && openText.length + line.length > SEGMENT_CAP)) {
+    if (!open || (openLength > 0 && openLength + line.length > SEGMENT_CAP)) {
       flushOpen(true);
       const ordinal = open ? open.ordinal + 1 : 0;
       run(db, 'INSERT INTO transcript_segments (session_id, ordinal, first_seq, text) VALUES (?, ?, ?, ?)', [sid, ordinal, seq + 1, '']);
-      open = { id: lastId(db), ordinal, text: '' };
-      openText = '';
+      open = { id: lastId(db), ordinal };
+      openLength = 0;
     }
     seq += 1;
     run(db, 'INSERT INTO transcript_turns (session_id, seq, role, at, hash, segment_id, start, length, doc_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
@@ -232,14 +236,14 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
       turn.at ?? null,
       turn.hash,
       open.id,
-      openText.length,
+      openLength,
       line.length - 1,
       docId,
     ]);
     // Tokenised later, with other turns (see searchIndex.ts).
     docId += 1;
-    openText += line;
-    openDirty = true;
+    appended += line;
+    openLength += line.length;
     chars += line.length;
   }
   flushOpen(false);

@@ -18,7 +18,7 @@
 // keeps every level below the 16 that forces a full merge.
 
 import type { Database } from 'sql.js';
-import { all, metaNumber, one, run, setMetaNumber } from './db';
+import { all, metaNumber, one, run, setMetaNumber, utf8 } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 
 /** Merge work per slice, in pages written: over what a slice of 2 turns adds summed over all levels. */
@@ -87,7 +87,7 @@ export function catchUpIndex(db: Database, maxTurns = Infinity, backlog = 0): nu
     const written = new Set<string>();
     for (const turn of turns) {
       shard = shardFor(db, shard, turn.doc_id, shardDocs);
-      run(db, `INSERT INTO ${shard.table} (docid, text) VALUES (?, ?)`, [turn.doc_id, lineOf(turn)]);
+      run(db, `INSERT INTO ${shard.table} (docid, text) VALUES (?, CAST(? AS TEXT))`, [turn.doc_id, utf8(lineOf(turn))]);
       written.add(shard.table);
     }
     for (const table of written) run(db, `INSERT INTO ${table} (${table}) VALUES ('merge=${MERGE_PAGES_PER_SLICE},${MERGE_MIN_SEGMENTS}')`);

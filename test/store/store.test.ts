@@ -53,6 +53,24 @@ describe('store (real sql.js worker on disk)', function () {
       assert.equal((await store.read('transcript', { scope: 'all', key: 'session:k' })).content, 'User: hello\nAssistant: hi there\nUser: next question');
     });
 
+    it('finds the newest of several agents\' sessions with one key, and an isolated agent\'s only for that agent', async () => {
+      const tick = () => new Promise((r) => setTimeout(r, 5));
+      await store.write('ensureAgent', { agentId: 'carol', readPolicy: 'isolated' });
+      await store.write('recordTranscript', { agentId: 'alice', key: 'shared-key', turns: [user('from alice')] });
+      await tick();
+      await store.write('recordTranscript', { agentId: 'bob', key: 'shared-key', turns: [user('from bob')] });
+      await tick();
+      await store.write('recordTranscript', { agentId: 'carol', key: 'shared-key', turns: [user('from carol')] });
+      const owner = async (scope: 'all' | { agentId: string }) => (await store.read('getSession', { scope, key: 'shared-key' }))?.agentId;
+      assert.equal(await owner('all'), 'carol');
+      assert.equal(await owner({ agentId: 'dave' }), 'bob', "carol's isolated session is invisible to others; bob's is the newest shared one");
+      assert.equal(await owner({ agentId: 'carol' }), 'carol');
+      await tick();
+      await store.write('recordTranscript', { agentId: 'alice', key: 'shared-key', turns: [user('from alice'), assistant('alice again')] });
+      assert.equal(await owner({ agentId: 'dave' }), 'alice', 'a write makes that session the newest');
+      assert.equal((await store.read('transcript', { scope: { agentId: 'dave' }, key: 'shared-key' })).content, 'User: from alice\nAssistant: alice again');
+    });
+
     it('never shrinks: a shorter or rewritten source keeps every stored turn and adds only unseen ones', async () => {
       await store.write('recordTranscript', { key: 'k', turns: [user('a'), assistant('b'), user('c')] });
       const shorter = await store.write('recordTranscript', { key: 'k', turns: [user('a')] });
