@@ -47,8 +47,10 @@ function text(seed: number, words: number): string {
   return out.join(' ');
 }
 
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; port: number; token: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** `baton serve`, or with `floor` the floor server (bench/floorServer.ts), on a fresh data directory. */
+async function startServer(dataDir: string, floor = false): Promise<{ child: ChildProcess; port: number; token: string }> {
+  const args = floor ? ['--import', 'tsx', path.join(ROOT, 'bench', 'floorServer.ts'), dataDir] : [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -62,75 +64,98 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; port
   return { child, port: endpoint.port, token: endpoint.token };
 }
 
-async function main(): Promise<void> {
-  const rows: string[] = [];
-  for (const n of sizes) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-http-'));
-    const server = await startServer(dataDir);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-    const post = (route: string, body: unknown) =>
-      new Promise<number>((resolve, reject) => {
-        const payload = Buffer.from(JSON.stringify(body));
-        const started = process.hrtime.bigint();
-        const req = http.request(
-          { host: '127.0.0.1', port: server.port, path: route, method: 'POST', agent, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': payload.length } },
-          (res) => {
-            res.resume();
-            res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${route}: HTTP ${res.statusCode}`))));
-          },
-        );
-        req.on('error', reject);
-        req.end(payload);
-      });
-    // Clients think between requests like agents do (a hook every few hundred ms each) when timing;
-    // the population phase runs flat out.
-    const pool = async (count: number, job: (i: number) => Promise<void>, thinkMs?: [number, number]) => {
-      let next = 0;
-      await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
-        let seed = client + 1;
-        while (next < count) {
-          await job(next++);
-          if (thinkMs) {
-            seed = (seed * 1103515245 + 12345) % 2 ** 31;
-            await new Promise((r) => setTimeout(r, thinkMs[0] + (seed % (thinkMs[1] - thinkMs[0]))));
-          }
-        }
-      }));
-    };
+type Samples = { prompt: number[]; subagent: number[]; search: number[] };
+const OPERATION = { prompt: 'user-prompt-submit', subagent: 'sub-agent session-start (inherited block)', search: 'search' } as const;
 
-    process.stderr.write(`[http] ${n} sessions: populating…\n`);
-    await pool(n, async (i) => {
+/**
+ * Starts a server, creates `sessions` sessions (none for the floor server), then times the three
+ * hook paths under CLIENTS concurrent clients. Returns the samples and the throughput.
+ */
+async function measure(sessions: number, floor: boolean): Promise<{ samples: Samples; perSecond: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-http-'));
+  const server = await startServer(dataDir, floor);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const post = (route: string, body: unknown) =>
+    new Promise<number>((resolve, reject) => {
+      const payload = Buffer.from(JSON.stringify(body));
+      const started = process.hrtime.bigint();
+      const req = http.request(
+        { host: '127.0.0.1', port: server.port, path: route, method: 'POST', agent, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': payload.length } },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${route}: HTTP ${res.statusCode}`))));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  // Clients think between requests like agents do (a hook every few hundred ms each) when timing;
+  // the population phase runs flat out.
+  const pool = async (count: number, job: (i: number) => Promise<void>, thinkMs?: [number, number]) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
+      let seed = client + 1;
+      while (next < count) {
+        await job(next++);
+        if (thinkMs) {
+          seed = (seed * 1103515245 + 12345) % 2 ** 31;
+          await new Promise((r) => setTimeout(r, thinkMs[0] + (seed % (thinkMs[1] - thinkMs[0]))));
+        }
+      }
+    }));
+  };
+
+  if (floor) {
+    // Warm-up, untimed: the real server has just served the population phase.
+    await pool(1000, async (i) => void (await post('/api/hooks/user-prompt-submit', { sessionKey: `s${i}`, userPrompt: text(i, 200) })));
+  } else {
+    process.stderr.write(`[http] ${sessions} sessions: populating…\n`);
+    await pool(sessions, async (i) => {
       await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${i}`, project: `/repo/${i % 20}` });
       for (let t = 0; t < TURNS; t++) await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${i}`, userPrompt: `${text(i * 100 + t, 200)} marker${i}` });
     });
-
-    process.stderr.write(`[http] ${n} sessions: measuring under ${CLIENTS} concurrent clients…\n`);
-    const samples = { prompt: [] as number[], subagent: [] as number[], search: [] as number[] };
-    const started = Date.now();
-    await pool(SAMPLES * 3, async (i) => {
-      const session = i % n;
-      const kind = i % 3;
-      if (kind === 0) samples.prompt.push(await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${session}`, userPrompt: `${text(i, 200)} follow-up ${i}` }));
-      else if (kind === 1) samples.subagent.push(await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${session}/agent-${i}`, parentSessionKey: `s${session}`, harnessAgentId: `a${i}` }));
-      else samples.search.push(await post('/api/sessions/search', { query: `${WORDS[50 + (i % 400)]} ${WORDS[100 + ((i * 7) % 900)]}`, limit: 5 }));
-    }, THINK_MS);
-    const seconds = (Date.now() - started) / 1000;
-    agent.destroy();
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    for (const [name, values] of Object.entries(samples)) {
-      const p99 = pct(values, 99);
-      rows.push(`| ${n} | ${name === 'prompt' ? 'user-prompt-submit' : name === 'subagent' ? 'sub-agent session-start (inherited block)' : 'search'} | ${pct(values, 50).toFixed(2)} | ${p99.toFixed(2)} | ${n === 2000 ? (p99 <= 10 ? 'yes' : 'no') : '—'} |`);
-    }
-    rows.push(`| ${n} | throughput | ${((SAMPLES * 3) / seconds).toFixed(0)} req/s | | |`);
   }
+
+  process.stderr.write(`[http] ${floor ? 'floor server' : `${sessions} sessions`}: measuring under ${CLIENTS} concurrent clients…\n`);
+  const samples: Samples = { prompt: [], subagent: [], search: [] };
+  const started = Date.now();
+  await pool(SAMPLES * 3, async (i) => {
+    const session = i % sessions;
+    const kind = i % 3;
+    if (kind === 0) samples.prompt.push(await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${session}`, userPrompt: `${text(i, 200)} follow-up ${i}` }));
+    else if (kind === 1) samples.subagent.push(await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${session}/agent-${i}`, parentSessionKey: `s${session}`, harnessAgentId: `a${i}` }));
+    else samples.search.push(await post('/api/sessions/search', { query: `${WORDS[50 + (i % 400)]} ${WORDS[100 + ((i * 7) % 900)]}`, limit: 5 }));
+  }, THINK_MS);
+  const seconds = (Date.now() - started) / 1000;
+  agent.destroy();
+  server.child.kill('SIGTERM');
+  await new Promise((r) => server.child.once('exit', r));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return { samples, perSecond: (SAMPLES * 3) / seconds };
+}
+
+async function main(): Promise<void> {
+  const rows: string[] = [];
+  for (const n of sizes) {
+    const { samples, perSecond } = await measure(n, false);
+    for (const [name, values] of Object.entries(samples) as Array<[keyof Samples, number[]]>) {
+      const p99 = pct(values, 99);
+      rows.push(`| ${n} | ${OPERATION[name]} | ${pct(values, 50).toFixed(2)} | ${p99.toFixed(2)} | ${n === 2000 ? (p99 <= 10 ? 'yes' : 'no') : '—'} |`);
+    }
+    rows.push(`| ${n} | throughput | ${perSecond.toFixed(0)} req/s | | |`);
+  }
+  // The same requests, clients and think times against the floor server, in the same run.
+  const floor = await measure(sizes[sizes.length - 1], true);
+  const all = Object.values(floor.samples).flat();
+  rows.push(`| floor | every request (${all.length}) | ${pct(all, 50).toFixed(2)} | ${pct(all, 99).toFixed(2)} | — |`);
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const report = [
     '# Baton hook endpoint: end-to-end HTTP latency',
     '',
     `Machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
     `\`baton serve\` in its own process on 127.0.0.1; ${CLIENTS} concurrent keep-alive clients in another, each waiting ${THINK_MS[0]}–${THINK_MS[1]} ms between requests (about ${Math.round((CLIENTS * 2000) / (THINK_MS[0] + THINK_MS[1]))} requests/s offered); sessions with ${TURNS} turns of ~200 words (Zipf-like over 5,000 words; searches of two mid-frequency words); ${SAMPLES} samples per operation, interleaved. Load average when the run ended: ${os.loadavg()[0].toFixed(2)}.`,
+    '',
+    'The floor row: the same clients and requests against a server that only parses the body, makes one round trip to a worker thread that appends and fdatasyncs, and replies (bench/floorServer.ts): what any durable hook endpoint costs on this machine under this load.',
     '',
     '| sessions | operation | p50 ms | p99 ms | p99 ≤ 10 ms at 2,000 |',
     '|---|---|---|---|---|',

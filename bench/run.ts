@@ -15,6 +15,7 @@ import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { RunConfig } from './sqljs';
 import { mb, ms, now, ratio, Sample, table, type EngineResult, type Summary } from './stats';
 
@@ -66,6 +67,39 @@ function fsyncBaseline(count = 1000): Summary {
     }
   } finally {
     fs.closeSync(fd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return sample.summary();
+}
+
+/**
+ * The floor under a store write, with no database work: a 40-turn transcript (~80 KB, what a hook
+ * re-sends late in a session) posted to a worker thread, which appends 2.5 KB, fdatasyncs off its
+ * thread (as the journal does) and replies.
+ */
+async function workerRoundTripBaseline(count = 1000): Promise<Summary> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-hop-'));
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const fs = require('node:fs');
+     const fd = fs.openSync(workerData, 'a');
+     const data = Buffer.alloc(2500, 0x61);
+     parentPort.on('message', () => { fs.writeSync(fd, data); fs.fdatasync(fd, () => parentPort.postMessage(0)); });`,
+    { eval: true, workerData: path.join(dir, 'probe.log') },
+  );
+  const turns = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', text: 'word '.repeat(400) }));
+  const sample = new Sample();
+  try {
+    for (let i = 0; i < count; i++) {
+      const t0 = now();
+      await new Promise((resolve) => {
+        worker.once('message', resolve);
+        worker.postMessage({ turns });
+      });
+      sample.push(now() - t0);
+    }
+  } finally {
+    await worker.terminate();
     fs.rmSync(dir, { recursive: true, force: true });
   }
   return sample.summary();
@@ -278,7 +312,7 @@ function targetRows(n: number, r: EngineResult | undefined): string[][] {
   ];
 }
 
-function report(results: Map<number, Pair>, info: { machine: string; versions: string; build: string; fsync: Summary; date: string; wallSeconds: number; queries: number; rounds: number; load: string }): string {
+function report(results: Map<number, Pair>, info: { machine: string; versions: string; build: string; fsync: Summary; hop: Summary; date: string; wallSeconds: number; queries: number; rounds: number; load: string }): string {
   const ns = [...results.keys()];
   const targetN = ns.includes(2000) ? 2000 : Math.max(...ns);
   const out: string[] = [];
@@ -290,6 +324,9 @@ function report(results: Map<number, Pair>, info: { machine: string; versions: s
   out.push(`- **Background load:** ${info.load}. Other work on the machine shares the 2 cores and the disk, so the figures include that noise.`);
   out.push(
     `- **Disk floor:** append 2.5 KB + \`fdatasync\` on ${os.tmpdir()}: p50 ${ms(info.fsync.p50)} ms, p99 ${ms(info.fsync.p99)} ms, max ${ms(info.fsync.max)} ms (n = ${info.fsync.n}). Every durable write pays at least this.`,
+  );
+  out.push(
+    `- **Worker + disk floor:** a 40-turn transcript (80 KB) posted to a worker thread that appends 2.5 KB, fdatasyncs and replies: p50 ${ms(info.hop.p50)} ms, p99 ${ms(info.hop.p99)} ms, max ${ms(info.hop.max)} ms (n = ${info.hop.n}). A store write with no database work at all; the write target (p99 ≤ 2 ms) is measured against this.`,
   );
   out.push(
     `- **Workload:** N sessions × ${turns} turns, alternating user/assistant, 1.7–2.3 KB of English-like text each (Zipf over 4,000 words, 1.2% identifier-like tokens from a pool of 50,000), seed ${SEED}. ` +
@@ -335,6 +372,8 @@ async function main(): Promise<void> {
   log(`machine: ${machine}\n${versionLine}`);
   const fsync = fsyncBaseline(quick ? 100 : 1000);
   log(`fdatasync floor: p50 ${ms(fsync.p50)} ms, p99 ${ms(fsync.p99)} ms`);
+  const hop = await workerRoundTripBaseline(quick ? 100 : 1000);
+  log(`worker + fdatasync floor: p50 ${ms(hop.p50)} ms, p99 ${ms(hop.p99)} ms`);
   const bin = await buildChild();
   const built = fs.statSync(path.join(ROOT, 'dist', 'storeWorker.js')).mtime.toISOString();
   const digest = crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'dist', 'storeWorker.js'))).digest('hex').slice(0, 12);
@@ -374,6 +413,7 @@ async function main(): Promise<void> {
     versions: versionLine,
     build,
     fsync,
+    hop,
     date: new Date().toISOString(),
     wallSeconds: (now() - started) / 1000,
     queries: quick ? 20 : 200,
