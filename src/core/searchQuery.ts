@@ -11,6 +11,13 @@ export interface CompiledQuery {
   terms: string[];
   /** Those of `terms` that were typed as prefixes (`word*`): they also match longer words. */
   prefixTerms: string[];
+  /**
+   * Words every match contains: those of the items that stand alone (not in an OR group, not
+   * negated, not a prefix). Only plain ASCII letters and digits are listed, the words whose
+   * tokenisation by SQLite's unicode61 is certain (one token, the word itself), so a search can rule
+   * a part of the index out by asking whether one of them occurs there at all.
+   */
+  requiredWords: string[];
 }
 
 const MAX_ITEMS = 32;
@@ -81,7 +88,7 @@ export function compileSearchQuery(raw: string): CompiledQuery {
     else groups.push([item]);
     pendingOr = false;
   }
-  if (groups.length === 0) return { match: null, terms: [], prefixTerms: [] };
+  if (groups.length === 0) return { match: null, terms: [], prefixTerms: [], requiredWords: [] };
   const positive = groups
     .map((group) => (group.length === 1 ? quote(group[0]) : '(' + group.map(quote).join(' OR ') + ')'))
     .join(' ');
@@ -90,5 +97,8 @@ export function compileSearchQuery(raw: string): CompiledQuery {
     negatives.length === 0 ? '' : negatives.length === 1 ? ' NOT ' + quote(negatives[0]) : ' NOT (' + negatives.map(quote).join(' OR ') + ')';
   const terms = [...new Set(groups.flat().flatMap((item) => item.words))];
   const prefixTerms = [...new Set(groups.flat().filter((item) => item.prefix).map((item) => item.words[item.words.length - 1]))];
-  return { match: positive + negative, terms, prefixTerms };
+  const requiredWords = [...new Set(groups.filter((group) => group.length === 1 && !group[0].prefix).flatMap((group) => group[0].words))].filter((word) =>
+    /^[a-z0-9]+$/.test(word),
+  );
+  return { match: positive + negative, terms, prefixTerms, requiredWords };
 }

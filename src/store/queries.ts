@@ -295,13 +295,18 @@ export interface RankedTurn extends TurnSpan {
  * over turns `t` and sessions `s`). Shards are read newest first and each one's docids newest
  * first, so the cost is bounded however common the words are and however large the store grows.
  * A score uses its own shard's statistics (document count, average length, term frequencies):
- * shards hold thousands of turns each, so their statistics differ little.
+ * shards hold thousands of turns each, so their statistics differ little. `requiredWords` (words
+ * every match contains, see CompiledQuery) rule out a shard that lacks one of them before it is read.
  */
-export function rankNewestMatches(db: Database, match: string, filters: string[], params: Array<string | number>): RankedTurn[] {
+export function rankNewestMatches(db: Database, match: string, filters: string[], params: Array<string | number>, requiredWords: string[] = []): RankedTurn[] {
   const ranked: RankedTurn[] = [];
-  for (const { table } of indexShards(db)) {
+  // Rarer-looking words first: the first one missing settles it.
+  const probes = [...requiredWords].sort((a, b) => b.length - a.length);
+  const shards = indexShards(db);
+  for (const [i, { table }] of shards.entries()) {
     const want = RANK_WINDOW - ranked.length;
     if (want <= 0) break;
+    if (!probes.every((word) => shardHasWord(db, table, word, i > 0))) continue;
     ranked.push(
       ...all<RankedTurn>(
         db,
@@ -314,6 +319,33 @@ export function rankNewestMatches(db: Database, match: string, filters: string[]
     );
   }
   return ranked;
+}
+
+/** What shardHasWord learnt, per database: `table word` → whether the word occurs there. */
+const wordsInShards = new WeakMap<Database, Map<string, boolean>>();
+const WORDS_REMEMBERED = 50_000;
+
+/**
+ * Whether a word occurs anywhere in a shard. Read in ascending docid order, FTS4 loads a word's
+ * doclist incrementally, so the first hit ends the look-up (a leaf page or so, however common the
+ * word); the ranking query reads newest first, which FTS4 can only do by loading the whole doclist,
+ * positions included, of every word it names. A query with few matches used to pay that in every
+ * shard, even in shards that lack one of its words altogether. Turns are never removed from the
+ * index, so a word once found stays found; a `sealed` shard (not the newest) takes no more turns,
+ * so a word missing there stays missing too: both answers are remembered.
+ */
+function shardHasWord(db: Database, table: string, word: string, sealed: boolean): boolean {
+  let known = wordsInShards.get(db);
+  if (!known) wordsInShards.set(db, (known = new Map()));
+  const key = `${table} ${word}`;
+  const remembered = known.get(key);
+  if (remembered !== undefined) return remembered;
+  const found = one(db, `SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT 1`, [`"${word}"`]) !== undefined;
+  if (found || sealed) {
+    if (known.size >= WORDS_REMEMBERED) known.clear();
+    known.set(key, found);
+  }
+  return found;
 }
 
 /**
@@ -341,7 +373,7 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
     where.push('s.session_key != ?');
     params.push(stripSessionPrefix(opts.excludeSessionKey));
   }
-  const ranked = rankNewestMatches(db, compiled.match, where, params);
+  const ranked = rankNewestMatches(db, compiled.match, where, params, compiled.requiredWords);
   const best = new Map<number, (typeof ranked)[number]>();
   for (const row of ranked) {
     const seen = best.get(row.session_id);

@@ -8,7 +8,8 @@ import type { Database } from 'sql.js';
 import { Engine, loadDatabase, registerFunctions, type Request } from '../../src/store/engine';
 import { forgetStatements, setMetaNumber } from '../../src/store/db';
 import { layout } from '../../src/store/paths';
-import { RANK_WINDOW, searchTranscripts } from '../../src/store/queries';
+import { RANK_WINDOW, rankNewestMatches, searchTranscripts } from '../../src/store/queries';
+import { compileSearchQuery } from '../../src/core/searchQuery';
 import { applyRecord } from '../../src/store/records';
 import { migrate } from '../../src/store/schema';
 import { catchUpIndex, indexShards, unindexedTurns } from '../../src/store/searchIndex';
@@ -58,6 +59,28 @@ describe('sharded transcript index (real sql.js)', () => {
       assert.deepEqual(hits.map((h) => [h.sessionKey, h.excerpt.includes(`[[marker${i}]]`)]), [[`s${i % 3}`, true]], `marker${i}`);
     }
     assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
+    db.close();
+  });
+
+  it('skips the shards that lack a required word without changing what a search finds or how it ranks', async () => {
+    const db = await shardedDb(5);
+    const vocabulary = ['river', 'stone', 'delta', 'ember', 'quartz', 'lumen', 'café', 'noir'];
+    // Deterministic text: every turn has "common", other words come and go shard by shard.
+    for (let i = 1; i <= 60; i++) {
+      const words = vocabulary.filter((_, w) => (i * (w + 3)) % (w + 4) < 2);
+      addTurn(db, `s${i % 6}`, `common ${words.join(' ')} tail${i % 11}`, i);
+    }
+    addTurn(db, 's-old', 'only here: zircon and common', 61);
+    catchUpIndex(db);
+    const queries = ['common river', 'river stone', 'quartz lumen delta', '"stone delta"', 'ember -river', 'lumen OR zircon common', 'café noir', 'tail3 quartz', 'zircon common', 'river zircon', 'nothing here'];
+    for (const query of queries) {
+      const compiled = compileSearchQuery(query);
+      const skipping = rankNewestMatches(db, compiled.match!, ['1'], [], compiled.requiredWords);
+      const reading = rankNewestMatches(db, compiled.match!, ['1'], [], []);
+      assert.deepEqual(skipping, reading, query);
+    }
+    assert.deepEqual(searchTranscripts(db, 'all', { query: 'zircon common' }).map((h) => h.sessionKey), ['s-old']);
+    assert.deepEqual(searchTranscripts(db, 'all', { query: 'river zircon' }), []);
     db.close();
   });
 

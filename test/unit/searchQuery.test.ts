@@ -141,13 +141,27 @@ function randomCorpus(count: number, seed: number): string[] {
 }
 
 describe('compileSearchQuery', () => {
+  describe('required words (what every match must contain)', () => {
+    it('lists the words of standalone items, phrases included', () => {
+      assert.deepEqual(compileSearchQuery('deploy "staging cluster" v2').requiredWords, ['deploy', 'staging', 'cluster', 'v2']);
+    });
+
+    it('leaves out OR alternatives, exclusions and prefixes, which a match need not contain as such', () => {
+      assert.deepEqual(compileSearchQuery('alpha OR beta gamma -delta NOT epsilon zeta*').requiredWords, ['gamma']);
+    });
+
+    it('leaves out words that are not plain ASCII letters and digits (their tokenisation is SQLite\'s call)', () => {
+      assert.deepEqual(compileSearchQuery('café naïve résumé plain 東京 x1').requiredWords, ['plain', 'x1']);
+    });
+  });
+
   describe('plain words and phrases', () => {
     it('quotes each plain word and lower-cases it', () => {
-      assert.deepEqual(compileSearchQuery('Hello World'), { match: '"hello" "world"', terms: ['hello', 'world'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('Hello World'), { match: '"hello" "world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'] });
     });
 
     it('keeps a quoted phrase as one quoted item', () => {
-      assert.deepEqual(compileSearchQuery('"hello world"'), { match: '"hello world"', terms: ['hello', 'world'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('"hello world"'), { match: '"hello world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'] });
     });
 
     it('mixes phrases and words in order', () => {
@@ -155,7 +169,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('treats an unterminated quote as a phrase running to the end', () => {
-      assert.deepEqual(compileSearchQuery('"unterminated phrase'), { match: '"unterminated phrase"', terms: ['unterminated', 'phrase'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('"unterminated phrase'), { match: '"unterminated phrase"', terms: ['unterminated', 'phrase'], prefixTerms: [], requiredWords: ['unterminated', 'phrase'] });
       assert.equal(match('x "y'), '"x" "y"');
     });
 
@@ -165,18 +179,18 @@ describe('compileSearchQuery', () => {
     });
 
     it('deduplicates terms but not items', () => {
-      assert.deepEqual(compileSearchQuery('a a'), { match: '"a" "a"', terms: ['a'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('a a'), { match: '"a" "a"', terms: ['a'], prefixTerms: [], requiredWords: ['a'] });
     });
   });
 
   describe('punctuation is text, never syntax', () => {
     it('a bare "-" is nothing', () => {
-      assert.deepEqual(compileSearchQuery('-'), { match: null, terms: [], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('-'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
       assert.equal(match('foo -'), '"foo"');
     });
 
     it('a colon splits words into a phrase (no column filter)', () => {
-      assert.deepEqual(compileSearchQuery('session:abc'), { match: '"session abc"', terms: ['session', 'abc'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('session:abc'), { match: '"session abc"', terms: ['session', 'abc'], prefixTerms: [], requiredWords: ['session', 'abc'] });
       assert.equal(match('text:hello'), '"text hello"');
     });
 
@@ -185,7 +199,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('"*" alone is nothing', () => {
-      assert.deepEqual(compileSearchQuery('*'), { match: null, terms: [], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('*'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
       assert.equal(match('**'), null);
     });
 
@@ -218,7 +232,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('SQL-looking input is just words', () => {
-      assert.deepEqual(compileSearchQuery("'; DROP TABLE x; --"), { match: '"drop" "table" "x"', terms: ['drop', 'table', 'x'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery("'; DROP TABLE x; --"), { match: '"drop" "table" "x"', terms: ['drop', 'table', 'x'], prefixTerms: [], requiredWords: ['drop', 'table', 'x'] });
       assert.equal(match("' OR 1=1 --"), '"1 1"');
     });
 
@@ -229,7 +243,7 @@ describe('compileSearchQuery', () => {
 
   describe('operators', () => {
     it('-word excludes alongside a positive term', () => {
-      assert.deepEqual(compileSearchQuery('bar -foo'), { match: '"bar" NOT "foo"', terms: ['bar'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('bar -foo'), { match: '"bar" NOT "foo"', terms: ['bar'], prefixTerms: [], requiredWords: ['bar'] });
       assert.equal(match('-foo bar'), '"bar" NOT "foo"');
     });
 
@@ -238,25 +252,25 @@ describe('compileSearchQuery', () => {
     });
 
     it('NOT word excludes alongside a positive term', () => {
-      assert.deepEqual(compileSearchQuery('foo NOT bar'), { match: '"foo" NOT "bar"', terms: ['foo'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('foo NOT bar'), { match: '"foo" NOT "bar"', terms: ['foo'], prefixTerms: [], requiredWords: ['foo'] });
       assert.equal(match('NOT foo bar'), '"bar" NOT "foo"');
       assert.equal(match('foo NOT "x y"'), '"foo" NOT "x y"');
     });
 
     it('exclusions alone give no match', () => {
-      assert.deepEqual(compileSearchQuery('-foo'), { match: null, terms: [], prefixTerms: [] });
-      assert.deepEqual(compileSearchQuery('NOT foo'), { match: null, terms: [], prefixTerms: [] });
-      assert.deepEqual(compileSearchQuery('-a -b NOT c'), { match: null, terms: [], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('-foo'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('NOT foo'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('-a -b NOT c'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
     });
 
     it('NOT alone, doubled or trailing is nothing', () => {
-      assert.deepEqual(compileSearchQuery('NOT'), { match: null, terms: [], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('NOT'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
       assert.equal(match('NOT NOT foo'), null);
       assert.equal(match('foo NOT'), '"foo"');
     });
 
     it('word* is a prefix query; extra stars collapse', () => {
-      assert.deepEqual(compileSearchQuery('foo*'), { match: '"foo*"', terms: ['foo'], prefixTerms: ['foo'] });
+      assert.deepEqual(compileSearchQuery('foo*'), { match: '"foo*"', terms: ['foo'], prefixTerms: ['foo'], requiredWords: [] });
       assert.equal(match('foo**'), '"foo*"');
       assert.equal(match('session:ab*'), '"session ab*"');
     });
@@ -266,7 +280,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('OR joins two items into a parenthesised group', () => {
-      assert.deepEqual(compileSearchQuery('a OR b'), { match: '("a" OR "b")', terms: ['a', 'b'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('a OR b'), { match: '("a" OR "b")', terms: ['a', 'b'], prefixTerms: [], requiredWords: [] });
       assert.equal(match('a OR b OR c'), '("a" OR "b" OR "c")');
       assert.equal(match('x a OR b y'), '"x" ("a" OR "b") "y"');
       assert.equal(match('"a b" OR c*'), '("a b" OR "c*")');
@@ -276,7 +290,7 @@ describe('compileSearchQuery', () => {
       assert.equal(match('OR foo'), '"foo"');
       assert.equal(match('foo OR'), '"foo"');
       assert.equal(match('foo OR OR bar'), '("foo" OR "bar")');
-      assert.deepEqual(compileSearchQuery('OR'), { match: null, terms: [], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('OR'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
       assert.equal(match('OR OR OR'), null);
     });
 
@@ -288,7 +302,7 @@ describe('compileSearchQuery', () => {
 
   describe('unicode', () => {
     it('keeps accented words', () => {
-      assert.deepEqual(compileSearchQuery('Café CRÈME'), { match: '"café" "crème"', terms: ['café', 'crème'], prefixTerms: [] });
+      assert.deepEqual(compileSearchQuery('Café CRÈME'), { match: '"café" "crème"', terms: ['café', 'crème'], prefixTerms: [], requiredWords: [] });
     });
 
     it('keeps CJK text', () => {
@@ -308,7 +322,7 @@ describe('compileSearchQuery', () => {
 
   describe('bounds', () => {
     it('empty and whitespace-only text gives no match', () => {
-      for (const raw of ['', ' ', '   ', '\t\n\r ']) assert.deepEqual(compileSearchQuery(raw), { match: null, terms: [], prefixTerms: [] }, JSON.stringify(raw));
+      for (const raw of ['', ' ', '   ', '\t\n\r ']) assert.deepEqual(compileSearchQuery(raw), { match: null, terms: [], prefixTerms: [], requiredWords: [] }, JSON.stringify(raw));
     });
 
     it('null/undefined text gives no match', () => {
