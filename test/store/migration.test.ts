@@ -7,7 +7,7 @@ import { MIGRATIONS, migrate, schemaVersion, SCHEMA_VERSION } from '../../src/st
 import { loadSqlJs } from '../../src/store/sqljs';
 import { registerFunctions } from '../../src/store/engine';
 import { applyRecord } from '../../src/store/records';
-import { searchTranscripts } from '../../src/store/queries';
+import { readTurns, searchTranscripts, transcriptContent } from '../../src/store/queries';
 import { indexShards } from '../../src/store/searchIndex';
 
 describe('schema migrations (real sql.js)', () => {
@@ -57,6 +57,9 @@ describe('schema migrations (real sql.js)', () => {
       at,
     });
     assert.equal(searchTranscripts(db, 'all', { query: 'alders' })[0].turnSeq, 4);
+    // Appended to the old segment in place: its text and every turn's span stay exact (🚀 is two UTF-16 units).
+    assert.equal(transcriptContent(db, 1), [...lines, 'Assistant: the herons nest in alders'].join('\n'));
+    assert.deepEqual(readTurns(db, 1, 1, 10).map((t) => t.text), ['where are the heron colonies', 'near the café by the estuary 🚀 rockets', 'thanks', 'the herons nest in alders']);
     assert.equal(searchTranscripts(db, 'all', { query: 'heron' })[0].turnSeq, 1);
     // The index that was one table is the first shard of the sharded index.
     assert.deepEqual(indexShards(db).map((s) => [s.table, s.firstDoc]), [['transcript_fts_1', 1]]);
