@@ -429,8 +429,13 @@ export class Engine {
   }
 }
 
-/** How the compactor writes: 4 MB between fdatasyncs, with a breath between chunks. */
-export const COMPACTION_PACE = { chunkBytes: 4 << 20, pauseMs: 2 };
+/**
+ * How the compactor writes: 512 KB between fdatasyncs, with a breath between chunks. A journal
+ * fdatasync issued meanwhile waits for the chunk in flight: with 4 MB chunks the writes answered
+ * during a snapshot had p99 about 20 ms, with 512 KB about 13 ms (2,000 sessions, writes back to
+ * back), while a snapshot took twice as long (4–5 s instead of 2–3). Snapshots are rare; hooks are not.
+ */
+export const COMPACTION_PACE = { chunkBytes: 512 << 10, pauseMs: 2 };
 
 /**
  * Compaction when the file's pages are not tracked, run in its own worker: load the newest
