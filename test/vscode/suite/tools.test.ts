@@ -285,13 +285,10 @@ describe('@baton tools', () => {
     ]);
   });
 
-  // BUG (src/vscode/archive.ts, Archivist.query): the exchange is posted with both
-  // `userPrompt: prompt` and a `transcript` that already ends with that prompt and its answer; the
-  // server's delta step stores the transcript's new turns, then the payload prompt once more (a
-  // prompt counts as already present only while unanswered), so every question appears twice in the
-  // holder: …, user Q, assistant A, user Q. Fix: post the transcript alone (drop `userPrompt`), or
-  // post `userPrompt` and `lastAssistantMessage` without a transcript.
-  it('baton_query_subagent records each question once in the holder (BUG: the question is stored twice)', async function () {
+  // Archivist.query posts the holder's transcript with the exchange appended, and nothing else: a
+  // payload `userPrompt` beside it would be stored once more (a prompt counts as already present only
+  // while unanswered), so every question would appear twice in the holder.
+  it('baton_query_subagent records each question once in the holder', async function () {
     this.timeout(30_000);
     const { result } = await new Conversation(a).ask(`${word} once`, 'search');
     const archivist = a.archivist as unknown as { archive(turn: object, reason: string): Promise<{ holderId: string }> };
