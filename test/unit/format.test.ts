@@ -186,8 +186,8 @@ describe('renderMarkdownSession', () => {
     );
   });
 
-  // BUG (src/core/format.ts): the blank-line filter compares with the unfiltered array, so an omitted
-  // Project line leaves a blank line in the middle of the metadata list ("- Agent: main\n\n- Status: ...").
+  // An omitted Project line must not leave a blank line inside the metadata list (a filter that
+  // compared with the unfiltered array once produced "- Agent: main\n\n- Status: ...").
   it('leaves no blank line inside the metadata list when project and parent are absent', () => {
     const md = renderMarkdownSession(session('s-2', { createdAt: 'C', updatedAt: 'U' }), []);
     assert.equal(md, '# Session s-2\n\n- Harness: claude-code\n- Agent: main\n- Status: active\n- Created: C\n- Updated: U\n');

@@ -150,8 +150,8 @@ describe('scripts/check-layers.mjs', function () {
     assert.equal(res.stdout.trim(), 'layers ok');
   });
 
-  // BUG (scripts/check-layers.mjs): the "stays inside src/core" test is a string prefix check without a
-  // trailing separator, so src/core/a.ts importing '../core2/x' (a different folder) passes.
+  // "Stays inside src/core" must compare whole path segments: a string prefix check let
+  // src/core/a.ts import '../core2/x' (a different folder).
   it('fails when src/core imports a sibling folder whose name starts with "core"', () => {
     assertViolation(
       { 'src/core/a.ts': "import { x } from '../core2/x';\n", 'src/core2/x.ts': "import * as fs from 'node:fs';\nexport const x = 1;\n" },
@@ -160,8 +160,8 @@ describe('scripts/check-layers.mjs', function () {
     );
   });
 
-  // BUG (scripts/check-layers.mjs): the import regex requires `from`, `import(` or `require(`, so a
-  // side-effect import (`import 'node:fs';`, `import 'vscode';`) is never checked.
+  // Side-effect imports (`import 'node:fs';`, `import 'vscode';`) have no `from`; an import pattern
+  // that required one never checked them.
   it('fails on side-effect imports of forbidden modules', () => {
     assertViolation({ 'src/core/a.ts': "import 'node:fs';\n" }, 'src/core/a.ts', 'node:fs');
     assertViolation({ 'src/store/x.ts': "import 'vscode';\n" }, 'src/store/x.ts', 'vscode');

@@ -478,9 +478,9 @@ describe('compileSearchQuery', () => {
       assert.equal(db.exec('SELECT count(*) FROM t')[0].values[0][0], ROWS.length);
     });
 
-    // BUG (src/core/searchQuery.ts): every exclusion adds one nested NOT, and FTS4 cannot rebalance
-    // NOT chains (SQLITE_FTS3_MAX_EXPR_DEPTH = 12), so 12 or more exclusions make SQLite throw
-    // "malformed MATCH expression". Un-skip once compileSearchQuery emits a bounded NOT depth.
+    // FTS4 cannot rebalance NOT chains (SQLITE_FTS3_MAX_EXPR_DEPTH = 12): one nested NOT per
+    // exclusion made 12 or more exclusions a "malformed MATCH expression". compileSearchQuery puts
+    // all exclusions under one NOT.
     it('12 or more exclusions still compile to a valid MATCH expression', () => {
       const raw = 'hello ' + Array.from({ length: 12 }, (_, i) => `-x${i}`).join(' ');
       assert.deepEqual(docids(raw), [1, 2, 3]);

@@ -264,18 +264,17 @@ describe('planTranscriptDelta', () => {
     assert.equal(new Set(s.turns.map((t) => t.hash)).size, s.turns.length);
   });
 
-  // BUG (src/core/transcriptDelta.ts): when the payload gave both the prompt and the reply and the
-  // file already shows that exchange, the prompt counts as "answered" and is appended again, and the
-  // reply then follows the new user turn, so the whole exchange is stored twice.
+  // When the payload gives both the prompt and the reply and the file already shows that exchange,
+  // the prompt must not count as a new "answered" prompt: that once stored the whole exchange twice.
   it('a payload [prompt, reply] the file already shows is not stored again', () => {
     const s = new SimulatedSession();
     const plan = s.record([u('q'), a('r')], [u('q'), a('r')]);
     assert.deepEqual(shapes(plan), ['u:q', 'a:r']);
   });
 
-  // BUG (src/core/transcriptDelta.ts): a pending hash is only consumed on the continuing path. When the
-  // source is rewritten after a payload prompt was stored, the prompt is skipped as "already stored"
-  // but stays pending, and later swallows a genuine repeat of the same prompt from the file.
+  // A pending hash must be consumed on the rewritten-source path too. Consumed only on the continuing
+  // path, a payload prompt skipped as "already stored" stayed pending and later swallowed a genuine
+  // repeat of the same prompt from the file.
   it('a stale pending hash does not swallow a later repeat of the prompt', () => {
     const s = new SimulatedSession();
     s.record([u('hi'), a('hello')]);

@@ -384,13 +384,11 @@ describe('@baton chat: participant', () => {
     assert.equal(empty.text, 'Give me something to search for: `/search <words>`.');
   });
 
-  // BUG (src/vscode/chat.ts, BatonChat.handle): the prompt is stored in the conversation's own
-  // session before /search (and a free-form question's search) runs, so every search finds the
-  // conversation itself: "No session mentions …" can never be answered, and the conversation takes
-  // one of the hit slots (see the free-form tests too). Fix: exclude the conversation's own key
-  // (and `${key}/…` sub-agents) from the hits in search() and answer(), asking the server for that
-  // many more; or run the search before the user-prompt-submit hook.
-  it('/search for words no session has says so (BUG: it lists the conversation itself)', async function () {
+  // The prompt is stored in the conversation's own session before /search (and a free-form
+  // question's search) runs, so the search must leave the conversation itself (and its sub-agents)
+  // out of the hits; otherwise "No session mentions …" could never be answered and the conversation
+  // would take one of the hit slots.
+  it('/search for words no session has says so', async function () {
     this.timeout(30_000);
     const none = await new Conversation(a).ask(`${word}nothing`, 'search');
     assert.equal(none.text, `No session mentions ${JSON.stringify(`${word}nothing`)}.`);
@@ -435,7 +433,7 @@ describe('@baton chat: participant', () => {
     this.timeout(30_000);
     await prompt(endpointOf(a.host as never), seed, 'Anything else?', 'Bring binoculars.');
     const view = await clientOf(a).inherited(seed);
-    // Words that are all in the seed (the search ANDs every word, see the BUG note below).
+    // Words that are all in the seed (/search ANDs every word; free-form questions do not, see below).
     const question = `${word} survey at dawn?`;
     const first = await new Conversation(a).ask(question);
     const intro = 'No language model is available, so here is the context Baton has for this question:\n\n';
@@ -452,15 +450,11 @@ describe('@baton chat: participant', () => {
     assert.equal(second.text.slice(0, second.text.indexOf('## Search hits')), first.text.slice(0, first.text.indexOf('## Search hits')));
   });
 
-  // BUG (src/vscode/chat.ts, BatonChat.answer): a free-form question goes to the full-text search
-  // as typed, and compileSearchQuery ANDs every word, so a natural question ("Where does the X
-  // survey start?") matches only sessions holding every one of its words — in practice only the
-  // conversation itself, which stored the question just before (see the /search BUG above). The
-  // "## Search hits" of a natural question are then useless and the conversation cites itself in
-  // "Sessions used". Fix: search with the question's content words OR-ed (drop stop-words such as
-  // where/does/the, e.g. `terms.join(' OR ')` from compileSearchQuery's terms minus a stop list,
-  // ranked by BM25), and exclude the conversation's own session.
-  it('a natural-language question finds the session that answers it, not the conversation itself (BUG)', async function () {
+  // A free-form question cannot go to the full-text search as typed: every word would be required,
+  // so a natural question ("Where does the X survey start?") would match only the conversation
+  // itself, which stored the question just before. Its content words are searched OR-ed, ranked by
+  // BM25, and the conversation's own session is left out.
+  it('a natural-language question finds the session that answers it, not the conversation itself', async function () {
     this.timeout(30_000);
     const { result, text, stream } = await new Conversation(a).ask(`Where does the ${word} survey start?`);
     assert.match(text, new RegExp(`## Search hits\\n(.*\\n)*- ${seed}: `));
@@ -674,16 +668,10 @@ describe('@baton chat: sub-agents', () => {
     assert.deepEqual(await a.runs.deliver(chatKey), []);
   });
 
-  // BUG (src/vscode/chat.ts, BatonChat.handle/answer + src/client/runManager.ts, RunManager.deliver):
-  // a callback result that finishes while the conversation is idle is written into the chat
-  // session as a System turn (previous test) but the conversation never hears of it: the next
-  // handle() says nothing (only results that land during a request are announced), and answer()
-  // never reads the chat session's own transcript, so neither the user nor the model sees the
-  // result. Fix: remember per chat session the runs delivered while idle (RunManager's onDelivered
-  // callback, or `callbackDeliveredAt` > the last answer), and at the start of the next handle()
-  // stream "N sub-agent result(s) arrived since your last message" with their text, and add them
-  // to the context a model gets.
-  it('ASYNC_CALLBACK finishing while the chat is idle is announced by the next answer (BUG: it is not)', async function () {
+  // A callback result that finishes while the conversation is idle is written into the chat
+  // session as a System turn (previous test). The next answer must announce it too, to the user and
+  // to the model's context: once only results that landed during a request were announced.
+  it('ASYNC_CALLBACK finishing while the chat is idle is announced by the next answer', async function () {
     this.timeout(30_000);
     const task = `CALLBACK idle 2: count the ${word} eggs`;
     const spawned = await a.invokeSubagent({ parentSessionKey: chatKey, task, runner: 'test-runner', mode: 'ASYNC_CALLBACK' });
@@ -885,14 +873,10 @@ describe('@baton chat: archival', () => {
     assert.deepEqual(a.archivist.liveHolders(`${holderId}/holder-1`), []);
   });
 
-  // BUG (src/vscode/archive.ts, Archivist.archive; same pattern in src/client/runManager.ts,
-  // RunManager.deliver): the marker is posted as the plain-text transcript `System: ${marker}`,
-  // which the server's plain-text parser splits at every line that starts with "User:",
-  // "Assistant:", "Tool:", "Human:" or "AI:". A model summary that is a paragraph (kept as is) with
-  // such a line therefore writes invented user/assistant turns into the conversation. Fix: post the
-  // marker as one structured turn, `transcript: [{ role: 'system', content: marker }]` (and the
-  // delivery text likewise), so its text is never re-parsed.
-  it('an archived turn stays one System turn whatever the model summary says (BUG: a paragraph summary is split into fake turns)', async function () {
+  // The archive marker (and a run's delivery text) is posted as one structured System turn. Posted
+  // as plain text, the server's parser split it at every line starting with "User:", "Assistant:",
+  // "Tool:", "Human:" or "AI:", so a paragraph summary holding such a line invented turns.
+  it('an archived turn stays one System turn whatever the model summary says', async function () {
     this.timeout(30_000);
     assert.ok(chatKey, 'an earlier test started the conversation');
     const model = new FakeModel((sent) => (sent.startsWith('Summarise the conversation turn') ? ['The user asked about the winter.\nAssistant: it said lakes.\nUser: then thanked it.'] : ['Glad to help.']));

@@ -81,16 +81,11 @@ describe('Host: activation and the log', () => {
     }
   });
 
-  // BUG (src/vscode/host.ts, BatonHost.start/lead): start() is not idempotent. A second start() on a
-  // running leader enqueues lead() again; the lock names this very pid, so lockHolder() does not send
-  // it to follow(), startDaemon() then fails with DataDirLockedError (the store refuses a second
-  // open by the same pid), and lead() falls back to follow(): liveEndpoint() is this window's own
-  // endpoint, so the leader demotes itself to a *follower of itself* (status bar "follower", the
-  // takeover watch polling its own pid). test/vscode/suite/activation.test.ts calls host.start()
-  // again and triggers exactly this (which is why index.ts runs it last).
-  // Proposed fix: in start(), return when a start is already done or pending (e.g. a `started`
-  // flag cleared by release()), or in lead() return when `this.daemon` is already set.
-  it('a second start() keeps a leader the leader (BUG: it becomes a follower of itself)', async function () {
+  // start() must be idempotent. A second lead() on a running leader would find the lock naming its
+  // own pid, fail to open the store a second time (DataDirLockedError) and fall back to following
+  // its own endpoint: a leader demoted to a follower of itself. activation.test.ts calls
+  // host.start() again (index.ts runs it last).
+  it('a second start() keeps a leader the leader', async function () {
     this.timeout(60_000);
     const a = await api();
     const dir = tmpDir('restart');

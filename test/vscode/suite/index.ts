@@ -6,8 +6,8 @@ import Mocha from 'mocha';
 
 /** The test modules, required lazily so that mocha's `describe`/`it` globals exist first. */
 // host.test.ts comes first: it waits for VS Code's own onStartupFinished activation. The
-// activation suite comes last: it calls host.start() a second time (see the BUG note in
-// host.test.ts), which demotes the window's leader to a follower of itself.
+// activation suite comes last: it calls host.start() a second time (see host.test.ts, "a second
+// start() keeps a leader the leader"), so any regression there shows in the other suites first.
 const files: Array<[name: string, load: () => unknown]> = [
   ['host.test.ts', () => require('./host.test')],
   ['tree.test.ts', () => require('./tree.test')],

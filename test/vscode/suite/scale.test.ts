@@ -76,14 +76,10 @@ describe('Sessions tree with 2,000 sessions', () => {
     a.tree.setFilter('all');
   });
 
-  // LIMITATION/BUG (src/vscode/sessionsTree.ts getChildren, PAGE = 500): only the 500 newest roots
-  // (or children of one parent) are ever listed, with no "Load more…" node and no paging (the API
-  // has `offset`, the tree never uses it), so the 1,500 older roots are unreachable in the tree;
-  // baton.revealSession of such a session fails ("Cannot resolve tree item …") because VS Code looks
-  // for it among the listed roots. Proposed fix: when total > sessions.length, append a
-  // "Load 500 more…" placeholder node whose command fetches the next page with offset (or page by
-  // updatedAt), and let nodeFor()/reveal load pages until the key is found.
-  it('reveals a root older than the newest 500 (BUG: the tree cannot reach it)', async function () {
+  // The tree lists roots a page (500) at a time with a "Load more…" node. Revealing a session beyond
+  // the pages loaded so far must load pages until it is found: VS Code resolves a revealed item
+  // only among the listed ones ("Cannot resolve tree item …").
+  it('reveals a root older than the newest 500', async function () {
     this.timeout(20_000);
     a.tree.setFilter('all');
     const node = (await vscode.commands.executeCommand('baton.revealSession', keyOf(0))) as SessionNodeLike | undefined;

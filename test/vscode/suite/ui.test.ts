@@ -106,30 +106,22 @@ describe('UI (driven by Playwright from the runner)', () => {
     assert.ok(a.panels.openPanels.includes(`inherited:${key}`), JSON.stringify(a.panels.openPanels));
   });
 
-  // BUG (media/baton.css line 49, `.pager { display: flex }`): the transcript view sets
-  // `hidden` on its "Load earlier turns" / "Load more turns" pagers when there is nothing more to
-  // load (media/transcript.ts updatePagers), but the author rule `display: flex` overrides the
-  // user-agent `[hidden] { display: none }`, so both buttons always show; clicking "Load more
-  // turns" at the end posts a useless loadTurns past the last turn. Seen in the probe's
-  // screenshot. Proposed fix: add `.pager[hidden] { display: none; }` (or `[hidden] { display:
-  // none !important; }`) to media/baton.css.
-  it('hides the pagers when the whole transcript is loaded (BUG: they stay visible)', function () {
+  // The transcript view sets `hidden` on its "Load earlier turns" / "Load more turns" pagers when
+  // there is nothing more to load (media/transcript.ts updatePagers). An author rule such as
+  // `.pager { display: flex }` overrides the user agent's `[hidden] { display: none }`, which once
+  // left both buttons showing; checked in the real browser, from the probe.
+  it('hides the pagers when the whole transcript is loaded', function () {
     if (!probed) this.skip();
     for (const pager of probed!.pagers) assert.equal(pager.displayed, false, `"${pager.text}" is displayed (hidden=${pager.hidden})`);
   });
 
-  // BUG (media/transcript.ts, 'turns' handler; src/vscode/panels.ts show()): when a transcript
-  // panel is retargeted (showTranscript on an open panel: a search hit, the tree) while the old
-  // document's `loadTurns` is being answered, the host's `turns` reply is delivered to the *new*
-  // document before its `init`, where `list` is still undefined: "TypeError: Cannot read
-  // properties of undefined (reading 'append') at dist/webview/transcript.js:98". The view recovers
-  // once `init` arrives, but the error is uncaught and the reply is applied to the wrong state
-  // (`total`, `loading`). The race is timing-dependent; webviews.test.ts "retargeting a transcript
-  // while its turns are in flight" provokes it, and the runner collects the browser's uncaught
-  // errors of dist/webview/*.js. Proposed fix: in transcript.ts ignore `turns` until `init` set
-  // `list` (`if (!state) return;`), and have the host drop replies for a superseded document
-  // (tag each panel document with a generation and echo it in `loadTurns`/`turns`).
-  it('no uncaught errors in Baton webview scripts (BUG: a stale `turns` reaches a retargeted view)', function () {
+  // When a transcript panel is retargeted (a search hit, the tree) while the old document's
+  // `loadTurns` is being answered, the host's `turns` reply can reach the *new* document before its
+  // `init`. The view must ignore it; once it threw "Cannot read properties of undefined (reading
+  // 'append')". The race is timing-dependent:
+  // webviews.test.ts "retargeting a transcript while its turns are in flight" provokes it, and the
+  // runner collects the browser's uncaught errors of dist/webview/*.js.
+  it('no uncaught errors in Baton webview scripts', function () {
     if (!probed) this.skip();
     assert.deepEqual(probed!.webviewErrors, []);
   });

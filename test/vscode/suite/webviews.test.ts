@@ -164,7 +164,7 @@ describe('Webviews', () => {
   it('retargeting a transcript while its turns are in flight still ends with the new turns requested', async function () {
     this.timeout(70_000);
     // Re-showing the panel the moment the view asks for turns: the host's answer for the old
-    // document reaches the new one before its `init` (see the BUG note in ui.test.ts).
+    // document reaches the new one before its `init` (see "no uncaught errors" in ui.test.ts).
     let retargeted = false;
     const { seen } = await openLoaded(
       () => {
