@@ -5,14 +5,23 @@ import type { BindParams, Database, SqlValue, Statement } from 'sql.js';
 
 export type Row = Record<string, SqlValue>;
 
+/**
+ * What a store module keeps per database (prepared statements, lookup caches): `db`'s entry in
+ * `kept`, made by `create` the first time. Weakly keyed, so a closed database takes it along.
+ */
+export function keptFor<V>(kept: WeakMap<Database, V>, db: Database, create: () => V): V {
+  let value = kept.get(db);
+  if (value === undefined) {
+    value = create();
+    kept.set(db, value);
+  }
+  return value;
+}
+
 const cache = new WeakMap<Database, Map<string, Statement>>();
 
 function statement(db: Database, sql: string): Statement {
-  let statements = cache.get(db);
-  if (!statements) {
-    statements = new Map();
-    cache.set(db, statements);
-  }
+  const statements = keptFor(cache, db, () => new Map<string, Statement>());
   let stmt = statements.get(sql);
   if (!stmt) {
     stmt = db.prepare(sql);

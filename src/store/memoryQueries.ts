@@ -3,7 +3,7 @@
 
 import type { Database } from 'sql.js';
 import { compileSearchQuery } from '../core/searchQuery';
-import { all, one } from './db';
+import { all, keptFor, one } from './db';
 import { findSessionRow, scopeSql, transcriptTail, type Scope } from './queries';
 
 export interface RecallOptions {
@@ -100,11 +100,7 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
  * higher id than any seen (a range of the table's rowid, usually empty).
  */
 function agentEntities(db: Database, agentId: string): AgentEntities {
-  let perAgent = entityNames.get(db);
-  if (!perAgent) {
-    perAgent = new Map();
-    entityNames.set(db, perAgent);
-  }
+  const perAgent = keptFor(entityNames, db, () => new Map<string, AgentEntities>());
   let kept = perAgent.get(agentId);
   if (!kept) {
     kept = { top: 0, byFirstWord: new Map(), wordless: [] };

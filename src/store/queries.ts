@@ -7,7 +7,7 @@ import { BatonError } from '../core/errors';
 import { compileSearchQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
-import { all, one } from './db';
+import { all, keptFor, one } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 import { catchUpIndex, indexShards } from './searchIndex';
 import { segmentText, type StoredSegment } from './segmentText';
@@ -335,8 +335,7 @@ const WORDS_REMEMBERED = 50_000;
  * so a word missing there stays missing too: both answers are remembered.
  */
 function shardHasWord(db: Database, table: string, word: string, sealed: boolean): boolean {
-  let known = wordsInShards.get(db);
-  if (!known) wordsInShards.set(db, (known = new Map()));
+  const known = keptFor(wordsInShards, db, () => new Map<string, boolean>());
   const key = `${table} ${word}`;
   const remembered = known.get(key);
   if (remembered !== undefined) return remembered;
