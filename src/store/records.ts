@@ -208,15 +208,16 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
   const lastTurn = seq > 0 ? one<{ segment_id: number; end: number }>(db, 'SELECT segment_id, start + length + 1 AS end FROM transcript_turns WHERE session_id = ? AND seq = ?', [sid, seq]) : undefined;
   let openLength = open && lastTurn?.segment_id === open.id ? lastTurn.end : 0;
   let appended = '';
-  /** Appends the lines added to the open segment; a full one is sealed (see segmentText.ts). */
+  /** Appends the lines added to the open segment; a full one is sealed instead, with them (see segmentText.ts). */
   const flushOpen = (seal: boolean) => {
     if (!open) return;
-    if (appended) run(db, 'UPDATE transcript_segments SET text = text || CAST(? AS TEXT) WHERE id = ?', [utf8(appended), open.id]);
-    appended = '';
     if (seal) {
-      const full = one<{ text: StoredSegment }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [open.id])!.text;
-      if (typeof full === 'string') run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [sealSegment(full), open.id]);
+      const stored = one<{ text: StoredSegment }>(db, 'SELECT text FROM transcript_segments WHERE id = ?', [open.id])!.text;
+      run(db, 'UPDATE transcript_segments SET text = ? WHERE id = ?', [sealSegment(segmentText(stored) + appended), open.id]);
+    } else if (appended) {
+      run(db, 'UPDATE transcript_segments SET text = text || CAST(? AS TEXT) WHERE id = ?', [utf8(appended), open.id]);
     }
+    appended = '';
   };
   let docId = metaNumber(db, 'next_doc_id', 1);
   for (const turn of rec.turns) {

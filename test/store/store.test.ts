@@ -110,6 +110,20 @@ describe('store (real sql.js worker on disk)', function () {
       assert.ok(stats.segments >= 12 && stats.segments <= 14, `segments: ${stats.segments}`);
     });
 
+    it('keeps every turn of one write that fills and seals several segments (a long transcript seen for the first time)', async () => {
+      const turns = Array.from({ length: 40 }, (_, i) => (i % 2 ? assistant : user)(`part ${i + 1} 🚀 marker${i + 1}q ` + `line${i} `.repeat(300)));
+      const written = await store.write('recordTranscript', { key: 'bulk', harness: 'claude-code', turns });
+      assert.equal(written.appended, 40);
+      const expected = turns.map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.text}`).join('\n');
+      assert.equal((await store.read('transcript', { scope: 'all', key: 'bulk' })).content, expected);
+      const page = await store.read('turns', { scope: 'all', key: 'bulk', from: 1, limit: 100 });
+      assert.deepEqual(page.turns.map((t) => t.text), turns.map((t) => t.text));
+      for (const i of [1, 8, 9, 40]) assert.equal((await store.read('search', { scope: 'all', query: `marker${i}q` }))[0]?.turnSeq, i, `marker${i}q`);
+      await store.close();
+      store = await Store.open({ dataDir: dir, compactBytes: 1 << 30 });
+      assert.equal((await store.read('transcript', { scope: 'all', key: 'bulk' })).content, expected, 'the same after a snapshot and reopen');
+    });
+
     it('seals full segments deflated, and reads them back exactly: content, turns, tail, search excerpts, unicode offsets', async () => {
       const turns: Turn[] = [];
       for (let i = 1; i <= 60; i++) {
