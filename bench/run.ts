@@ -199,6 +199,7 @@ function singleRows(pair: Pair): string[][] {
     num('turn write, worst single write', (r) => r.write.max, (v) => `${ms(v)} ms`),
     text('ops during snapshot: writes p99 / max', (r) => stall(r, (s) => `${ms(s.write.p99)} / ${ms(s.write.max)} ms (${s.write.n})`)),
     text('ops during snapshot: searches p99 / max', (r) => stall(r, (s) => `${ms(s.search.p99)} / ${ms(s.search.max)} ms (${s.search.n})`)),
+    text('ops during snapshot: searches, time beyond the same query on the quiet store, p99 / max', (r) => stall(r, (s) => `${ms(s.searchExtra.p99)} / ${ms(s.searchExtra.max)} ms`)),
     text('snapshot wall time under that load', (r) => stall(r, (s) => s.snapshotMs.map((v) => ms(v, 0)).join(', ') + ' ms')),
     num('close (sql.js: final snapshot from the live db)', (r) => r.closeMs, (v) => `${ms(v)} ms`),
     text('inside open: loadDatabase (OpenReport.openMs)', (r) => (r.openInternalMs.length ? r.openInternalMs.join(', ') + ' ms' : 'n/a')),
@@ -291,7 +292,8 @@ function targetRows(n: number, r: EngineResult | undefined): string[][] {
   const pass = (ok: boolean) => (ok ? '✅ pass' : '❌ fail');
   const flat = r.writeLast5.p99 / r.writeFirst5.p99;
   const flat50 = r.writeLast5.p50 / r.writeFirst5.p50;
-  const stallMax = Math.max(r.stall?.all.max ?? 0);
+  // A stall is waiting on the snapshot: a write's whole time, a search's time beyond its own cost.
+  const stallMax = Math.max(r.stall?.write.max ?? 0, r.stall?.searchExtra.max ?? 0);
   const rssRatio = r.peakRss / r.textChars;
   return [
     [`write p99 ≤ ${TARGET.writeP99} ms at ${n} sessions`, `p99 ${ms(r.write.p99)} ms (p50 ${ms(r.write.p50)}, max ${ms(r.write.max)})`, pass(r.write.p99 <= TARGET.writeP99)],
@@ -304,8 +306,10 @@ function targetRows(n: number, r: EngineResult | undefined): string[][] {
     [`search 2 words p99 ≤ ${TARGET.searchP99} ms`, `${ms(r.search.two.p99)} ms (p50 ${ms(r.search.two.p50)})`, pass(r.search.two.p99 <= TARGET.searchP99)],
     [`search phrase p99 ≤ ${TARGET.searchP99} ms`, `${ms(r.search.phrase.p99)} ms (p50 ${ms(r.search.phrase.p50)})`, pass(r.search.phrase.p99 <= TARGET.searchP99)],
     [
-      `no operation over ${TARGET.stallMax} ms while a snapshot is taken`,
-      r.stall ? `worst ${ms(stallMax)} ms over ${r.stall.all.n} ops (writes p99 ${ms(r.stall.write.p99)}, searches p99 ${ms(r.stall.search.p99)})` : '—',
+      `no operation stalls over ${TARGET.stallMax} ms while a snapshot is taken (writes: their whole time; searches: their time beyond the same query on the quiet store)`,
+      r.stall
+        ? `writes: max ${ms(r.stall.write.max)} ms (p99 ${ms(r.stall.write.p99)}, n ${r.stall.write.n}); searches: max ${ms(r.stall.searchExtra.max)} ms beyond their own cost (p99 ${ms(r.stall.searchExtra.p99)}, n ${r.stall.searchExtra.n}; their whole time: p99 ${ms(r.stall.search.p99)}, max ${ms(r.stall.search.max)})`
+        : '—',
       pass(stallMax <= TARGET.stallMax),
     ],
     [`peak RSS ≤ ${TARGET.rssRatio}× stored text`, `${mb(r.peakRss)} / ${mb(r.textChars)} = ${rssRatio.toFixed(2)}×`, pass(rssRatio <= TARGET.rssRatio)],

@@ -143,8 +143,11 @@ export interface EngineResult {
   tail: Summary;
   /** Snapshot wall time with nothing else running (native: WAL checkpoint(TRUNCATE)). */
   snapshot: Summary | null;
-  /** Operations issued back to back while a snapshot runs. */
-  stall: { write: Summary; search: Summary; all: Summary; snapshotMs: number[] } | null;
+  /**
+   * Operations issued back to back while a snapshot runs. `searchExtra`: each search's time beyond
+   * the same query run again on the quiet store afterwards (what the snapshot added).
+   */
+  stall: { write: Summary; search: Summary; searchExtra: Summary; all: Summary; snapshotMs: number[] } | null;
   open: Summary;
   /** Inside the worker: loadDatabase (snapshot read + verify + journal replay), from OpenReport.openMs. */
   openInternalMs: number[];

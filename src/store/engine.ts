@@ -286,7 +286,8 @@ export class Engine {
     }
     flush();
     // Taken before a compaction below rotates the journal: these replies wait for this file.
-    const durable = this.journal.sync();
+    // Flushed on this thread unless a snapshot is being written (see JournalWriter.sync).
+    const durable = this.journal.sync(!this.compacting);
     if (!this.compacting && this.journal.bytes >= this.options.compactBytes && this.options.startCompaction) void this.compact();
     return durable.then(
       () => {

@@ -72,9 +72,10 @@ export function readJournalFile<R>(file: string): ReadResult<R> {
 
 /**
  * Appends frames to the current journal file. `append` writes them (a failed write throws, so the
- * caller can roll back); `sync` resolves once everything appended so far is on disk. The
- * fdatasync runs off the store thread, so the thread goes on executing while the disk flushes;
- * callers that arrive during a flush share the next one (group commit).
+ * caller can roll back); `sync` resolves once everything appended so far is on disk. By default
+ * the fdatasync runs off the store thread, so the thread goes on executing while the disk flushes;
+ * callers that arrive during a flush share the next one (group commit). `sync(true)` flushes on
+ * the calling thread instead when nothing else is flushing: see `sync`.
  */
 export class JournalWriter {
   private fd: number;
@@ -107,8 +108,22 @@ export class JournalWriter {
     this.bytesWritten += data.length;
   }
 
-  /** Resolves once every byte appended before the call is on disk (and the previous file's too). */
-  async sync(): Promise<void> {
+  /**
+   * Resolves once every byte appended before the call is on disk (and the previous file's too).
+   * `inline`: when no flush is running and no earlier file waits, fdatasync right here. A flush
+   * handed to the thread pool costs two thread wake-ups (there and back) on top of the disk, which
+   * on a small virtual machine is most of a hook write's flush time (sequential writes at 2,000
+   * sessions: the flush p50 0.9 → 0.6 ms, p90 3.7 → 0.8 ms). The calling thread waits for the
+   * disk meanwhile, so the engine asks for it only while no snapshot is being written: then a
+   * flush can queue behind a snapshot window for tens of ms, and the thread should go on working.
+   */
+  async sync(inline = false): Promise<void> {
+    if (inline && !this.previous && !this.flushing && !this.closing && this.durableBytes < this.bytesWritten) {
+      const covers = this.bytesWritten;
+      fs.fdatasyncSync(this.fd); // throws: the caller sees a rejected promise, as with a failed flush
+      this.durableBytes = covers;
+      return;
+    }
     if (this.previous) {
       await this.previous.sync();
       this.previous = null;
