@@ -1,7 +1,7 @@
 // The floor under the hook endpoint's latency on this machine (bench/http.ts): an HTTP server on
 // 127.0.0.1 that does only what every hook request must — read and parse the JSON body, one round
-// trip to a worker thread that appends to a file and fdatasyncs it, a JSON reply. No token check, no
-// validation, no database. Started with the data directory as its argument; writes endpoint.json
+// trip to a worker thread that appends to a file and fdatasyncs it on its own thread (as the store's
+// journal does outside snapshots), a JSON reply. No token check, no validation, no database. Started with the data directory as its argument; writes endpoint.json
 // and prints "listening on URL" like `baton serve`.
 
 import * as fs from 'node:fs';
@@ -14,7 +14,7 @@ const worker = new Worker(
   `const { parentPort, workerData } = require('node:worker_threads');
    const fs = require('node:fs');
    const fd = fs.openSync(workerData, 'a');
-   parentPort.on('message', (m) => { fs.writeSync(fd, Buffer.from(JSON.stringify(m))); fs.fdatasync(fd, () => parentPort.postMessage(m.id)); });`,
+   parentPort.on('message', (m) => { fs.writeSync(fd, Buffer.from(JSON.stringify(m))); fs.fdatasyncSync(fd); parentPort.postMessage(m.id); });`,
   { eval: true, workerData: path.join(dataDir, 'floor.log') },
 );
 const waiting = new Map<number, () => void>();

@@ -74,8 +74,8 @@ function fsyncBaseline(count = 1000): Summary {
 
 /**
  * The floor under a store write, with no database work: a 40-turn transcript (~80 KB, what a hook
- * re-sends late in a session) posted to a worker thread, which appends 2.5 KB, fdatasyncs off its
- * thread (as the journal does) and replies.
+ * re-sends late in a session) posted to a worker thread, which appends 2.5 KB, fdatasyncs on its
+ * own thread (as the journal does outside snapshots) and replies.
  */
 async function workerRoundTripBaseline(count = 1000): Promise<Summary> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-hop-'));
@@ -84,7 +84,7 @@ async function workerRoundTripBaseline(count = 1000): Promise<Summary> {
      const fs = require('node:fs');
      const fd = fs.openSync(workerData, 'a');
      const data = Buffer.alloc(2500, 0x61);
-     parentPort.on('message', () => { fs.writeSync(fd, data); fs.fdatasync(fd, () => parentPort.postMessage(0)); });`,
+     parentPort.on('message', () => { fs.writeSync(fd, data); fs.fdatasyncSync(fd); parentPort.postMessage(0); });`,
     { eval: true, workerData: path.join(dir, 'probe.log') },
   );
   const turns = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', text: 'word '.repeat(400) }));
@@ -339,7 +339,7 @@ function report(results: Map<number, Pair>, info: { machine: string; versions: s
       `Snapshots: ${info.rounds} on a quiet store (10 new turns before each), then ${info.rounds} more while writes and searches run back to back. Cold open: close, then \`Store.open\` 3 times on the same directory.`,
   );
   out.push(
-    `- **How it runs:** each engine and size in its own Node process (\`--expose-gc\`); the sql.js store through \`Store\` with the production worker bundles from dist/ (journal fdatasync per group commit, default compactBytes 64 MB); native: better-sqlite3, WAL, \`synchronous=FULL\`, one FTS5 row per transcript rewritten on every hook call, in-process (no worker hop).`,
+    `- **How it runs:** each engine and size in its own Node process (\`--expose-gc\`); the sql.js store through \`Store\` with the production worker bundles from dist/ (journal fdatasync per group commit, on the store thread unless a snapshot is being written; default compactBytes 64 MB); native: better-sqlite3, WAL, \`synchronous=FULL\`, one FTS5 row per transcript rewritten on every hook call, in-process (no worker hop).`,
   );
   out.push('');
   out.push(`## Targets (sql.js store, ${targetN} sessions)`, '');

@@ -73,9 +73,9 @@ export function readJournalFile<R>(file: string): ReadResult<R> {
 /**
  * Appends frames to the current journal file. `append` writes them (a failed write throws, so the
  * caller can roll back); `sync` resolves once everything appended so far is on disk. By default
- * the fdatasync runs off the store thread, so the thread goes on executing while the disk flushes;
- * callers that arrive during a flush share the next one (group commit). `sync(true)` flushes on
- * the calling thread instead when nothing else is flushing: see `sync`.
+ * the fdatasync runs in Node's thread pool, so the calling thread goes on executing while the disk
+ * flushes; callers that arrive during a flush share the next one (group commit). `sync(true)`
+ * flushes on the calling thread instead when nothing else is flushing: see `sync`.
  */
 export class JournalWriter {
   private fd: number;
