@@ -44,7 +44,7 @@ function timeSearch(db: Database, query: string) {
   searchTranscripts(db, 'all', { query, limit: 10 });
   out.total = now() - t0;
   t0 = now();
-  const ranked = rankNewestMatches(db, compiled.match, [], [], compiled.requiredWords);
+  const ranked = rankNewestMatches(db, compiled.match, [], [], compiled);
   const best = new Map<number, (typeof ranked)[number]>();
   for (const row of ranked) {
     const seen = best.get(row.session_id);

@@ -18,6 +18,13 @@ export interface CompiledQuery {
    * a part of the index out by asking whether one of them occurs there at all.
    */
   requiredWords: string[];
+  /**
+   * When the query is only phrases and words that must all occur (no OR, no exclusion, no prefix),
+   * each made of plain ASCII letters and digits: its phrases, in the order of the MATCH expression
+   * (a word is a phrase of one). Null otherwise. A search can then check a document's tokens
+   * against the query itself instead of asking FTS4 (see rareWordMatches.ts).
+   */
+  phrases: string[][] | null;
 }
 
 const MAX_ITEMS = 32;
@@ -88,7 +95,7 @@ export function compileSearchQuery(raw: string): CompiledQuery {
     else groups.push([item]);
     pendingOr = false;
   }
-  if (groups.length === 0) return { match: null, terms: [], prefixTerms: [], requiredWords: [] };
+  if (groups.length === 0) return { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null };
   const positive = groups
     .map((group) => (group.length === 1 ? quote(group[0]) : '(' + group.map(quote).join(' OR ') + ')'))
     .join(' ');
@@ -100,5 +107,7 @@ export function compileSearchQuery(raw: string): CompiledQuery {
   const requiredWords = [...new Set(groups.filter((group) => group.length === 1 && !group[0].prefix).flatMap((group) => group[0].words))].filter((word) =>
     /^[a-z0-9]+$/.test(word),
   );
-  return { match: positive + negative, terms, prefixTerms, requiredWords };
+  const plain = negatives.length === 0 && groups.every((group) => group.length === 1 && !group[0].prefix && group[0].words.every((word) => /^[a-z0-9]+$/.test(word)));
+  const phrases = plain ? groups.map((group) => group[0].words) : null;
+  return { match: positive + negative, terms, prefixTerms, requiredWords, phrases };
 }

@@ -10,6 +10,7 @@ import { redactSecrets } from '../core/redact';
 import { all, keptFor, one } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 import { catchUpIndex, indexShards } from './searchIndex';
+import { rankFromRareWord } from './rareWordMatches';
 import { segmentText, type StoredSegment } from './segmentText';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
@@ -290,23 +291,38 @@ export interface RankedTurn extends TurnSpan {
   score: number;
 }
 
+/** What a compiled query tells the ranking besides its MATCH expression (see CompiledQuery). */
+export interface QueryShape {
+  /** Words every match contains: a shard lacking one is skipped unread. */
+  requiredWords?: string[];
+  /** The query's phrases when all must occur: a shard where one of their words is rare is ranked from that word's documents. */
+  phrases?: string[][] | null;
+}
+
 /**
  * BM25 (from matchinfo) of the newest RANK_WINDOW turns that match `match` and the `filters` (SQL
  * over turns `t` and sessions `s`). Shards are read newest first and each one's docids newest
  * first, so the cost is bounded however common the words are and however large the store grows.
  * A score uses its own shard's statistics (document count, average length, term frequencies):
- * shards hold thousands of turns each, so their statistics differ little. `requiredWords` (words
- * every match contains, see CompiledQuery) rule out a shard that lacks one of them before it is read.
+ * shards hold thousands of turns each, so their statistics differ little. The query's shape makes
+ * some shards cheaper: one that lacks a required word is skipped, and one where a word of an
+ * all-phrases query is rare is ranked from that word's few documents (rareWordMatches.ts).
  */
-export function rankNewestMatches(db: Database, match: string, filters: string[], params: Array<string | number>, requiredWords: string[] = []): RankedTurn[] {
+export function rankNewestMatches(db: Database, match: string, filters: string[], params: Array<string | number>, shape: QueryShape = {}): RankedTurn[] {
   const ranked: RankedTurn[] = [];
   // Rarer-looking words first: the first one missing settles it.
-  const probes = [...requiredWords].sort((a, b) => b.length - a.length);
+  const probes = [...(shape.requiredWords ?? [])].sort((a, b) => b.length - a.length);
   const shards = indexShards(db);
   for (const [i, { table }] of shards.entries()) {
     const want = RANK_WINDOW - ranked.length;
     if (want <= 0) break;
-    if (!probes.every((word) => shardHasWord(db, table, word, i > 0))) continue;
+    const sealed = i > 0;
+    if (!probes.every((word) => shardHasWord(db, table, word, sealed))) continue;
+    const fromRareWord = shape.phrases ? rankFromRareWord(db, table, sealed, shape.phrases, filters, params, want) : null;
+    if (fromRareWord) {
+      ranked.push(...fromRareWord);
+      continue;
+    }
     ranked.push(
       ...all<RankedTurn>(
         db,
@@ -372,7 +388,7 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
     where.push('s.session_key != ?');
     params.push(stripSessionPrefix(opts.excludeSessionKey));
   }
-  const ranked = rankNewestMatches(db, compiled.match, where, params, compiled.requiredWords);
+  const ranked = rankNewestMatches(db, compiled.match, where, params, compiled);
   const best = new Map<number, (typeof ranked)[number]>();
   for (const row of ranked) {
     const seen = best.get(row.session_id);

@@ -13,6 +13,7 @@ import { compileSearchQuery } from '../../src/core/searchQuery';
 import { applyRecord } from '../../src/store/records';
 import { migrate } from '../../src/store/schema';
 import { catchUpIndex, indexShards, unindexedTurns } from '../../src/store/searchIndex';
+import { RARE_DOCS, rankFromRareWord } from '../../src/store/rareWordMatches';
 import { writeSnapshot } from '../../src/store/snapshot';
 import { loadSqlJs } from '../../src/store/sqljs';
 import type { SearchHit, Turn } from '../../src/core/types';
@@ -75,12 +76,59 @@ describe('sharded transcript index (real sql.js)', () => {
     const queries = ['common river', 'river stone', 'quartz lumen delta', '"stone delta"', 'ember -river', 'lumen OR zircon common', 'café noir', 'tail3 quartz', 'zircon common', 'river zircon', 'nothing here'];
     for (const query of queries) {
       const compiled = compileSearchQuery(query);
-      const skipping = rankNewestMatches(db, compiled.match!, ['1'], [], compiled.requiredWords);
-      const reading = rankNewestMatches(db, compiled.match!, ['1'], [], []);
+      const skipping = rankNewestMatches(db, compiled.match!, ['1'], [], { requiredWords: compiled.requiredWords });
+      const reading = rankNewestMatches(db, compiled.match!, ['1'], [], {});
       assert.deepEqual(skipping, reading, query);
     }
     assert.deepEqual(searchTranscripts(db, 'all', { query: 'zircon common' }).map((h) => h.sessionKey), ['s-old']);
     assert.deepEqual(searchTranscripts(db, 'all', { query: 'river zircon' }), []);
+    db.close();
+  });
+
+  it('ranks a shard from a rare word\'s documents exactly as FTS4 ranks it: the same turns, the same scores', async () => {
+    const db = await shardedDb(40);
+    // Common words in every turn, identifiers in a few: 'rare0'..'rare9' in 1–6 turns each, 'edge'
+    // in exactly RARE_DOCS turns of the first shard (still rare) and 'over' in one more (not rare).
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const common = ['the', 'of', 'and', 'build', 'test', 'deploy', 'a'];
+    for (let i = 1; i <= 160; i++) {
+      const words = Array.from({ length: 30 + next(20) }, () => common[next(common.length)]);
+      if (next(4) === 0) words.splice(next(words.length), 0, `rare${next(10)}`);
+      if (i <= RARE_DOCS) words.push('edge');
+      if (i <= RARE_DOCS + 1) words.push('over');
+      if (i % 9 === 0) words.splice(3, 0, 'the', 'rare3', 'of', 'the', 'rare3'); // repeats, phrase overlaps
+      // Text the tokenizer folds or splits: case, accents, underscores, punctuation.
+      const text = words.join(' ').replace(/rare1/g, 'RARE1').replace(/deploy/g, 'déploy') + (i % 5 === 0 ? ' x_rare2, Café—bjørn!' : '');
+      addTurn(db, `s${i % 7}`, text, i);
+    }
+    // A rare word that some of its turns hold outside the phrase asked for; overlapping occurrences.
+    for (const [i, text] of ['zeta alpha and the', 'the zeta and alpha', 'zeta alpha zeta alpha the', 'zeta of the', 'the the the omega', 'omega the the'].entries()) {
+      addTurn(db, `z${i % 2}`, text, 200 + i);
+    }
+    catchUpIndex(db);
+    const queries = [
+      'the rare3', '"of the rare3"', '"the rare3" of', 'rare3 "the of"', 'rare1 build', '"rare1 build"', 'rare2 x', 'rare2 cafe',
+      '"zeta alpha" the', '"zeta alpha" and', 'zeta the', '"the the" omega', '"the the the" omega',
+      'edge the', 'edge "and the"', 'over the', 'rare0 rare4', 'rare5 deploy', 'rare5 dploy', 'the the rare6', 'a a rare7', 'rare8 nothing', 'missing the',
+    ];
+    const scopes: Array<[string[], Array<string | number>]> = [[['1'], []], [['s.session_key = ?'], ['s3']], [['s.session_key != ?'], ['s0']]];
+    let fast = 0;
+    for (const query of queries) {
+      const compiled = compileSearchQuery(query);
+      assert.ok(compiled.phrases, query);
+      for (const [filters, params] of scopes) {
+        const byFts = rankNewestMatches(db, compiled.match!, filters, params, {});
+        const byRareWord = rankNewestMatches(db, compiled.match!, filters, params, { phrases: compiled.phrases });
+        assert.deepEqual(byRareWord, byFts, `${query} / ${filters.join(' ')}`);
+      }
+      if (indexShards(db).some((shard, i) => rankFromRareWord(db, shard.table, i > 0, compiled.phrases!, ['1'], [], RANK_WINDOW) !== null)) fast++;
+    }
+    // Most of these queries took the rare-word path in at least one shard; 'over the' never does.
+    assert.ok(fast >= queries.length - 3, `${fast} of ${queries.length}`);
+    assert.equal(rankFromRareWord(db, indexShards(db).at(-1)!.table, true, [['over'], ['the']], ['1'], [], RANK_WINDOW), null);
+    assert.notEqual(rankFromRareWord(db, indexShards(db).at(-1)!.table, true, [['edge'], ['the']], ['1'], [], RANK_WINDOW), null);
+    assert.ok(searchTranscripts(db, 'all', { query: '"of the rare3"' }).length > 0);
     db.close();
   });
 

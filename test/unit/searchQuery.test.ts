@@ -155,13 +155,31 @@ describe('compileSearchQuery', () => {
     });
   });
 
+  describe('phrases (a query of phrases that must all occur)', () => {
+    it('lists the phrases in the order of the MATCH expression, a word as a phrase of one', () => {
+      const compiled = compileSearchQuery('deploy "staging cluster" v2 are_you');
+      assert.equal(compiled.match, '"deploy" "staging cluster" "v2" "are you"');
+      assert.deepEqual(compiled.phrases, [['deploy'], ['staging', 'cluster'], ['v2'], ['are', 'you']]);
+    });
+
+    it('is null when a match need not contain every item as typed: OR, exclusions, prefixes', () => {
+      for (const query of ['alpha OR beta', 'alpha -beta', 'alpha NOT beta', 'alpha beta*']) assert.equal(compileSearchQuery(query).phrases, null, query);
+    });
+
+    it('is null when a word is not plain ASCII letters and digits, and when nothing is searchable', () => {
+      assert.equal(compileSearchQuery('café plain').phrases, null);
+      assert.equal(compileSearchQuery('東京 x1').phrases, null);
+      assert.equal(compileSearchQuery('  ').phrases, null);
+    });
+  });
+
   describe('plain words and phrases', () => {
     it('quotes each plain word and lower-cases it', () => {
-      assert.deepEqual(compileSearchQuery('Hello World'), { match: '"hello" "world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'] });
+      assert.deepEqual(compileSearchQuery('Hello World'), { match: '"hello" "world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'], phrases: [['hello'], ['world']] });
     });
 
     it('keeps a quoted phrase as one quoted item', () => {
-      assert.deepEqual(compileSearchQuery('"hello world"'), { match: '"hello world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'] });
+      assert.deepEqual(compileSearchQuery('"hello world"'), { match: '"hello world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'], phrases: [['hello', 'world']] });
     });
 
     it('mixes phrases and words in order', () => {
@@ -169,7 +187,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('treats an unterminated quote as a phrase running to the end', () => {
-      assert.deepEqual(compileSearchQuery('"unterminated phrase'), { match: '"unterminated phrase"', terms: ['unterminated', 'phrase'], prefixTerms: [], requiredWords: ['unterminated', 'phrase'] });
+      assert.deepEqual(compileSearchQuery('"unterminated phrase'), { match: '"unterminated phrase"', terms: ['unterminated', 'phrase'], prefixTerms: [], requiredWords: ['unterminated', 'phrase'], phrases: [['unterminated', 'phrase']] });
       assert.equal(match('x "y'), '"x" "y"');
     });
 
@@ -179,18 +197,18 @@ describe('compileSearchQuery', () => {
     });
 
     it('deduplicates terms but not items', () => {
-      assert.deepEqual(compileSearchQuery('a a'), { match: '"a" "a"', terms: ['a'], prefixTerms: [], requiredWords: ['a'] });
+      assert.deepEqual(compileSearchQuery('a a'), { match: '"a" "a"', terms: ['a'], prefixTerms: [], requiredWords: ['a'], phrases: [['a'], ['a']] });
     });
   });
 
   describe('punctuation is text, never syntax', () => {
     it('a bare "-" is nothing', () => {
-      assert.deepEqual(compileSearchQuery('-'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('-'), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null });
       assert.equal(match('foo -'), '"foo"');
     });
 
     it('a colon splits words into a phrase (no column filter)', () => {
-      assert.deepEqual(compileSearchQuery('session:abc'), { match: '"session abc"', terms: ['session', 'abc'], prefixTerms: [], requiredWords: ['session', 'abc'] });
+      assert.deepEqual(compileSearchQuery('session:abc'), { match: '"session abc"', terms: ['session', 'abc'], prefixTerms: [], requiredWords: ['session', 'abc'], phrases: [['session', 'abc']] });
       assert.equal(match('text:hello'), '"text hello"');
     });
 
@@ -199,7 +217,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('"*" alone is nothing', () => {
-      assert.deepEqual(compileSearchQuery('*'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('*'), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null });
       assert.equal(match('**'), null);
     });
 
@@ -232,7 +250,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('SQL-looking input is just words', () => {
-      assert.deepEqual(compileSearchQuery("'; DROP TABLE x; --"), { match: '"drop" "table" "x"', terms: ['drop', 'table', 'x'], prefixTerms: [], requiredWords: ['drop', 'table', 'x'] });
+      assert.deepEqual(compileSearchQuery("'; DROP TABLE x; --"), { match: '"drop" "table" "x"', terms: ['drop', 'table', 'x'], prefixTerms: [], requiredWords: ['drop', 'table', 'x'], phrases: [['drop'], ['table'], ['x']] });
       assert.equal(match("' OR 1=1 --"), '"1 1"');
     });
 
@@ -243,7 +261,7 @@ describe('compileSearchQuery', () => {
 
   describe('operators', () => {
     it('-word excludes alongside a positive term', () => {
-      assert.deepEqual(compileSearchQuery('bar -foo'), { match: '"bar" NOT "foo"', terms: ['bar'], prefixTerms: [], requiredWords: ['bar'] });
+      assert.deepEqual(compileSearchQuery('bar -foo'), { match: '"bar" NOT "foo"', terms: ['bar'], prefixTerms: [], requiredWords: ['bar'], phrases: null });
       assert.equal(match('-foo bar'), '"bar" NOT "foo"');
     });
 
@@ -252,25 +270,25 @@ describe('compileSearchQuery', () => {
     });
 
     it('NOT word excludes alongside a positive term', () => {
-      assert.deepEqual(compileSearchQuery('foo NOT bar'), { match: '"foo" NOT "bar"', terms: ['foo'], prefixTerms: [], requiredWords: ['foo'] });
+      assert.deepEqual(compileSearchQuery('foo NOT bar'), { match: '"foo" NOT "bar"', terms: ['foo'], prefixTerms: [], requiredWords: ['foo'], phrases: null });
       assert.equal(match('NOT foo bar'), '"bar" NOT "foo"');
       assert.equal(match('foo NOT "x y"'), '"foo" NOT "x y"');
     });
 
     it('exclusions alone give no match', () => {
-      assert.deepEqual(compileSearchQuery('-foo'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
-      assert.deepEqual(compileSearchQuery('NOT foo'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
-      assert.deepEqual(compileSearchQuery('-a -b NOT c'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('-foo'), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null });
+      assert.deepEqual(compileSearchQuery('NOT foo'), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null });
+      assert.deepEqual(compileSearchQuery('-a -b NOT c'), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null });
     });
 
     it('NOT alone, doubled or trailing is nothing', () => {
-      assert.deepEqual(compileSearchQuery('NOT'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('NOT'), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null });
       assert.equal(match('NOT NOT foo'), null);
       assert.equal(match('foo NOT'), '"foo"');
     });
 
     it('word* is a prefix query; extra stars collapse', () => {
-      assert.deepEqual(compileSearchQuery('foo*'), { match: '"foo*"', terms: ['foo'], prefixTerms: ['foo'], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('foo*'), { match: '"foo*"', terms: ['foo'], prefixTerms: ['foo'], requiredWords: [], phrases: null });
       assert.equal(match('foo**'), '"foo*"');
       assert.equal(match('session:ab*'), '"session ab*"');
     });
@@ -280,7 +298,7 @@ describe('compileSearchQuery', () => {
     });
 
     it('OR joins two items into a parenthesised group', () => {
-      assert.deepEqual(compileSearchQuery('a OR b'), { match: '("a" OR "b")', terms: ['a', 'b'], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('a OR b'), { match: '("a" OR "b")', terms: ['a', 'b'], prefixTerms: [], requiredWords: [], phrases: null });
       assert.equal(match('a OR b OR c'), '("a" OR "b" OR "c")');
       assert.equal(match('x a OR b y'), '"x" ("a" OR "b") "y"');
       assert.equal(match('"a b" OR c*'), '("a b" OR "c*")');
@@ -290,7 +308,7 @@ describe('compileSearchQuery', () => {
       assert.equal(match('OR foo'), '"foo"');
       assert.equal(match('foo OR'), '"foo"');
       assert.equal(match('foo OR OR bar'), '("foo" OR "bar")');
-      assert.deepEqual(compileSearchQuery('OR'), { match: null, terms: [], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('OR'), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null });
       assert.equal(match('OR OR OR'), null);
     });
 
@@ -302,7 +320,7 @@ describe('compileSearchQuery', () => {
 
   describe('unicode', () => {
     it('keeps accented words', () => {
-      assert.deepEqual(compileSearchQuery('Café CRÈME'), { match: '"café" "crème"', terms: ['café', 'crème'], prefixTerms: [], requiredWords: [] });
+      assert.deepEqual(compileSearchQuery('Café CRÈME'), { match: '"café" "crème"', terms: ['café', 'crème'], prefixTerms: [], requiredWords: [], phrases: null });
     });
 
     it('keeps CJK text', () => {
@@ -322,7 +340,7 @@ describe('compileSearchQuery', () => {
 
   describe('bounds', () => {
     it('empty and whitespace-only text gives no match', () => {
-      for (const raw of ['', ' ', '   ', '\t\n\r ']) assert.deepEqual(compileSearchQuery(raw), { match: null, terms: [], prefixTerms: [], requiredWords: [] }, JSON.stringify(raw));
+      for (const raw of ['', ' ', '   ', '\t\n\r ']) assert.deepEqual(compileSearchQuery(raw), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null }, JSON.stringify(raw));
     });
 
     it('null/undefined text gives no match', () => {
