@@ -33,20 +33,25 @@ const tokenizers = new WeakSet<Database>();
 const NON_ASCII = /[^\x00-\x7f]/;
 const ASCII_TOKEN = /[a-z0-9]+/g;
 
-function remember<V>(kept: WeakMap<Database, Map<string, V>>, db: Database, key: string, sealed: boolean, compute: () => V): V {
+/** `compute`'s answer for `key`, remembered when `lasting` says it cannot change. */
+function remember<V>(kept: WeakMap<Database, Map<string, V>>, db: Database, key: string, lasting: (value: V) => boolean, compute: () => V): V {
   const known = keptFor(kept, db, () => new Map<string, V>());
   if (known.has(key)) return known.get(key)!;
   const value = compute();
-  if (sealed) {
+  if (lasting(value)) {
     if (known.size >= REMEMBERED) known.clear();
     known.set(key, value);
   }
   return value;
 }
 
-/** The documents of a shard holding `word`, when there are at most RARE_DOCS; read in ascending order, FTS4 stops early. */
+/**
+ * The documents of a shard holding `word`, when there are at most RARE_DOCS; read in ascending
+ * order, FTS4 stops early. A shard only gains documents, so "too many" holds for good even in the
+ * newest shard; the list itself only in a sealed one.
+ */
 function docsHolding(db: Database, table: string, word: string, sealed: boolean): number[] | null {
-  return remember(rareDocs, db, `${table} ${word}`, sealed, () => {
+  return remember(rareDocs, db, `${table} ${word}`, (docs) => sealed || docs === null, () => {
     const docs = all<{ docid: number }>(db, `SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT ${RARE_DOCS + 1}`, [`"${word}"`]).map((r) => r.docid);
     return docs.length <= RARE_DOCS ? docs : null;
   });
@@ -130,7 +135,7 @@ export function rankFromRareWord(
   const rowsWithHits = phrases.map((phrase, p) =>
     phrase.includes(rare!)
       ? checked.filter((c) => c.hits[p] > 0).length
-      : remember(phraseRows, db, `${table} ${phrase.join(' ')}`, sealed, () =>
+      : remember(phraseRows, db, `${table} ${phrase.join(' ')}`, () => sealed, () =>
           Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} WHERE ${table} MATCH ?`, [`"${phrase.join(' ')}"`])!.n),
         ),
   );
