@@ -2,9 +2,8 @@
 // of its rare words instead of by FTS4. FTS4 reads the whole position list of every word a query
 // names, so "are 0xf68a10cd" read all of "are" in every shard (2–4 ms a shard) to find the two
 // turns that hold the identifier. When one of the query's words occurs in few documents of a
-// shard, those are the only candidates. Each is split into tokens by the index's own tokenizer
-// (fts3tokenize with unicode61, what the shard was built with), the phrases are matched against
-// the tokens, and the score is BM25 over the same figures FTS4's matchinfo gives (rows, average
+// shard, those are the only candidates. Each is split into tokens exactly as the index split it
+// (unicode61: see tokensOf), the phrases are matched against the tokens, and the score is BM25 over the same figures FTS4's matchinfo gives (rows, average
 // length, this row's length, hits, rows with hits): the same turns, ranked by the same numbers.
 // What BM25 needs about the other phrases (in how many of the shard's rows each occurs) is counted
 // by FTS4 and, in a sealed shard, remembered.
@@ -25,7 +24,7 @@ const TRIES = 2;
 /** Answers remembered per database before the memory starts over. */
 const REMEMBERED = 50_000;
 
-/** Per database: `table word` → a sealed shard's documents holding the word (null: too many). */
+/** Per database: `table word` → the shard's documents holding the word (null: too many; see docsHolding). */
 const rareDocs = new WeakMap<Database, Map<string, number[] | null>>();
 /** Per database: `table phrase` → how many of a sealed shard's rows hold the phrase. */
 const phraseRows = new WeakMap<Database, Map<string, number>>();
