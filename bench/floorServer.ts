@@ -1,8 +1,9 @@
 // The floor under the hook endpoint's latency on this machine (bench/http.ts): an HTTP server on
 // 127.0.0.1 that does only what every hook request must — read and parse the JSON body, one round
 // trip to a worker thread that appends to a file and fdatasyncs it on its own thread (as the store's
-// journal does outside snapshots), a JSON reply. No token check, no validation, no database. Started with the data directory as its argument; writes endpoint.json
-// and prints "listening on URL" like `baton serve`.
+// journal does outside snapshots), a JSON reply. No token check, no validation, no database.
+// Started with the data directory as its argument; writes endpoint.json and prints "listening on
+// URL" like `baton serve`.
 
 import * as fs from 'node:fs';
 import * as http from 'node:http';

@@ -18,6 +18,25 @@ export function keptFor<V>(kept: WeakMap<Database, V>, db: Database, create: () 
   return value;
 }
 
+/** Answers `remembered` keeps per map before it starts over (a bound on memory, not a cache policy). */
+const ANSWERS_KEPT = 50_000;
+
+/**
+ * `compute`'s answer for `key` in `db`'s map of `kept`, remembered when `lasting` says it cannot
+ * change any more (what the store learns about its index: a word found in a shard, a sealed
+ * shard's documents).
+ */
+export function remembered<V>(kept: WeakMap<Database, Map<string, V>>, db: Database, key: string, lasting: (value: V) => boolean, compute: () => V): V {
+  const known = keptFor(kept, db, () => new Map<string, V>());
+  if (known.has(key)) return known.get(key)!;
+  const value = compute();
+  if (lasting(value)) {
+    if (known.size >= ANSWERS_KEPT) known.clear();
+    known.set(key, value);
+  }
+  return value;
+}
+
 const cache = new WeakMap<Database, Map<string, Statement>>();
 
 function statement(db: Database, sql: string): Statement {

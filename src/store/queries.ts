@@ -7,7 +7,7 @@ import { BatonError } from '../core/errors';
 import { compileSearchQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
-import { all, keptFor, one } from './db';
+import { all, one, remembered } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 import { catchUpIndex, indexShards } from './searchIndex';
 import { rankFromRareWord } from './rareWordMatches';
@@ -339,7 +339,6 @@ export function rankNewestMatches(db: Database, match: string, filters: string[]
 
 /** What shardHasWord learnt, per database: `table word` → whether the word occurs there. */
 const wordsInShards = new WeakMap<Database, Map<string, boolean>>();
-const WORDS_REMEMBERED = 50_000;
 
 /**
  * Whether a word occurs anywhere in a shard. Read in ascending docid order, FTS4 loads a word's
@@ -351,16 +350,13 @@ const WORDS_REMEMBERED = 50_000;
  * so a word missing there stays missing too: both answers are remembered.
  */
 function shardHasWord(db: Database, table: string, word: string, sealed: boolean): boolean {
-  const known = keptFor(wordsInShards, db, () => new Map<string, boolean>());
-  const key = `${table} ${word}`;
-  const remembered = known.get(key);
-  if (remembered !== undefined) return remembered;
-  const found = one(db, `SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT 1`, [`"${word}"`]) !== undefined;
-  if (found || sealed) {
-    if (known.size >= WORDS_REMEMBERED) known.clear();
-    known.set(key, found);
-  }
-  return found;
+  return remembered(
+    wordsInShards,
+    db,
+    `${table} ${word}`,
+    (found) => found || sealed,
+    () => one(db, `SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT 1`, [`"${word}"`]) !== undefined,
+  );
 }
 
 /**

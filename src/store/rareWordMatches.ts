@@ -3,14 +3,15 @@
 // names, so "are 0xf68a10cd" read all of "are" in every shard (2–4 ms a shard) to find the two
 // turns that hold the identifier. When one of the query's words occurs in few documents of a
 // shard, those are the only candidates. Each is split into tokens exactly as the index split it
-// (unicode61: see tokensOf), the phrases are matched against the tokens, and the score is BM25 over the same figures FTS4's matchinfo gives (rows, average
-// length, this row's length, hits, rows with hits): the same turns, ranked by the same numbers.
-// What BM25 needs about the other phrases (in how many of the shard's rows each occurs) is counted
-// by FTS4 and, in a sealed shard, remembered.
+// (unicode61: see tokensOf), the phrases are matched against the tokens, and the score is BM25
+// over the same figures FTS4's matchinfo gives (rows, average length, this row's length, hits,
+// rows with hits): the same turns, ranked by the same numbers. What BM25 needs about the other
+// phrases (in how many of the shard's rows each occurs) is counted by FTS4 and, in a sealed shard,
+// remembered.
 
 import type { Database } from 'sql.js';
 import { bm25FromMatchinfo, matchinfoFromBytes } from '../core/rank';
-import { all, keptFor, one } from './db';
+import { all, one, remembered } from './db';
 import { turnLineReader } from './records';
 import type { RankedTurn } from './queries';
 
@@ -21,9 +22,6 @@ import type { RankedTurn } from './queries';
 export const RARE_DOCS = 16;
 /** Words tried per shard before leaving the shard to FTS4 (a try reads at most RARE_DOCS + 1 docids). */
 const TRIES = 2;
-/** Answers remembered per database before the memory starts over. */
-const REMEMBERED = 50_000;
-
 /** Per database: `table word` → the shard's documents holding the word (null: too many; see docsHolding). */
 const rareDocs = new WeakMap<Database, Map<string, number[] | null>>();
 /** Per database: `table phrase` → how many of a sealed shard's rows hold the phrase. */
@@ -32,25 +30,13 @@ const tokenizers = new WeakSet<Database>();
 const NON_ASCII = /[^\x00-\x7f]/;
 const ASCII_TOKEN = /[a-z0-9]+/g;
 
-/** `compute`'s answer for `key`, remembered when `lasting` says it cannot change. */
-function remember<V>(kept: WeakMap<Database, Map<string, V>>, db: Database, key: string, lasting: (value: V) => boolean, compute: () => V): V {
-  const known = keptFor(kept, db, () => new Map<string, V>());
-  if (known.has(key)) return known.get(key)!;
-  const value = compute();
-  if (lasting(value)) {
-    if (known.size >= REMEMBERED) known.clear();
-    known.set(key, value);
-  }
-  return value;
-}
-
 /**
  * The documents of a shard holding `word`, when there are at most RARE_DOCS; read in ascending
  * order, FTS4 stops early. A shard only gains documents, so "too many" holds for good even in the
  * newest shard; the list itself only in a sealed one.
  */
 function docsHolding(db: Database, table: string, word: string, sealed: boolean): number[] | null {
-  return remember(rareDocs, db, `${table} ${word}`, (docs) => sealed || docs === null, () => {
+  return remembered(rareDocs, db, `${table} ${word}`, (docs) => sealed || docs === null, () => {
     const docs = all<{ docid: number }>(db, `SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT ${RARE_DOCS + 1}`, [`"${word}"`]).map((r) => r.docid);
     return docs.length <= RARE_DOCS ? docs : null;
   });
@@ -134,7 +120,7 @@ export function rankFromRareWord(
   const rowsWithHits = phrases.map((phrase, p) =>
     phrase.includes(rare!)
       ? checked.filter((c) => c.hits[p] > 0).length
-      : remember(phraseRows, db, `${table} ${phrase.join(' ')}`, () => sealed, () =>
+      : remembered(phraseRows, db, `${table} ${phrase.join(' ')}`, () => sealed, () =>
           Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} WHERE ${table} MATCH ?`, [`"${phrase.join(' ')}"`])!.n),
         ),
   );

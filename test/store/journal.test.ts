@@ -46,6 +46,16 @@ async function withFdatasync<T>(fail: boolean, fn: (calls: FlushCalls) => Promis
 
 const frame = (seq: number) => encodeFrame({ seq, records: [{ note: `frame ${seq}` }] });
 
+/** A journal rotated once: file 1 holds frame 1 and is closed (its flush pending); the returned file 2 holds frame 2. */
+function rotatedJournal(dir: string): JournalWriter {
+  const sealed = new JournalWriter(dir, 1);
+  sealed.append([frame(1)]);
+  sealed.close(); // flushes, then closes
+  const next = new JournalWriter(dir, 2, sealed);
+  next.append([frame(2)]);
+  return next;
+}
+
 describe('journal writer (real files)', () => {
   after(cleanupTempDirs);
 
@@ -82,11 +92,7 @@ describe('journal writer (real files)', () => {
   it('a file that follows a rotated one acknowledges nothing before the rotated file is flushed', async () => {
     const dir = tempDir();
     await withFdatasync(false, async (calls) => {
-      const sealed = new JournalWriter(dir, 1);
-      sealed.append([frame(1)]);
-      sealed.close(); // flushes, then closes
-      const next = new JournalWriter(dir, 2, sealed);
-      next.append([frame(2)]);
+      const next = rotatedJournal(dir);
       await next.sync();
       assert.equal(calls.pool, 2);
       next.close();
@@ -127,11 +133,7 @@ describe('journal writer (real files)', () => {
   it('sync(true) after a rotation flushes the rotated file first, on the pool', async () => {
     const dir = tempDir();
     await withFdatasync(false, async (calls) => {
-      const sealed = new JournalWriter(dir, 1);
-      sealed.append([frame(1)]);
-      sealed.close();
-      const next = new JournalWriter(dir, 2, sealed);
-      next.append([frame(2)]);
+      const next = rotatedJournal(dir);
       await next.sync(true);
       assert.equal(calls.inline, 0);
       assert.equal(calls.pool, 2);
