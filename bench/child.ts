@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const cfg = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as RunConfig;
   const t0 = Date.now();
   const log = (message: string) => process.stderr.write(`  [${cfg.engine} N=${cfg.sessions} +${((Date.now() - t0) / 1000).toFixed(0)}s] ${message}\n`);
-  const result = cfg.engine === 'native' ? await runNative(cfg, log) : await runSqljs(cfg, log);
+  const result = cfg.engine !== 'sqljs' ? await runNative(cfg, log) : await runSqljs(cfg, log);
   process.send!(result, undefined, undefined, () => process.exit(0));
 }
 

@@ -6,7 +6,7 @@
 //   BENCH_SESSIONS=200,2000   sizes to run (default 200,2000)
 //   BENCH_TURNS=40            turns per session (default 40)
 //   BENCH_QUICK=1             a tiny run to check that the script works
-//   BENCH_ENGINES=sqljs,native
+//   BENCH_ENGINES=sqljs,native,native-turns,native-turns-nosync
 //   BENCH_WRITE=1             also write bench/RESULTS.md
 
 import { fork } from 'node:child_process';
@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { NativeEngine } from './native';
 import type { RunConfig } from './sqljs';
 import { mb, ms, now, ratio, Sample, table, type EngineResult, type Summary } from './stats';
 
@@ -26,7 +27,8 @@ const sizes = (process.env.BENCH_SESSIONS ?? (quick ? '20' : '200,2000'))
   .map((s) => Number(s.trim()))
   .filter((n) => Number.isInteger(n) && n > 0);
 const turns = Number(process.env.BENCH_TURNS ?? (quick ? 8 : 40));
-const engines = (process.env.BENCH_ENGINES ?? 'sqljs,native').split(',').map((s) => s.trim()) as Array<'sqljs' | 'native'>;
+type EngineName = 'sqljs' | NativeEngine;
+const engines = (process.env.BENCH_ENGINES ?? 'sqljs,native,native-turns,native-turns-nosync').split(',').map((s) => s.trim()) as EngineName[];
 const SEED = 20250106;
 
 const TARGET = { writeP99: 2, flatRatio: 1.5, searchP99: 25, stallMax: 50, rssRatio: 2.5 };
@@ -152,7 +154,7 @@ function runChild(bin: string, cfg: RunConfig): Promise<EngineResult> {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-type Pair = { sqljs?: EngineResult; native?: EngineResult };
+type Pair = Partial<Record<EngineName, EngineResult>>;
 
 const pn = (s: Summary | null | undefined, key: 'p50' | 'p99' | 'max') => (s ? s[key] : undefined);
 
@@ -223,6 +225,24 @@ function singleRows(pair: Pair): string[][] {
   ];
 }
 
+/** The sql.js store beside native SQLite holding the same data model (a row per turn). */
+function modelRows(pair: Pair): string[][] {
+  const runs = [pair.sqljs, pair['native-turns'], pair['native-turns-nosync']];
+  const row = (label: string, get: (r: EngineResult) => Summary | null | undefined) => [label, ...runs.flatMap((r) => [ms(pn(r && get(r), 'p50')), ms(pn(r && get(r), 'p99'))])];
+  const t = pair.sqljs?.turns ?? turns;
+  return [
+    row('turn write, all turns', (r) => r.write),
+    row(`turn write, turns 1–${Math.min(5, t)}`, (r) => r.writeFirst5),
+    row(`turn write, turns ${Math.max(1, t - 4)}–${t}`, (r) => r.writeLast5),
+    row('search, 1 word', (r) => r.search.one),
+    row('search, 2 words', (r) => r.search.two),
+    row('search, phrase', (r) => r.search.phrase),
+    row('tail (3,000 chars)', (r) => r.tail),
+    ['peak RSS / stored text', ...runs.flatMap((r) => [r ? `${(r.peakRss / r.textChars).toFixed(2)}×` : '—', ''])],
+    ['mean hits per query (1 word / 2 words / phrase)', ...runs.flatMap((r) => [r ? [r.searchHits.one, r.searchHits.two, r.searchHits.phrase].map((v) => v.toFixed(1)).join(' / ') : '—', ''])],
+  ];
+}
+
 function bucketTable(results: Map<number, Pair>): string {
   const ns = [...results.keys()];
   const header = ['turns', ...ns.flatMap((n) => [`N=${n} sql.js p50 / p99`, `N=${n} native p50 / p99`])];
@@ -287,8 +307,8 @@ function diagnosisTable(results: Map<number, Pair>): string | null {
   return table(['piece (sql.js, no worker, on a copy of the final snapshot)', ...ns.map((n) => `N=${n}`)], rows);
 }
 
-function targetRows(n: number, r: EngineResult | undefined): string[][] {
-  if (!r) return [['(no sql.js run)', '—', '—']];
+function targetRows(n: number, r: EngineResult | undefined, ref: EngineResult | undefined, refNoSync: EngineResult | undefined): string[][] {
+  if (!r) return [['(no sql.js run)', '—', '—', '—']];
   const pass = (ok: boolean) => (ok ? '✅ pass' : '❌ fail');
   const flat = r.writeLast5.p99 / r.writeFirst5.p99;
   const flat50 = r.writeLast5.p50 / r.writeFirst5.p50;
@@ -313,7 +333,29 @@ function targetRows(n: number, r: EngineResult | undefined): string[][] {
       pass(stallMax <= TARGET.stallMax),
     ],
     [`peak RSS ≤ ${TARGET.rssRatio}× stored text`, `${mb(r.peakRss)} / ${mb(r.textChars)} = ${rssRatio.toFixed(2)}×`, pass(rssRatio <= TARGET.rssRatio)],
-  ];
+  ].map((cells, i) => [...cells, referenceCell(i, ref, refNoSync)]);
+}
+
+/** What native SQLite with the same data model measured for target row `i` (targetRows' order). */
+function referenceCell(i: number, ref: EngineResult | undefined, refNoSync: EngineResult | undefined): string {
+  if (!ref) return '—';
+  const mark = (v: number, limit: number) => `${ms(v)} ${v <= limit ? '✅' : '❌'}`;
+  switch (i) {
+    case 0:
+      return `p99 ${mark(ref.write.p99, TARGET.writeP99)} (p50 ${ms(ref.write.p50)})` + (refNoSync ? `; with no fsync at all: p99 ${mark(refNoSync.write.p99, TARGET.writeP99)} (p50 ${ms(refNoSync.write.p50)})` : '');
+    case 1:
+      return `p99 ${(ref.writeLast5.p99 / ref.writeFirst5.p99).toFixed(2)}×`;
+    case 2:
+      return mark(ref.search.one.p99, TARGET.searchP99);
+    case 3:
+      return mark(ref.search.two.p99, TARGET.searchP99);
+    case 4:
+      return mark(ref.search.phrase.p99, TARGET.searchP99);
+    case 5:
+      return 'no snapshots (WAL)';
+    default:
+      return `${(ref.peakRss / ref.textChars).toFixed(2)}×`;
+  }
 }
 
 function report(results: Map<number, Pair>, info: { machine: string; versions: string; build: string; fsync: Summary; hop: Summary; date: string; wallSeconds: number; queries: number; rounds: number; load: string }): string {
@@ -339,17 +381,26 @@ function report(results: Map<number, Pair>, info: { machine: string; versions: s
       `Snapshots: ${info.rounds} on a quiet store (10 new turns before each), then ${info.rounds} more while writes and searches run back to back. Cold open: close, then \`Store.open\` 3 times on the same directory.`,
   );
   out.push(
-    `- **How it runs:** each engine and size in its own Node process (\`--expose-gc\`); the sql.js store through \`Store\` with the production worker bundles from dist/ (journal fdatasync per group commit, on the store thread unless a snapshot is being written; default compactBytes 64 MB); native: better-sqlite3, WAL, \`synchronous=FULL\`, one FTS5 row per transcript rewritten on every hook call, in-process (no worker hop).`,
+    `- **How it runs:** each engine and size in its own Node process (\`--expose-gc\`); the sql.js store through \`Store\` with the production worker bundles from dist/ (journal fdatasync per group commit, on the store thread unless a snapshot is being written; default compactBytes 64 MB); native: better-sqlite3, WAL, \`synchronous=FULL\`, one FTS5 row per transcript rewritten on every hook call, in-process (no worker hop); the native per-turn runs hold Baton's own data model (see their section).`,
   );
   out.push('');
   out.push(`## Targets (sql.js store, ${targetN} sessions)`, '');
-  out.push(table(['target', 'measured', 'result'], targetRows(targetN, results.get(targetN)?.sqljs)));
+  const atTarget = results.get(targetN);
+  out.push(table(['target', 'measured', 'result', 'native SQLite, same data model (a row per turn, in-process, no worker)'], targetRows(targetN, atTarget?.sqljs, atTarget?.['native-turns'], atTarget?.['native-turns-nosync'])));
   for (const n of ns) {
     const pair = results.get(n)!;
     out.push('', `## ${n} sessions × ${turns} turns — latency (ms)`, '');
     out.push(table(['figure', 'sql.js p50', 'sql.js p99', 'native p50', 'native p99', 'sql.js/native p50', 'sql.js/native p99'], figureRows(pair)));
     out.push('', `## ${n} sessions × ${turns} turns — other figures`, '');
     out.push(table(['figure', 'sql.js', 'native', 'sql.js/native'], singleRows(pair)));
+    if (pair['native-turns']) {
+      out.push('', `## ${n} sessions × ${turns} turns — Baton's data model on native SQLite (ms)`, '');
+      out.push(
+        'The same workload on better-sqlite3 holding what the sql.js store holds: a row per turn and an FTS5 row per turn; a hook call inserts the turns past the stored count. In-process (no worker hop), WAL, FTS5 indexing inside the write. "no fsync": `synchronous=OFF`, nothing durable.',
+        '',
+      );
+      out.push(table(['figure', 'sql.js p50', 'sql.js p99', 'native per turn p50', 'native per turn p99', 'native per turn, no fsync p50', 'no fsync p99'], modelRows(pair)));
+    }
   }
   out.push('', '## Write latency by transcript length (ms, p50 / p99 per 5-turn bucket)', '');
   out.push(bucketTable(results));

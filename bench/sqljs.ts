@@ -6,11 +6,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../src/store/store';
 import { diagnoseSqljs, type Diagnosis } from './diagnose';
+import type { NativeEngine } from './native';
 import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, writeBuckets, type EngineResult } from './stats';
 import { buildQueries, HARNESS, mix, prng, Workload, type QueryKind } from './workload';
 
 export interface RunConfig {
-  engine: 'sqljs' | 'native';
+  engine: 'sqljs' | NativeEngine;
   sessions: number;
   turns: number;
   queries: number;

@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Diagnosis } from './diagnose';
+import type { NativeEngine } from './native';
 
 export interface Summary {
   n: number;
@@ -124,7 +125,7 @@ export function writeBuckets(byTurn: Sample[], turns: number): Pick<EngineResult
 }
 
 export interface EngineResult {
-  engine: 'sqljs' | 'native';
+  engine: 'sqljs' | NativeEngine;
   sessions: number;
   turns: number;
   write: Summary;
