@@ -3,6 +3,8 @@
 // traffic. For each size N: N sessions are created first (10 turns each), then the three hook
 // paths are timed under load: user-prompt-submit (a transcript delta), a sub-agent session-start
 // (which builds the inherited block) and a search. Targets at 2,000 sessions: p99 ≤ 10 ms each.
+// Before that, a burst of one request from every client at the same instant is timed on its own:
+// it is not steady traffic, and its 50 queued requests would otherwise make up the p99.
 //
 //   BENCH_HTTP_SESSIONS=200,2000   sizes (default 200,2000; BENCH_QUICK=1: 50)
 //   BENCH_WRITE=1                  also write bench/RESULTS-http.md
@@ -71,7 +73,7 @@ const OPERATION = { prompt: 'user-prompt-submit', subagent: 'sub-agent session-s
  * Starts a server, creates `sessions` sessions (none for the floor server), then times the three
  * hook paths under CLIENTS concurrent clients. Returns the samples and the throughput.
  */
-async function measure(sessions: number, floor: boolean): Promise<{ samples: Samples; perSecond: number }> {
+async function measure(sessions: number, floor: boolean): Promise<{ samples: Samples; burst: number[]; perSecond: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-http-'));
   const server = await startServer(dataDir, floor);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
@@ -95,6 +97,9 @@ async function measure(sessions: number, floor: boolean): Promise<{ samples: Sam
     let next = 0;
     await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
       let seed = client + 1;
+      // Agents do not start in lockstep: each client's first request comes after a think time too
+      // (the burst of all clients at once is measured on its own).
+      if (thinkMs) await new Promise((r) => setTimeout(r, (seed * 7919) % thinkMs[1]));
       while (next < count) {
         await job(next++);
         if (thinkMs) {
@@ -117,6 +122,12 @@ async function measure(sessions: number, floor: boolean): Promise<{ samples: Sam
   }
 
   process.stderr.write(`[http] ${floor ? 'floor server' : `${sessions} sessions`}: measuring under ${CLIENTS} concurrent clients…\n`);
+  // A burst first: every client sends one prompt-submit at the same instant.
+  const burst = await Promise.all(
+    Array.from({ length: CLIENTS }, (_, client) =>
+      post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${client % sessions}`, userPrompt: `${text(client, 200)} burst ${client}` }),
+    ),
+  );
   const samples: Samples = { prompt: [], subagent: [], search: [] };
   const started = Date.now();
   await pool(SAMPLES * 3, async (i) => {
@@ -131,29 +142,38 @@ async function measure(sessions: number, floor: boolean): Promise<{ samples: Sam
   server.child.kill('SIGTERM');
   await new Promise((r) => server.child.once('exit', r));
   fs.rmSync(dataDir, { recursive: true, force: true });
-  return { samples, perSecond: (SAMPLES * 3) / seconds };
+  return { samples, burst, perSecond: (SAMPLES * 3) / seconds };
+}
+
+/** The burst: p50 and the slowest of CLIENTS requests sent at once (in the p99 column). */
+function burstRow(label: string, burst: number[]): string {
+  return `| ${label} | burst: ${burst.length} prompt-submits at once, p50 / slowest | ${pct(burst, 50).toFixed(2)} | ${Math.max(...burst).toFixed(2)} | — |`;
 }
 
 async function main(): Promise<void> {
   const rows: string[] = [];
   for (const n of sizes) {
-    const { samples, perSecond } = await measure(n, false);
+    const { samples, burst, perSecond } = await measure(n, false);
     for (const [name, values] of Object.entries(samples) as Array<[keyof Samples, number[]]>) {
       const p99 = pct(values, 99);
       rows.push(`| ${n} | ${OPERATION[name]} | ${pct(values, 50).toFixed(2)} | ${p99.toFixed(2)} | ${n === 2000 ? (p99 <= 10 ? 'yes' : 'no') : '—'} |`);
     }
     rows.push(`| ${n} | throughput | ${perSecond.toFixed(0)} req/s | | |`);
+    rows.push(burstRow(String(n), burst));
   }
   // The same requests, clients and think times against the floor server, in the same run.
   const floor = await measure(sizes[sizes.length - 1], true);
   const all = Object.values(floor.samples).flat();
   rows.push(`| floor | every request (${all.length}) | ${pct(all, 50).toFixed(2)} | ${pct(all, 99).toFixed(2)} | — |`);
+  rows.push(burstRow('floor', floor.burst));
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const report = [
     '# Baton hook endpoint: end-to-end HTTP latency',
     '',
     `Machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-    `\`baton serve\` in its own process on 127.0.0.1; ${CLIENTS} concurrent keep-alive clients in another, each waiting ${THINK_MS[0]}–${THINK_MS[1]} ms between requests (about ${Math.round((CLIENTS * 2000) / (THINK_MS[0] + THINK_MS[1]))} requests/s offered); sessions with ${TURNS} turns of ~200 words (Zipf-like over 5,000 words; searches of two mid-frequency words); ${SAMPLES} samples per operation, interleaved. Load average when the run ended: ${os.loadavg()[0].toFixed(2)}.`,
+    `\`baton serve\` in its own process on 127.0.0.1; ${CLIENTS} concurrent keep-alive clients in another, each waiting ${THINK_MS[0]}–${THINK_MS[1]} ms between requests and before its first one (about ${Math.round((CLIENTS * 2000) / (THINK_MS[0] + THINK_MS[1]))} requests/s offered); sessions with ${TURNS} turns of ~200 words (Zipf-like over 5,000 words; searches of two mid-frequency words); ${SAMPLES} samples per operation, interleaved. Load average when the run ended: ${os.loadavg()[0].toFixed(2)}.`,
+    '',
+    `The burst rows: before the timed requests, all ${CLIENTS} clients send one prompt-submit at the same instant; they queue behind each other, and the row gives the median and the slowest.`,
     '',
     'The floor row: the same clients and requests against a server that only parses the body, makes one round trip to a worker thread that appends and fdatasyncs, and replies (bench/floorServer.ts): what any durable hook endpoint costs on this machine under this load.',
     '',
