@@ -422,20 +422,25 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
     }
     await tidy();
     await shot('tree', 'sessions-tree.png');
+    const quickInput = page.locator('.quick-input-widget .quick-input-box input');
     const palette = async (command: string): Promise<void> => {
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      // F1 goes where the focus is, and a webview that just opened may keep it in its iframe: if
-      // the palette does not show, give the focus back to the workbench (the side bar's title) and
-      // press it again.
-      for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
-        if (attempt > 0) await page.locator('.part.sidebar .composite.title').first().click();
+      const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: command }).first();
+      // F1 goes where the focus is, and a webview that just opened may keep it in its iframe: keys
+      // typed then can miss the palette even once it shows. So the command is filled into the
+      // palette's input itself, and when the palette or the command's row does not show, the focus
+      // goes back to the workbench (the side bar's title) and the palette is opened again.
+      for (let attempt = 0; attempt < 3 && !(await row.isVisible()); attempt++) {
+        if (attempt > 0) {
+          if (await quickInput.isVisible()) await page.keyboard.press('Escape');
+          await page.locator('.part.sidebar .composite.title').first().click();
+        }
         await page.keyboard.press('F1');
-        await input.waitFor({ state: 'visible', timeout: 4_000 }).catch(() => undefined);
+        if (!(await quickInput.waitFor({ state: 'visible', timeout: 4_000 }).then(() => true, () => false))) continue;
+        await quickInput.fill(`>${command}`);
+        await row.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
       }
-      await input.waitFor({ state: 'visible', timeout: STEP_MS });
-      await page.keyboard.type(command);
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: command }).first().waitFor({ state: 'visible', timeout: STEP_MS });
-      await page.keyboard.press('Enter');
+      await row.waitFor({ state: 'visible', timeout: STEP_MS });
+      await quickInput.press('Enter');
     };
     // A new webview in code-server now and then stalls in VS Code's own bootstrap, waiting for its
     // service worker ("Waiting for controllerchange" in browser-console.log): then the editors are
@@ -447,7 +452,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
         await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Sessions' }).waitFor({ state: 'visible', timeout: STEP_MS });
       });
       await step(`type the query; the hit row appears${suffix}`, async () => {
-        await page.keyboard.type(req.query);
+        await quickInput.fill(req.query);
         const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: req.sessionKey }).first();
         await row.waitFor({ state: 'visible', timeout: STEP_MS });
         // Other sessions may match too (and arrive a moment later): move the focus to this one.
@@ -500,9 +505,9 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
       await step(`run "Baton: Preview Inherited Context" and choose the session${suffix}`, async () => {
         await palette('Baton: Preview Inherited Context');
         await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Choose a session' }).waitFor({ state: 'visible', timeout: STEP_MS });
-        await page.keyboard.type(req.title);
+        await quickInput.fill(req.title);
         await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: req.title }).first().waitFor({ state: 'visible', timeout: STEP_MS });
-        await page.keyboard.press('Enter');
+        await quickInput.press('Enter');
         const tab = page.locator('.tabs-container .tab', { hasText: /Inherited / }).first();
         await tab.waitFor({ state: 'visible', timeout: STEP_MS });
         return (await tab.innerText()).trim();
