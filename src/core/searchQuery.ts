@@ -28,6 +28,9 @@ export interface CompiledQuery {
 }
 
 const MAX_ITEMS = 32;
+
+/** Plain ASCII letters and digits: a word that tokenises the same in JS as in unicode61. */
+const isPlainWord = (word: string): boolean => /^[a-z0-9]+$/.test(word);
 const MAX_WORD = 64;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
@@ -104,10 +107,10 @@ export function compileSearchQuery(raw: string): CompiledQuery {
     negatives.length === 0 ? '' : negatives.length === 1 ? ' NOT ' + quote(negatives[0]) : ' NOT (' + negatives.map(quote).join(' OR ') + ')';
   const terms = [...new Set(groups.flat().flatMap((item) => item.words))];
   const prefixTerms = [...new Set(groups.flat().filter((item) => item.prefix).map((item) => item.words[item.words.length - 1]))];
-  const requiredWords = [...new Set(groups.filter((group) => group.length === 1 && !group[0].prefix).flatMap((group) => group[0].words))].filter((word) =>
-    /^[a-z0-9]+$/.test(word),
-  );
-  const plain = negatives.length === 0 && groups.every((group) => group.length === 1 && !group[0].prefix && group[0].words.every((word) => /^[a-z0-9]+$/.test(word)));
-  const phrases = plain ? groups.map((group) => group[0].words) : null;
+  // The items every match contains as typed: alone in their group (no OR) and not a prefix.
+  const standalone = groups.filter((group) => group.length === 1 && !group[0].prefix).map((group) => group[0].words);
+  const requiredWords = [...new Set(standalone.flat())].filter(isPlainWord);
+  const plain = negatives.length === 0 && standalone.length === groups.length && standalone.every((words) => words.every(isPlainWord));
+  const phrases = plain ? standalone : null;
   return { match: positive + negative, terms, prefixTerms, requiredWords, phrases };
 }
