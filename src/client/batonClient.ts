@@ -113,12 +113,13 @@ export class BatonClient {
     return r.hits;
   }
 
-  setBypass(key: string, enabled: boolean): Promise<{ key: string; bypassed: boolean }> {
-    return this.call('POST', `/api/sessions/${encodeURIComponent(key)}/bypass`, { enabled });
+  /** `agentId`: whose session of the key (keys are per agent); the default agent's when omitted. */
+  setBypass(key: string, enabled: boolean, agentId?: string): Promise<{ key: string; bypassed: boolean }> {
+    return this.call('POST', `/api/sessions/${encodeURIComponent(key)}/bypass`, { enabled, agentId });
   }
 
-  endSession(session: { key: string; harness: string }, reason = 'ended from VS Code'): Promise<unknown> {
-    return this.call('POST', '/api/hooks/session-end', { harness: session.harness, sessionKey: session.key, reason });
+  endSession(session: { key: string; harness: string; agentId?: string }, reason = 'ended from VS Code'): Promise<unknown> {
+    return this.call('POST', '/api/hooks/session-end', { harness: session.harness, sessionKey: session.key, agentId: session.agentId, reason });
   }
 
   /** Any POST route of the API (hooks, runs); typed by the caller. */

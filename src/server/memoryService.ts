@@ -92,10 +92,10 @@ export class MemoryService {
 
   /** A compaction summary becomes a memory, a temporal node and the session's newest checkpoint. */
   async compactionComplete(caller: Caller, input: { summary: string; sessionKey?: string; project?: string; agentId?: string }) {
-    let agentId = writeAgent(caller, input.agentId);
+    // Only a session this caller may write gets the checkpoint (another agent's key is not ours).
+    const agentId = writeAgent(caller, input.agentId);
     const key = input.sessionKey ? stripSessionPrefix(input.sessionKey) : null;
-    const session = key ? await this.store.read('getSession', { scope: readScope(caller), key }) : null;
-    if (session) agentId = session.agentId;
+    const session = key ? await this.store.read('writableSession', { agentId, key }) : null;
     const node = await this.store.write('addSummary', {
       agentId,
       kind: 'compaction',
@@ -124,9 +124,9 @@ export class MemoryService {
 
   /** Mid-session checkpoint: when at least 500 characters arrived since the last one. */
   async checkpointExtract(caller: Caller, input: { sessionKey: string; agentId?: string; project?: string }) {
-    const scope = readScope(caller);
-    const session = await this.store.read('getSession', { scope, key: input.sessionKey });
+    const session = await this.store.read('writableSession', { agentId: writeAgent(caller, input.agentId), key: input.sessionKey });
     if (!session || session.bypassed || session.turnCount === 0) return { skipped: true };
+    const scope = { agentId: session.agentId };
     const checkpoint = await this.store.read('latestCheckpoint', { scope, key: session.key });
     const cursor = checkpoint?.extractionCursor ?? 0;
     const delta = await this.store.read('tail', { scope, key: session.key, chars: 200_000, afterSeq: cursor });

@@ -288,8 +288,7 @@ export function buildRoutes(svc: Services): Route[] {
       permission: 'remember',
       handle: async (ctx) => {
         const body = S.parseBody(S.bypassBody, await ctx.body());
-        const scope = readScope(ctx.caller);
-        return store.write('setBypass', { agentId: scope === 'all' ? 'all' : scope.agentId, key: ctx.params.key, enabled: body.enabled });
+        return store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled });
       },
     },
     {
@@ -298,8 +297,7 @@ export function buildRoutes(svc: Services): Route[] {
       permission: 'remember',
       handle: async (ctx) => {
         const body = S.parseBody(S.runBody, await ctx.body());
-        const agentId = writeAgent(ctx.caller, body.agentId);
-        const { id } = await store.write('upsertRun', { ...body, agentId });
+        const { id } = await store.write('upsertRun', { ...body, agentId: writeAgent(ctx.caller, body.agentId), anyAgent: ctx.caller.admin });
         return (await store.read('getRun', { scope: readScope(ctx.caller), id })) ?? { id };
       },
     },
@@ -337,7 +335,7 @@ export function buildRoutes(svc: Services): Route[] {
       permission: 'remember',
       handle: async (ctx) => {
         const body = S.parseBody(S.deliverBody, await ctx.body());
-        const { ids } = await store.write('takeDeliveries', { parentSessionKey: body.parentSessionKey });
+        const { ids } = await store.write('takeDeliveries', { parentSessionKey: body.parentSessionKey, agentId: writeAgent(ctx.caller, undefined), anyAgent: ctx.caller.admin });
         const runs = await Promise.all(ids.map((id) => store.read('getRun', { scope: readScope(ctx.caller), id })));
         return { runs: runs.filter((r) => r !== null), count: ids.length };
       },

@@ -112,7 +112,7 @@ export const searchBody = z
 
 export const expandBody = z.object({ id: z.string().min(1).max(128), includeTranscript: z.boolean().optional(), transcriptCharLimit: z.number().int().min(1).max(100_000).optional() }).loose();
 
-export const bypassBody = z.object({ enabled: z.boolean() }).loose();
+export const bypassBody = z.object({ enabled: z.boolean(), agentId: z.string().min(1).max(128).optional() }).loose();
 
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body);

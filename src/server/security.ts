@@ -6,6 +6,7 @@ import * as crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { BatonError } from '../core/errors';
 import type { Scope } from '../store/queries';
+import { DEFAULT_AGENT } from '../store/ownership';
 
 export type Permission = 'remember' | 'recall' | 'admin';
 
@@ -56,13 +57,16 @@ export function requirePermission(caller: Caller, permission: Permission): void 
   throw new BatonError('forbidden', `this token lacks the "${permission}" permission`);
 }
 
-/** The agent a write is stored under: the token's own agent, or (admin only) the body's agentId. */
+/**
+ * The agent a write acts for (and the only agent whose rows it touches, docs/security.md): the
+ * token's own agent, or for the admin token the body's agentId, else the default agent.
+ */
 export function writeAgent(caller: Caller, requested: string | undefined): string {
   if (caller.agentId) {
     if (requested && requested !== caller.agentId) throw new BatonError('forbidden', `this token writes as agent "${caller.agentId}", not "${requested}"`);
     return caller.agentId;
   }
-  return requested ?? 'default';
+  return requested ?? DEFAULT_AGENT;
 }
 
 export function readScope(caller: Caller): Scope {

@@ -8,7 +8,8 @@ import { planTranscriptDelta } from '../core/transcriptDelta';
 import { canMove } from '../core/runs';
 import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRunContext, Turn } from '../core/types';
 import { all, one } from './db';
-import { findSessionRow, stripSessionPrefix } from './queries';
+import { findOwnSessionRow, type findSessionRow, stripSessionPrefix } from './queries';
+import { DEFAULT_AGENT, mayWriteRun, requireWritableSessionRow } from './ownership';
 import type { RunFields, SessionFields, StoreRecord } from './records';
 
 export interface CommandContext {
@@ -18,7 +19,7 @@ export interface CommandContext {
   newId(): string;
 }
 
-export const DEFAULT_AGENT = 'default';
+export { DEFAULT_AGENT } from './ownership';
 
 export function ensureAgent(ctx: CommandContext, agentId: string, readPolicy: ReadPolicy = 'shared'): void {
   if (!one(ctx.db, 'SELECT id FROM agents WHERE id = ?', [agentId])) ctx.emit({ t: 'agent', id: agentId, readPolicy, at: ctx.now() });
@@ -55,10 +56,10 @@ export interface RecordTranscriptArgs {
 export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs, found?: ReturnType<typeof findSessionRow>): { appended: number; turnCount: number; charCount: number } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   const key = stripSessionPrefix(args.key);
-  let row = found?.agent_id === agentId && found.session_key === key ? found : findSessionRow(ctx.db, { agentId }, key);
-  if (!row || row.agent_id !== agentId) {
+  let row = found?.agent_id === agentId && found.session_key === key ? found : findOwnSessionRow(ctx.db, agentId, key);
+  if (!row) {
     upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null });
-    row = findSessionRow(ctx.db, { agentId }, key)!;
+    row = findOwnSessionRow(ctx.db, agentId, key)!;
   }
   const sid = row.id;
   const recent = all<{ role: Turn['role']; hash: string }>(
@@ -82,12 +83,6 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
   return { appended: plan.append.length, turnCount: after.turn_count, charCount: after.char_count };
 }
 
-function requireRow(ctx: CommandContext, agentId: string | undefined, key: string) {
-  const row = findSessionRow(ctx.db, agentId ? { agentId } : 'all', key);
-  if (!row) throw new BatonError('not_found', `session ${stripSessionPrefix(key)} not found`);
-  return row;
-}
-
 export interface UpdateSessionArgs {
   agentId?: string;
   key: string;
@@ -95,7 +90,7 @@ export interface UpdateSessionArgs {
 }
 
 export function updateSession(ctx: CommandContext, args: UpdateSessionArgs): { updated: true } {
-  const row = requireRow(ctx, args.agentId, args.key);
+  const row = requireWritableSessionRow(ctx.db, args.agentId, args.key);
   ctx.emit({ t: 'session', agentId: row.agent_id, key: row.session_key, set: args.set, at: ctx.now() });
   return { updated: true };
 }
@@ -111,7 +106,7 @@ export interface AddCheckpointArgs {
 }
 
 export function addCheckpoint(ctx: CommandContext, args: AddCheckpointArgs): { extractionCursor: number } {
-  const row = requireRow(ctx, args.agentId, args.key);
+  const row = requireWritableSessionRow(ctx.db, args.agentId, args.key);
   const cursor = args.extractionCursor ?? row.turn_count;
   ctx.emit({
     t: 'checkpoint',
@@ -227,22 +222,26 @@ export function addSummary(ctx: CommandContext, args: AddSummaryArgs): { id: str
 
 export interface UpsertRunArgs extends Omit<RunFields, 'files'>, Partial<Pick<SubagentRunContext, 'files'>> {
   id?: string;
+  /** The admin: may change any agent's run (ownership.ts). */
+  anyAgent?: boolean;
   runner?: string;
   status?: RunStatus;
   executionMode?: ExecutionMode;
 }
 
 export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: string } {
-  const { id: given, ...set } = args;
+  const { id: given, anyAgent: _any, ...set } = args;
   const id = given ?? ctx.newId();
-  const existing = one<{ status: RunStatus }>(ctx.db, 'SELECT status FROM subagent_runs WHERE id = ?', [id]);
+  const existing = one<{ status: RunStatus; agent_id: string }>(ctx.db, 'SELECT status, agent_id FROM subagent_runs WHERE id = ?', [id]);
   if (!existing) {
     if (!set.runner) throw new BatonError('invalid_request', 'runner is required for a new run');
     ensureAgent(ctx, set.agentId ?? DEFAULT_AGENT);
     set.agentId ??= DEFAULT_AGENT;
     set.status ??= 'pending';
   } else {
-    delete set.agentId; // a run keeps the agent it was created for
+    // A run keeps the agent it was created for, and only that agent (or the admin) changes it.
+    if (!mayWriteRun(args, existing.agent_id)) throw new BatonError('conflict', `run id ${id} is taken`);
+    delete set.agentId;
   }
   if (existing && set.status && set.status !== existing.status && !canMove(existing.status, set.status)) {
     throw new BatonError('conflict', `run ${id} is ${existing.status}; it cannot become ${set.status}`);
@@ -255,13 +254,13 @@ export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: strin
  * Takes the finished ASYNC_CALLBACK runs of a parent that were not delivered yet, and marks them
  * delivered in the same atomic step: two windows asking at once cannot both deliver a result.
  */
-export function takeDeliveries(ctx: CommandContext, args: { parentSessionKey: string }): { ids: string[] } {
-  const rows = all<{ id: string }>(
+export function takeDeliveries(ctx: CommandContext, args: { parentSessionKey: string; agentId?: string; anyAgent?: boolean }): { ids: string[] } {
+  const rows = all<{ id: string; agent_id: string }>(
     ctx.db,
-    `SELECT id FROM subagent_runs WHERE parent_session_key = ? AND execution_mode = 'ASYNC_CALLBACK'
+    `SELECT id, agent_id FROM subagent_runs WHERE parent_session_key = ? AND execution_mode = 'ASYNC_CALLBACK'
      AND status IN ('completed', 'failed') AND callback_delivered_at IS NULL ORDER BY finished_at, created_at`,
     [stripSessionPrefix(args.parentSessionKey)],
-  );
+  ).filter((r) => mayWriteRun(args, r.agent_id));
   for (const row of rows) ctx.emit({ t: 'run', id: row.id, set: { callbackDeliveredAt: ctx.now() }, at: ctx.now() });
   return { ids: rows.map((r) => r.id) };
 }

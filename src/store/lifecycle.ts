@@ -5,7 +5,8 @@
 import { BatonError } from '../core/errors';
 import { decideLineage } from '../core/lineage';
 import type { ExecutionMode, LineageSource, Turn } from '../core/types';
-import { DEFAULT_AGENT, recordTranscript, upsertSession, type CommandContext } from './commands';
+import { recordTranscript, upsertSession, type CommandContext } from './commands';
+import { DEFAULT_AGENT, requireWritableSessionRow, writableSessionRow } from './ownership';
 import { one } from './db';
 import { findSessionRow, inheritSources, stripSessionPrefix } from './queries';
 
@@ -28,6 +29,7 @@ function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefin
 }
 
 export interface StartSessionArgs {
+  /** The agent the write acts for (ownership.ts); default: the default agent. */
   agentId?: string;
   key: string;
   harness: string;
@@ -60,13 +62,15 @@ export interface StartSessionResult {
 export function startSession(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
   const started = startOrResume(ctx, args);
   if (args.inheritTailChars === undefined || !started.parentSessionKey || started.bypassed) return started;
-  return { ...started, inheritSources: inheritSources(ctx.db, { agentId: started.agentId }, started.parentSessionKey, args.inheritTailChars) };
+  // The parent is read with the caller's read scope (the admin reads every agent's sessions).
+  const scope = args.readableAgent === 'all' ? 'all' : { agentId: started.agentId };
+  return { ...started, inheritSources: inheritSources(ctx.db, scope, started.parentSessionKey, args.inheritTailChars) };
 }
 
 function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
   const key = stripSessionPrefix(args.key);
   const callerAgent = args.agentId ?? DEFAULT_AGENT;
-  const existing = findSessionRow(ctx.db, { agentId: callerAgent }, key);
+  const existing = writableSessionRow(ctx.db, args.agentId, key);
   if (existing) {
     const base = { sessionKey: key, agentId: existing.agent_id, parentSessionKey: existing.parent_session_key, lineageSource: existing.lineage_source as LineageSource | null };
     if (existing.bypassed) return { ...base, created: false, skipped: false, bypassed: true };
@@ -89,8 +93,7 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
   });
   let parentKey: string | null = null;
   let source: LineageSource | null = null;
-  let agentId = callerAgent;
-  const readScope = args.readableAgent === 'all' ? 'all' : { agentId: callerAgent };
+  const agentId = callerAgent;
   if (decision.kind === 'parent') {
     parentKey = stripSessionPrefix(decision.parentKey);
     source = decision.source;
@@ -107,11 +110,7 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
       source = 'project-recency';
     }
   }
-  if (parentKey) {
-    // A sub-agent always lives in its parent's agent scope.
-    const parent = findSessionRow(ctx.db, readScope, parentKey);
-    if (parent) agentId = parent.agent_id;
-  }
+
   upsertSession(ctx, {
     agentId,
     key,
@@ -131,6 +130,7 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
 }
 
 export interface TouchSessionArgs {
+  /** The agent the write acts for (ownership.ts); default: the default agent. */
   agentId?: string;
   key: string;
   harness: string;
@@ -156,7 +156,7 @@ export interface TouchSessionResult {
 export function touchSession(ctx: CommandContext, args: TouchSessionArgs): TouchSessionResult {
   const key = stripSessionPrefix(args.key);
   const callerAgent = args.agentId ?? DEFAULT_AGENT;
-  let row = findSessionRow(ctx.db, { agentId: callerAgent }, key);
+  let row = writableSessionRow(ctx.db, args.agentId, key);
   if (row?.bypassed) {
     return { sessionKey: key, agentId: row.agent_id, bypassed: true, appended: 0, turnCount: row.turn_count, charCount: row.char_count };
   }
@@ -164,7 +164,7 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
   const agentId = row?.agent_id ?? callerAgent;
   if (!row) {
     upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null, status: 'active' });
-    row = findSessionRow(ctx.db, { agentId }, key)!;
+    row = writableSessionRow(ctx.db, agentId, key)!;
   }
   const written = recordTranscript(ctx, { agentId, key, turns: args.turns, fromPayload: args.fromPayload }, row);
   const set: Parameters<typeof upsertSession>[1] = { agentId, key };
@@ -194,9 +194,8 @@ export function endPreviousSessions(ctx: CommandContext, args: { agentId?: strin
   return { ended: keys };
 }
 
-export function setBypass(ctx: CommandContext, args: { agentId?: string | 'all'; key: string; enabled: boolean }): { key: string; bypassed: boolean } {
-  const row = findSessionRow(ctx.db, args.agentId === 'all' || !args.agentId ? 'all' : { agentId: args.agentId }, args.key);
-  if (!row) throw new BatonError('not_found', `session ${stripSessionPrefix(args.key)} not found`);
+export function setBypass(ctx: CommandContext, args: { agentId?: string; key: string; enabled: boolean }): { key: string; bypassed: boolean } {
+  const row = requireWritableSessionRow(ctx.db, args.agentId, args.key);
   upsertSession(ctx, { agentId: row.agent_id, key: row.session_key, bypassed: args.enabled });
   return { key: row.session_key, bypassed: args.enabled };
 }

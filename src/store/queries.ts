@@ -93,22 +93,37 @@ function toSession(row: SessionRow): SessionRecord {
  * The newest is picked here: with ORDER BY updated_at LIMIT 1 SQLite spent 40–100 µs on what an
  * unordered lookup by the same index does in about 10.
  */
-function newestRowForKey<T extends { updated_at: string }>(db: Database, select: string, scope: Scope, key: string): T | undefined {
+function newestRowForKey<T extends { updated_at: string; agent_id: string }>(db: Database, select: string, scope: Scope, key: string): T | undefined {
   const s = rowScopeSql(scope);
   let newest: T | undefined;
   for (const row of all<T>(db, `${select} WHERE s.session_key = ? AND ${s.sql}`, [stripSessionPrefix(key), ...s.params])) {
+    // Keys are per agent: the caller's own session of a key comes before a shared agent's one.
+    if (scope !== 'all' && row.agent_id === scope.agentId) return row;
     if (!newest || row.updated_at >= newest.updated_at) newest = row; // ties: the later row, as before
   }
   return newest;
 }
 
-/** The internal row (with its integer id), or undefined. The newest wins when several agents share a key. */
+/**
+ * The internal row (with its integer id), or undefined. The caller's own agent's row comes first;
+ * otherwise the newest wins when several readable agents have the key.
+ */
 export function findSessionRow(db: Database, scope: Scope, key: string): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
   return newestRowForKey(db, 'SELECT s.* FROM sessions s', scope, key);
 }
 
+/** Exactly the given agent's row for the key (what a write may touch; see ownership.ts). */
+export function findOwnSessionRow(db: Database, agentId: string, key: string): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
+  return one(db, 'SELECT s.* FROM sessions s WHERE s.agent_id = ? AND s.session_key = ?', [agentId, stripSessionPrefix(key)]);
+}
+
 export function getSession(db: Database, scope: Scope, key: string): SessionRecord | null {
   const row = newestRowForKey<SessionRow>(db, SESSION_SELECT, scope, key);
+  return row ? toSession(row) : null;
+}
+
+export function getSessionById(db: Database, id: number): SessionRecord | null {
+  const row = one<SessionRow>(db, `${SESSION_SELECT} WHERE s.id = ?`, [id]);
   return row ? toSession(row) : null;
 }
 

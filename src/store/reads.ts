@@ -7,6 +7,7 @@ import { all, one } from './db';
 import * as q from './queries';
 import * as m from './memoryQueries';
 import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
+import { writableSessionRow } from './ownership';
 
 function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
   const row = q.findSessionRow(db, scope, key);
@@ -16,6 +17,11 @@ function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
 
 export const READ_QUERIES = {
   getSession: (db: Database, a: { scope: q.Scope; key: string }) => q.getSession(db, a.scope, a.key),
+  /** The session a write by this writer would touch (ownership.ts), or null. */
+  writableSession: (db: Database, a: { agentId: string; key: string }) => {
+    const row = writableSessionRow(db, a.agentId, a.key);
+    return row ? q.getSessionById(db, row.id) : null;
+  },
   listSessions: (db: Database, a: { scope: q.Scope } & q.ListOptions) => q.listSessions(db, a.scope, a),
   tree: (db: Database, a: { scope: q.Scope; project?: string; limit?: number }) => q.sessionTree(db, a.scope, a),
   transcript: (db: Database, a: { scope: q.Scope; key: string }) => {

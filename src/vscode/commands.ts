@@ -115,7 +115,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const session = await pickSession(deps, target);
       if (!session) return;
       const client = await host.requireClient();
-      const result = await client.setBypass(session.key, !session.bypassed);
+      const result = await client.setBypass(session.key, !session.bypassed, session.agentId);
       void vscode.window.showInformationMessage(result.bypassed ? `Baton hooks are now no-ops for ${session.key}.` : `Baton records ${session.key} again.`);
       tree.refresh();
     }),

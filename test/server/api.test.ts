@@ -171,11 +171,19 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       assert.equal(unknownParent.body.parentSessionKey, 'not-seen-yet', 'an explicit parent is never discarded');
     });
 
-    it('puts a sub-agent in its parent agent scope, never in a harness agent id', async () => {
+    it('puts a sub-agent in the agent its writes act for (keys are per agent), never in a harness agent id', async () => {
       await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'alice-main', agentId: 'alice', userPrompt: 'alice work' });
-      const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'alice-sub', parentSessionKey: 'alice-main', harnessAgentId: 'general-purpose-7' });
+      const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'alice-sub', parentSessionKey: 'alice-main', agentId: 'alice', harnessAgentId: 'general-purpose-7' });
       assert.equal(child.body.agentId, 'alice');
+      assert.match(child.body.inject, /alice work/);
       assert.equal((await api.get('/api/sessions/alice-sub')).body.agentId, 'alice');
+      // Without an agentId the admin's hooks act for the default agent; the child still inherits alice's context.
+      const unnamed = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'alice-sub-2', parentSessionKey: 'alice-main', harnessAgentId: 'general-purpose-8' });
+      assert.equal(unnamed.body.agentId, 'default');
+      assert.equal(unnamed.body.parentSessionKey, 'alice-main');
+      assert.match(unnamed.body.inject, /alice work/);
+      await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'alice-sub-2', userPrompt: 'child work' });
+      assert.equal((await api.get('/api/sessions/alice-sub-2')).body.turnCount, 1, "the child's later writes land in the same session");
     });
 
     it('answers a duplicate session-start with skipped, claims one runtime path, and lets stale claims expire', async () => {
