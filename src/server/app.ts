@@ -11,11 +11,14 @@ import type { ServerConfig } from './config';
 import { EventHub } from './events';
 import { readJsonBody, sendError, sendJson } from './http';
 import { MemoryService } from './memoryService';
-import { buildRoutes, matchPath, type Route } from './routes';
+import { buildHandlers, type CallContext } from './routes';
+import { findRoute, ROUTES, type RouteId } from '../api/routes';
+import { parseBody, SCHEMAS } from '../api/schemas';
+import type { z } from 'zod';
 import { bearerOf, checkOrigin, hashSecret, readScope, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
 import { handleMcp } from './mcp';
-import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../connectors/claudeCode';
+import type { ApiPoster } from '../connectors/claudeCode';
 
 export interface ServerOptions {
   store: Store;
@@ -37,6 +40,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+function firstHeader(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export async function startServer(options: ServerOptions, ports: number[]): Promise<RunningServer> {
   const { store, config } = options;
   const adminHash = hashSecret(options.adminToken);
@@ -45,7 +53,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
-  const routes = buildRoutes({ store, config, sessions, memory, events });
+  const handlers = buildHandlers({ store, config, sessions, memory, events });
   let port = 0;
   let inFlight = 0;
 
@@ -59,16 +67,17 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     return { tokenId: token.id, agentId: token.agentId, permissions, admin: false };
   }
 
-  function findRoute(method: string, pathname: string): { route: Route; params: Record<string, string> } | null {
-    let pathMatched = false;
-    for (const route of routes) {
-      const params = matchPath(route.path, pathname);
-      if (!params) continue;
-      pathMatched = true;
-      if (route.method === method) return { route, params };
-    }
-    if (pathMatched) throw new BatonError('invalid_request', `method ${method} is not allowed on ${pathname}`);
-    return null;
+  /** Validates a route's input against the contract and runs its handler as the caller. */
+  async function dispatch(id: RouteId, raw: { body: unknown; query: URLSearchParams }, ctx: Omit<CallContext, 'internal'>): Promise<unknown> {
+    const permission = ROUTES[id].permission;
+    if (permission) requirePermission(ctx.caller, permission);
+    const schema = SCHEMAS[id] as { body?: z.ZodType; query?: z.ZodType };
+    const input = {
+      body: schema.body ? parseBody(schema.body, raw.body) : undefined,
+      query: schema.query ? parseBody(schema.query, Object.fromEntries(raw.query)) : undefined,
+    };
+    const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
+    return handler(input, { ...ctx, internal: internalPoster(ctx.caller) });
   }
 
   /** Calls a POST route in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
@@ -76,16 +85,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     return {
       post: async <T>(route: string, body: unknown) => {
         const found = findRoute('POST', route);
-        if (!found) throw new BatonError('not_found', `no route ${route}`);
-        if (found.route.permission) requirePermission(caller, found.route.permission);
-        return (await found.route.handle({
-          req: { headers: {} } as http.IncomingMessage,
-          res: {} as http.ServerResponse,
-          caller,
-          params: found.params,
-          query: new URLSearchParams(),
-          body: async () => body as Record<string, unknown>,
-        })) as T;
+        if (!found.id) throw new BatonError('not_found', `no route ${route}`);
+        return (await dispatch(found.id, { body, query: new URLSearchParams() }, { caller, params: found.params, header: () => undefined })) as T;
       },
     };
   }
@@ -106,27 +107,15 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       await handleMcp(req, res, body, port, { store, sessions, caller });
       return res.statusCode;
     }
-    if (url.pathname === '/api/hooks/claude-code' && req.method === 'POST') {
-      // Claude Code's HTTP hooks post the raw hook payload; answer with the hook output.
-      const caller = await authenticate(req);
-      requirePermission(caller, 'remember');
-      const payload = await readJsonBody(req, { maxBytes: config.maxBodyBytes });
-      sendJson(res, 200, (await handleClaudeCodeEvent(payload as ClaudeCodePayload, internalPoster(caller))) ?? {});
-      return 200;
-    }
     const found = findRoute(req.method ?? 'GET', url.pathname);
-    if (!found) throw new BatonError('not_found', `no route ${req.method} ${url.pathname}`);
-    const caller: Caller = found.route.permission === null ? { tokenId: 'none', agentId: null, permissions: new Set(), admin: false } : await authenticate(req);
-    if (found.route.permission) requirePermission(caller, found.route.permission);
-    let body: Promise<Record<string, unknown>> | null = null;
-    const result = await found.route.handle({
-      req,
-      res,
-      caller,
-      params: found.params,
-      query: url.searchParams,
-      body: () => (body ??= readJsonBody(req, { maxBytes: config.maxBodyBytes })),
-    });
+    if (!found.id) {
+      if (found.methodMismatch) throw new BatonError('invalid_request', `method ${req.method} is not allowed on ${url.pathname}`);
+      throw new BatonError('not_found', `no route ${req.method} ${url.pathname}`);
+    }
+    const caller: Caller = ROUTES[found.id].permission === null ? { tokenId: 'none', agentId: null, permissions: new Set(), admin: false } : await authenticate(req);
+    if (ROUTES[found.id].permission) requirePermission(caller, ROUTES[found.id].permission!);
+    const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
+    const result = await dispatch(found.id, { body, query: url.searchParams }, { caller, params: found.params, header: (name) => firstHeader(req, name) });
     sendJson(res, 200, result);
     return 200;
   }

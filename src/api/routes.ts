@@ -1,0 +1,103 @@
+// The route table of Baton's HTTP API: for every route its id, method, path and the permission
+// it needs. Plain data with no dependencies, so the smallest client (the hook command) can carry
+// it; the request and response schemas of each route live in schemas.ts under the same id. The
+// server dispatches over this table, the clients build their requests from it, and docs/api.md is
+// generated from both (scripts/api-docs.ts).
+
+export type Permission = 'remember' | 'recall' | 'admin';
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+export interface RouteInfo {
+  method: Method;
+  /** `:name` segments are parameters (URL-decoded; `:key` also loses a `session:` prefix). */
+  path: string;
+  /** null: no token needed (health only). */
+  permission: Permission | null;
+  summary: string;
+}
+
+const route = (method: Method, path: string, permission: Permission | null, summary: string): RouteInfo => ({ method, path, permission, summary });
+
+export const ROUTES = {
+  health: route('GET', '/api/health', null, 'Liveness; needs no token.'),
+  sessionStart: route('POST', '/api/hooks/session-start', 'remember', 'A session starts: records it with its lineage and returns the inherited block for a sub-agent.'),
+  userPromptSubmit: route('POST', '/api/hooks/user-prompt-submit', 'remember', 'A prompt was submitted: stores the transcript delta and returns entity context to inject.'),
+  sessionEnd: route('POST', '/api/hooks/session-end', 'remember', 'A session ended: stores the last delta and closes it.'),
+  remember: route('POST', '/api/hooks/remember', 'remember', 'Stores a memory.'),
+  recall: route('POST', '/api/hooks/recall', 'recall', 'Finds memories.'),
+  preCompaction: route('POST', '/api/hooks/pre-compaction', 'remember', 'Guidelines for a compaction summary.'),
+  compactionComplete: route('POST', '/api/hooks/compaction-complete', 'remember', "A compaction summary: becomes a memory, a summary node and the session's checkpoint."),
+  checkpointExtract: route('POST', '/api/hooks/session-checkpoint-extract', 'remember', 'A mid-session checkpoint of what is new since the last one.'),
+  synthesisConfig: route('GET', '/api/hooks/synthesis/config', 'recall', 'How MEMORY.md synthesis is configured.'),
+  synthesis: route('POST', '/api/hooks/synthesis', 'recall', "The MEMORY.md projection of an agent's memory; takes the synthesis lease."),
+  synthesisComplete: route('POST', '/api/hooks/synthesis/complete', 'remember', 'Writes MEMORY.md (keeping a backup); 409 while another writer holds the lease.'),
+  claudeCodeHook: route('POST', '/api/hooks/claude-code', 'remember', "Claude Code's HTTP hooks: the raw hook payload in, the hook's output back."),
+  listSessions: route('GET', '/api/sessions', 'recall', 'Sessions, newest first: active ones by default; all=1, roots=1 or parent=KEY for the tree.'),
+  sessionTree: route('GET', '/api/sessions/tree', 'recall', 'Root sessions with their sub-agents nested.'),
+  summaries: route('GET', '/api/sessions/summaries', 'recall', 'Summary nodes (compactions, checkpoints), newest first.'),
+  expandSummary: route('POST', '/api/sessions/summaries/expand', 'recall', 'A summary node with its sources and, on request, the transcript it covers.'),
+  search: route('POST', '/api/sessions/search', 'recall', 'Full-text search over every readable transcript.'),
+  getSession: route('GET', '/api/sessions/:key', 'recall', "A session's status."),
+  transcript: route('GET', '/api/sessions/:key/transcript', 'recall', "A session's whole transcript as text."),
+  turns: route('GET', '/api/sessions/:key/turns', 'recall', "A page of a session's turns."),
+  inherited: route('GET', '/api/sessions/:key/inherited', 'recall', 'The block a new sub-agent of the session would inherit now.'),
+  bypass: route('POST', '/api/sessions/:key/bypass', 'remember', "Turns recording of a session off or on (hooks become no-ops)."),
+  upsertRun: route('POST', '/api/runs', 'remember', 'Creates or updates a sub-agent run.'),
+  listRuns: route('GET', '/api/runs', 'recall', 'Sub-agent runs, with filters.'),
+  getRun: route('GET', '/api/runs/:id', 'recall', 'One sub-agent run.'),
+  deliverRuns: route('POST', '/api/runs/deliver', 'remember', "Takes the finished ASYNC_CALLBACK runs of a parent not delivered yet (each is delivered once)."),
+  createToken: route('POST', '/api/tokens', 'admin', 'Creates an agent token (its secret is shown once).'),
+  revokeToken: route('DELETE', '/api/tokens/:key', 'admin', 'Revokes a token.'),
+} satisfies Record<string, RouteInfo>;
+
+export type RouteId = keyof typeof ROUTES;
+
+/** Matches a path pattern (`/api/sessions/:key`) against a request path; null when it does not match. */
+export function matchPath(pattern: string, pathname: string): Record<string, string> | null {
+  const want = pattern.split('/');
+  const got = pathname.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    if (want[i].startsWith(':')) {
+      let value: string;
+      try {
+        value = decodeURIComponent(got[i]);
+      } catch {
+        return null;
+      }
+      if (!value) return null;
+      params[want[i].slice(1)] = want[i] === ':key' && value.startsWith('session:') ? value.slice('session:'.length) : value;
+    } else if (want[i] !== got[i]) return null;
+  }
+  return params;
+}
+
+/**
+ * The route a request names. Order-independent: among the routes whose path matches, the one with
+ * the most literal segments wins (`/api/sessions/tree` over `/api/sessions/:key`). A path that
+ * matches with another method answers 405-style `invalid_request`; none at all, null.
+ */
+export function findRoute(method: string, pathname: string): { id: RouteId; params: Record<string, string> } | { id: null; methodMismatch: boolean } {
+  let best: { id: RouteId; params: Record<string, string>; literals: number } | null = null;
+  let pathMatched = false;
+  for (const id of Object.keys(ROUTES) as RouteId[]) {
+    const info = ROUTES[id];
+    const params = matchPath(info.path, pathname);
+    if (!params) continue;
+    pathMatched = true;
+    if (info.method !== method) continue;
+    const literals = info.path.split('/').filter((s) => s && !s.startsWith(':')).length;
+    if (!best || literals > best.literals) best = { id, params, literals };
+  }
+  return best ? { id: best.id, params: best.params } : { id: null, methodMismatch: pathMatched };
+}
+
+/** The concrete path of a route, its parameters URL-encoded. */
+export function pathOf(id: RouteId, params: Record<string, string> = {}): string {
+  return ROUTES[id].path.replace(/:(\w+)/g, (_m, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${id}: missing path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}

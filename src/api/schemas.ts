@@ -1,0 +1,383 @@
+// The schemas of Baton's HTTP API, per route id of routes.ts: request body, query and response
+// (zod). Request bodies allow unknown fields (harness payloads carry extras); known fields must
+// have the right type, and errors name the field. The server validates every request against
+// them; the typed client derives its types from them; docs/api.md is generated from them.
+
+import { z } from 'zod';
+import { BatonError } from '../core/errors';
+import type { RouteId } from './routes';
+
+const key = z.string().trim().min(1).max(512);
+const text = z.string().max(10_000_000);
+const harness = z.string().trim().min(1).max(64);
+const optionalKey = key.optional();
+const runtimePath = z.string().trim().min(1).max(64).optional();
+const agentId = z.string().trim().min(1).max(128).optional();
+const project = z.string().max(4096).optional();
+const inlineTranscript = z.union([z.string().max(10_000_000), z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional();
+
+export const sessionStartBody = z
+  .object({
+    harness,
+    project,
+    agentId,
+    harnessAgentId: z.string().max(256).optional(),
+    harnessAgentType: z.string().max(256).optional(),
+    parentSessionKey: optionalKey,
+    parentKey: optionalKey,
+    parentId: optionalKey,
+    parentID: optionalKey,
+    sessionKey: optionalKey,
+    sessionId: optionalKey,
+    runtimePath,
+    executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
+    title: z.string().max(500).optional(),
+    source: z.string().max(64).optional(),
+  })
+  .loose();
+
+export const promptSubmitBody = z
+  .object({
+    harness,
+    userMessage: text.optional(),
+    userPrompt: text.optional(),
+    lastAssistantMessage: text.optional(),
+    sessionKey: optionalKey,
+    sessionId: optionalKey,
+    transcriptPath: z.string().max(4096).optional(),
+    transcript: inlineTranscript,
+    runtimePath,
+    project,
+    agentId,
+  })
+  .loose();
+
+export const sessionEndBody = z
+  .object({
+    harness,
+    sessionKey: optionalKey,
+    sessionId: optionalKey,
+    transcriptPath: z.string().max(4096).optional(),
+    transcript: inlineTranscript,
+    runtimePath,
+    reason: z.string().max(200).optional(),
+    status: z.enum(['ended', 'completed', 'failed']).optional(),
+    lastAssistantMessage: text.optional(),
+    /** Corrects the recorded parent when the harness learns the exact spawner only at the end. */
+    parentSessionKey: optionalKey,
+    project,
+    agentId,
+  })
+  .loose();
+
+export const rememberBody = z
+  .object({ harness, content: z.string().trim().min(1).max(100_000), sessionKey: optionalKey, runtimePath, agentId, project, type: z.string().max(64).optional(), tags: z.string().max(1000).optional(), who: z.string().max(128).optional(), importance: z.number().min(0).max(1).optional() })
+  .loose();
+
+export const recallBody = z
+  .object({
+    harness,
+    query: z.string().max(10_000),
+    keywordQuery: z.string().max(10_000).optional(),
+    project,
+    limit: z.number().int().optional(),
+    type: z.string().max(64).optional(),
+    tags: z.string().max(1000).optional(),
+    who: z.string().max(128).optional(),
+    since: z.string().max(64).optional(),
+    until: z.string().max(64).optional(),
+    aggregate: z.boolean().optional(),
+    aggregateBudget: z.string().max(32).optional(),
+    saveAggregate: z.boolean().optional(),
+    sessionKey: optionalKey,
+    agentId,
+    includeRecalled: z.boolean().optional(),
+    runtimePath,
+  })
+  .loose();
+
+export const preCompactionBody = z.object({ harness, sessionKey: optionalKey, runtimePath }).loose();
+
+export const compactionCompleteBody = z
+  .object({ harness, summary: z.string().trim().min(1).max(1_000_000), sessionKey: optionalKey, project, runtimePath, agentId })
+  .loose();
+
+export const checkpointExtractBody = z
+  .object({ harness, sessionKey: key, agentId, project, transcriptPath: z.string().max(4096).optional(), transcript: inlineTranscript, runtimePath })
+  .loose();
+
+export const synthesisBody = z.object({ agentId, sessionKey: optionalKey }).loose();
+export const synthesisCompleteBody = z.object({ content: z.string().min(1).max(5_000_000), agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() }).loose();
+
+export const searchBody = z
+  .object({ query: z.string().max(10_000), sessionKey: optionalKey, currentSessionKey: optionalKey, agentId, project, limit: z.number().optional() })
+  .loose();
+
+export const expandBody = z.object({ id: z.string().min(1).max(128), includeTranscript: z.boolean().optional(), transcriptCharLimit: z.number().int().min(1).max(100_000).optional() }).loose();
+
+export const bypassBody = z.object({ enabled: z.boolean(), agentId }).loose();
+
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue.path.length ? issue.path.join('.') : 'body';
+  const problem = issue.code === 'invalid_type' && issue.message.includes('received undefined') ? 'is required' : issue.message;
+  throw new BatonError('invalid_request', `${field}: ${problem}`);
+}
+
+export const runBody = z
+  .object({
+    id: z.string().min(1).max(64).optional(),
+    runner: z.string().trim().min(1).max(64).optional(),
+    status: z.enum(['pending', 'running', 'completed', 'failed']).optional(),
+    executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
+    sessionKey: optionalKey,
+    parentSessionKey: optionalKey,
+    workspacePath: z.string().max(4096).optional(),
+    specId: z.string().max(256).optional(),
+    prompt: z.string().max(1_000_000).optional(),
+    files: z.array(z.string().max(4096)).max(1000).optional(),
+    resultContent: z.string().max(10_000_000).optional(),
+    inputTokens: z.number().int().min(0).optional(),
+    outputTokens: z.number().int().min(0).optional(),
+    durationMs: z.number().int().min(0).optional(),
+    error: z.string().max(100_000).optional(),
+    startedAt: z.string().max(64).optional(),
+    finishedAt: z.string().max(64).optional(),
+    agentId,
+  })
+  .strict();
+
+export const deliverBody = z.object({ parentSessionKey: key }).loose();
+
+export const tokenBody = z
+  .object({
+    agentId: z.string().trim().min(1).max(128),
+    permissions: z.array(z.enum(['remember', 'recall', 'admin'])).min(1),
+    readPolicy: z.enum(['shared', 'isolated']).optional(),
+    label: z.string().max(200).optional(),
+  })
+  .loose();
+
+// --- Query strings: every value arrives as a string.
+
+/** A whole number within bounds, else 400 naming the parameter. */
+const intQuery = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return fallback;
+      const n = Number(raw);
+      if (Number.isInteger(n) && n >= min && n <= max) return n;
+      ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
+      return z.NEVER;
+    });
+const flagQuery = z
+  .string()
+  .optional()
+  .transform((v) => v === '1' || v === 'true');
+const textQuery = z.string().max(4096).optional();
+
+export const listSessionsQuery = z.object({
+  all: flagQuery,
+  roots: flagQuery,
+  parent: textQuery,
+  project: textQuery,
+  limit: intQuery(200, 1, 10_000),
+  offset: intQuery(0, 0, 10_000_000),
+});
+export const projectQuery = z.object({ project: textQuery });
+export const summariesQuery = z.object({ sessionKey: textQuery, limit: intQuery(100, 1, 1000) });
+export const turnsQuery = z.object({ from: intQuery(1, 1, 1e9), limit: intQuery(200, 1, 2000) });
+export const listRunsQuery = z.object({
+  runner: textQuery,
+  status: textQuery,
+  since: textQuery,
+  specId: textQuery,
+  parent: textQuery,
+  limit: intQuery(100, 1, 1000),
+});
+
+// --- Responses. Top-level objects are open (.loose()): a newer server may add fields.
+
+const nullableString = z.string().nullable();
+const executionMode = z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']);
+
+/** A session as every client sees it (GET /api/sessions/:key, lists, the tree, events). */
+export const sessionView = z
+  .object({
+    key: z.string(),
+    runtimePath: nullableString,
+    claimedAt: nullableString,
+    expiresAt: nullableString,
+    bypassed: z.boolean(),
+    agentId: z.string(),
+    harness: z.string(),
+    project: nullableString,
+    parentSessionKey: nullableString,
+    lineageSource: nullableString,
+    harnessAgentId: nullableString,
+    harnessAgentType: nullableString,
+    executionMode: executionMode.nullable(),
+    status: z.enum(['active', 'completed', 'failed', 'ended']),
+    title: nullableString,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    endedAt: nullableString,
+    endReason: nullableString,
+    turnCount: z.number(),
+    childCount: z.number(),
+  })
+  .loose();
+
+export interface TreeNodeView extends z.infer<typeof sessionView> {
+  children: TreeNodeView[];
+}
+const treeNode: z.ZodType<TreeNodeView> = z.lazy(() => sessionView.extend({ children: z.array(treeNode) }).loose()) as z.ZodType<TreeNodeView>;
+
+const inheritSections = z
+  .object({ header: z.string(), checkpoint: nullableString, recentContext: nullableString, focalEntities: z.array(z.string()), constraints: z.array(z.string()) })
+  .loose();
+
+export const runView = z
+  .object({
+    id: z.string(),
+    agentId: z.string(),
+    sessionKey: nullableString,
+    parentSessionKey: nullableString,
+    runner: z.string(),
+    status: z.enum(['pending', 'running', 'completed', 'failed']),
+    executionMode,
+    context: z.object({ workspacePath: nullableString.optional(), specId: nullableString.optional(), prompt: nullableString.optional(), files: z.array(z.string()).optional() }),
+    resultContent: nullableString,
+    inputTokens: z.number().nullable(),
+    outputTokens: z.number().nullable(),
+    durationMs: z.number().nullable(),
+    error: nullableString,
+    callbackDeliveredAt: nullableString,
+    createdAt: z.string(),
+    startedAt: nullableString,
+    finishedAt: nullableString,
+    updatedAt: z.string(),
+  });
+
+const hitView = z
+  .object({
+    sessionKey: z.string(),
+    project: nullableString,
+    updatedAt: z.string(),
+    excerpt: z.string(),
+    rank: z.number(),
+    harness: z.string(),
+    parentSessionKey: nullableString,
+    turnSeq: z.number(),
+  })
+  .loose();
+
+const bypassedReply = { bypassed: z.literal(true).optional(), inject: z.string().optional(), sessionKey: z.string().optional() };
+
+const memoryHit = z.object({ id: z.string(), content: z.string() }).loose();
+
+/** For every route of routes.ts: what its body and query must be, and what it answers. */
+export const SCHEMAS = {
+  health: { response: z.object({ status: z.literal('ok') }) },
+  sessionStart: {
+    body: sessionStartBody,
+    response: z
+      .object({
+        sessionKey: z.string(),
+        agentId: z.string(),
+        parentSessionKey: nullableString.optional(),
+        lineageSource: nullableString.optional(),
+        skipped: z.boolean().optional(),
+        bypassed: z.boolean().optional(),
+        inject: z.string(),
+        inherited: z.object({ chars: z.number(), estimatedTokens: z.number(), sections: inheritSections }).loose().nullable().optional(),
+        memories: z.array(z.unknown()).optional(),
+      })
+      .loose(),
+  },
+  userPromptSubmit: {
+    body: promptSubmitBody,
+    response: z.object({ inject: z.string(), sessionKey: z.string(), appended: z.number().optional(), turnCount: z.number().optional(), bypassed: z.literal(true).optional() }).loose(),
+  },
+  sessionEnd: {
+    body: sessionEndBody,
+    response: z.object({ success: z.boolean().optional(), appended: z.number().optional(), turnCount: z.number().optional(), ...bypassedReply, sessionKey: z.string() }).loose(),
+  },
+  remember: { body: rememberBody, response: z.object({ success: z.boolean(), memoryId: z.string().optional(), id: z.string().optional(), ...bypassedReply }).loose() },
+  recall: {
+    body: recallBody,
+    response: z.object({ results: z.array(memoryHit), memories: z.array(memoryHit), count: z.number(), query: z.string(), method: z.string(), message: z.string(), bypassed: z.boolean().optional() }).loose(),
+  },
+  preCompaction: { body: preCompactionBody, response: z.object({ guidelines: z.string(), summaryPrompt: z.string().optional(), ...bypassedReply }).loose() },
+  compactionComplete: {
+    body: compactionCompleteBody,
+    response: z.object({ success: z.boolean(), memoryId: z.string().optional(), summaryId: z.string().optional(), contextEpoch: z.number().optional(), ...bypassedReply }).loose(),
+  },
+  checkpointExtract: { body: checkpointExtractBody, response: z.object({ skipped: z.boolean().optional(), bypassed: z.boolean().optional(), queued: z.boolean().optional(), jobId: z.string().optional() }).loose() },
+  synthesisConfig: { response: z.object({ enabled: z.boolean(), model: z.string(), schedule: z.string() }).loose() },
+  synthesis: { body: synthesisBody, response: z.object({ prompt: z.string(), model: z.string(), indexBlock: z.string(), leaseId: z.string(), agentId: z.string() }).loose() },
+  synthesisComplete: { body: synthesisCompleteBody, response: z.object({ success: z.boolean(), path: z.string() }).loose() },
+  claudeCodeHook: { body: z.object({ hook_event_name: z.string().max(128).optional(), session_id: key }).loose(), response: z.record(z.string(), z.unknown()) },
+  listSessions: { query: listSessionsQuery, response: z.object({ sessions: z.array(sessionView), count: z.number(), total: z.number() }).loose() },
+  sessionTree: { query: projectQuery, response: z.object({ roots: z.array(treeNode), count: z.number() }).loose() },
+  summaries: {
+    query: summariesQuery,
+    response: z
+      .object({
+        summaries: z.array(z.object({ id: z.string(), kind: z.string(), depth: z.number(), source_type: nullableString, source_ref: nullableString, meta_json: nullableString, created_at: z.string() }).loose()),
+      })
+      .loose(),
+  },
+  expandSummary: { body: expandBody, response: z.object({ node: z.unknown() }).loose() },
+  search: { body: searchBody, response: z.object({ query: z.string(), hits: z.array(hitView), count: z.number(), searchedSession: z.string().optional() }).loose() },
+  getSession: { response: sessionView },
+  transcript: { response: z.object({ sessionKey: z.string(), agentId: z.string(), content: z.string() }).loose() },
+  turns: {
+    query: turnsQuery,
+    response: z
+      .object({
+        sessionKey: z.string(),
+        total: z.number(),
+        turns: z.array(z.object({ seq: z.number(), role: z.enum(['user', 'assistant', 'tool', 'system']), text: z.string(), at: nullableString })),
+      })
+      .loose(),
+  },
+  inherited: {
+    response: z
+      .object({
+        sessionKey: z.string(),
+        block: z.string(),
+        empty: z.boolean(),
+        sections: inheritSections.nullable(),
+        chars: z.number(),
+        estimatedTokens: z.number(),
+        settings: z.object({ inheritContext: z.boolean(), tailChars: z.number() }),
+        parentUpdatedAt: z.string(),
+      })
+      .loose(),
+  },
+  bypass: { body: bypassBody, response: z.object({ key: z.string(), bypassed: z.boolean() }) },
+  upsertRun: { body: runBody, response: runView.partial().extend({ id: z.string() }) },
+  listRuns: { query: listRunsQuery, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
+  getRun: { response: runView },
+  deliverRuns: { body: deliverBody, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
+  createToken: {
+    body: tokenBody,
+    response: z.object({ id: z.string(), token: z.string(), agentId: z.string(), permissions: z.array(z.string()), readPolicy: z.enum(['shared', 'isolated']).nullable() }).loose(),
+  },
+  revokeToken: { response: z.object({ ok: z.literal(true) }) },
+} satisfies Record<RouteId, { body?: z.ZodType; query?: z.ZodType; response: z.ZodType }>;
+
+export type Schemas = typeof SCHEMAS;
+type Field<K extends RouteId, F extends string> = Schemas[K] extends Record<F, infer T extends z.ZodType> ? T : never;
+/** What a client sends as the body of route K (before defaults). */
+export type BodyIn<K extends RouteId> = z.input<Field<K, 'body'>>;
+/** The body as the server's handler receives it (parsed). */
+export type BodyOf<K extends RouteId> = z.output<Field<K, 'body'>>;
+export type QueryIn<K extends RouteId> = z.input<Field<K, 'query'>>;
+export type QueryOf<K extends RouteId> = z.output<Field<K, 'query'>>;
+export type ResponseOf<K extends RouteId> = z.output<Schemas[K]['response']>;
