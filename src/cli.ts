@@ -53,13 +53,13 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'at most this many sessions', positiveInt, 100)
     .option('--json', 'machine-readable output')
     .action(async (opts: { dataDir?: string; tree?: boolean; project?: string; limit: number; json?: boolean }) => {
-      await withStore(opts.dataDir, async (store) => {
+      await withStore(opts.dataDir, async ({ api }) => {
         if (opts.tree) {
-          const roots = await store.tree({ project: opts.project });
+          const { roots } = await api.call('sessionTree', { query: { project: opts.project } });
           out(opts.json ? JSON.stringify({ roots }, null, 2) : renderTree(roots) || 'No sessions yet.');
           return;
         }
-        const { sessions, total } = await store.listSessions({ project: opts.project, limit: opts.limit });
+        const { sessions, total } = await api.call('listSessions', { query: { all: '1', project: opts.project, limit: String(opts.limit) } });
         out(opts.json ? JSON.stringify({ sessions, count: sessions.length, total }, null, 2) : renderSessionTable(sessions) || 'No sessions yet.');
       });
     });
@@ -71,8 +71,8 @@ export function buildProgram(): Command {
     .addOption(dataDirOption())
     .option('--json', 'machine-readable output')
     .action(async (key: string, opts: { dataDir?: string; json?: boolean }) => {
-      await withStore(opts.dataDir, async (store) => {
-        const transcript = await store.transcript(key);
+      await withStore(opts.dataDir, async ({ api }) => {
+        const transcript = await api.call('transcript', { params: { key } });
         out(opts.json ? JSON.stringify(transcript, null, 2) : transcript.content);
       });
     });
@@ -88,8 +88,8 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async (words: string[], opts: { dataDir?: string; session?: string; project?: string; limit: number; json?: boolean }) => {
       const query = words.join(' ');
-      await withStore(opts.dataDir, async (store) => {
-        const hits = await store.search({ query, sessionKey: opts.session, project: opts.project, limit: opts.limit });
+      await withStore(opts.dataDir, async ({ api }) => {
+        const { hits } = await api.call('search', { body: { query, sessionKey: opts.session, project: opts.project, limit: Math.min(opts.limit, 20) } });
         if (opts.json) return out(JSON.stringify({ query, hits, count: hits.length }, null, 2));
         if (hits.length === 0) return out(`No matches for ${JSON.stringify(query)}.`);
         out(hits.map((h) => `${h.sessionKey}  ${h.harness}  ${h.updatedAt}${h.project ? '  ' + h.project : ''}\n  ${h.excerpt}`).join('\n'));
@@ -103,15 +103,15 @@ export function buildProgram(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'md']).default('jsonl'))
     .option('--session <key>', 'only this session')
     .action(async (opts: { dataDir?: string; format: 'jsonl' | 'md'; session?: string }) => {
-      await withStore(opts.dataDir, async (store) => {
+      await withStore(opts.dataDir, async ({ api }) => {
         const sessions = opts.session
-          ? [await store.getSession(opts.session)].filter((s) => s !== null)
-          : (await store.listSessions({ limit: 10_000 })).sessions.reverse();
+          ? [await api.callOrNull('getSession', { params: { key: opts.session } })].filter((s) => s !== null)
+          : (await api.call('listSessions', { query: { all: '1', limit: '10000' } })).sessions.reverse();
         if (opts.session && sessions.length === 0) throw new BatonError('not_found', `session ${opts.session} not found`);
         for (const session of sessions) {
           const turns = [];
           for (let from = 1; ; ) {
-            const page = await store.turns(session!.key, from, 1000);
+            const page = await api.call('turns', { params: { key: session!.key }, query: { from: String(from), limit: '1000' } });
             turns.push(...page.turns);
             if (page.turns.length < 1000) break;
             from = page.turns[page.turns.length - 1].seq + 1;

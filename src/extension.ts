@@ -111,11 +111,11 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     runs,
     archivist,
     registerSession: async (session) => {
-      const r = await (await client()).post<{ sessionKey: string; inject?: string }>('/api/hooks/session-start', { ...session, sessionKey: session.key });
+      const r = await (await client()).call('sessionStart', { body: { ...session, sessionKey: session.key } });
       return { sessionKey: r.sessionKey, inject: r.inject ?? '' };
     },
     appendTurns: async (key, turns, harness = 'vscode-api') => {
-      const r = await (await client()).post<{ appended?: number }>('/api/hooks/user-prompt-submit', { harness, sessionKey: key, transcript: turns.map((t) => ({ role: t.role, content: t.text })) });
+      const r = await (await client()).call('userPromptSubmit', { body: { harness, sessionKey: key, transcript: turns.map((t) => ({ role: t.role, content: t.text })) } });
       return { appended: r.appended ?? 0 };
     },
     invokeSubagent: (options) => {

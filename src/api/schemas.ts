@@ -228,6 +228,7 @@ export const sessionView = z
     endedAt: nullableString,
     endReason: nullableString,
     turnCount: z.number(),
+    charCount: z.number(),
     childCount: z.number(),
   })
   .loose();
@@ -250,7 +251,7 @@ export const runView = z
     runner: z.string(),
     status: z.enum(['pending', 'running', 'completed', 'failed']),
     executionMode,
-    context: z.object({ workspacePath: nullableString.optional(), specId: nullableString.optional(), prompt: nullableString.optional(), files: z.array(z.string()).optional() }),
+    context: z.object({ workspacePath: z.string().optional(), specId: z.string().optional(), prompt: z.string().optional(), files: z.array(z.string()).optional() }),
     resultContent: nullableString,
     inputTokens: z.number().nullable(),
     outputTokens: z.number().nullable(),
@@ -361,7 +362,7 @@ export const SCHEMAS = {
       .loose(),
   },
   bypass: { body: bypassBody, response: z.object({ key: z.string(), bypassed: z.boolean() }) },
-  upsertRun: { body: runBody, response: runView.partial().extend({ id: z.string() }) },
+  upsertRun: { body: runBody, response: runView },
   listRuns: { query: listRunsQuery, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
   getRun: { response: runView },
   deliverRuns: { body: deliverBody, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },

@@ -2,11 +2,9 @@
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startDaemon } from '../server/daemon';
-import { liveEndpoint } from '../server/endpoint';
-import { hashSecret, newSecret } from '../server/security';
 import { resolveDataDir } from '../store/paths';
-import { Store } from '../store/store';
-import { HttpClient } from './access';
+import { openAccess } from './access';
+import type { Permission } from '../api/routes';
 
 interface Helpers {
   dataDirOption(): Option;
@@ -63,21 +61,12 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .option('--label <text>', 'a note to recognise the token by')
     .option('--json', 'machine-readable output')
     .action(async (opts: { dataDir?: string; agent: string; permissions: string[]; readPolicy?: 'shared' | 'isolated'; label?: string; json?: boolean }) => {
-      const dataDir = resolveDataDir({ flag: opts.dataDir });
-      const endpoint = liveEndpoint(dataDir);
+      const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), 'baton token');
       let created: { id: string; token: string; agentId: string; permissions: string[] };
-      if (endpoint) {
-        created = await new HttpClient(endpoint).call('POST', '/api/tokens', { agentId: opts.agent, permissions: opts.permissions, readPolicy: opts.readPolicy, label: opts.label });
-      } else {
-        const store = await Store.open({ dataDir, holder: 'baton token' });
-        try {
-          if (opts.readPolicy) await store.write('setAgentPolicy', { agentId: opts.agent, readPolicy: opts.readPolicy });
-          const secret = newSecret();
-          const { id } = await store.write('createToken', { agentId: opts.agent, permissions: opts.permissions, secretHash: hashSecret(secret), label: opts.label });
-          created = { id, token: secret, agentId: opts.agent, permissions: opts.permissions };
-        } finally {
-          await store.close();
-        }
+      try {
+        created = await access.api.call('createToken', { body: { agentId: opts.agent, permissions: opts.permissions as Permission[], readPolicy: opts.readPolicy, label: opts.label } });
+      } finally {
+        await access.close();
       }
       out(opts.json ? JSON.stringify(created, null, 2) : `token ${created.id} for agent ${created.agentId} (${created.permissions.join(', ')}):\n${created.token}`);
     });
@@ -87,16 +76,11 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .argument('<id>', 'token id')
     .addOption(dataDirOption())
     .action(async (id: string, opts: { dataDir?: string }) => {
-      const dataDir = resolveDataDir({ flag: opts.dataDir });
-      const endpoint = liveEndpoint(dataDir);
-      if (endpoint) await new HttpClient(endpoint).call('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
-      else {
-        const store = await Store.open({ dataDir, holder: 'baton token' });
-        try {
-          await store.write('revokeToken', { id });
-        } finally {
-          await store.close();
-        }
+      const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), 'baton token');
+      try {
+        await access.api.call('revokeToken', { params: { key: id } });
+      } finally {
+        await access.close();
       }
       out(`revoked ${id}`);
     });

@@ -85,14 +85,14 @@ export class RunManager {
     const runId = crypto.randomUUID();
     const sessionKey = runSessionKey(options.parentSessionKey, runId);
     const context: SubagentRunContext = { workspacePath: options.workspacePath, specId: options.specId, prompt: options.task, files: options.files ?? [] };
-    const started = await client.post<{ inject?: string }>('/api/hooks/session-start', {
+    const started = await client.call('sessionStart', { body: {
       harness: HARNESS,
       sessionKey,
       parentSessionKey: options.parentSessionKey ?? undefined,
       harnessAgentType: options.runner,
       executionMode: mode,
       title: options.title ?? options.task.split('\n')[0].slice(0, 80),
-    });
+    } });
     await client.saveRun({
       id: runId,
       runner: options.runner,
@@ -118,12 +118,12 @@ export class RunManager {
     const startedAt = Date.now();
     await client.saveRun({ id: request.runId, status: 'running', startedAt: new Date(startedAt).toISOString() });
     const prompt = childPrompt(request.inherited, request.task);
-    await client.post('/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: request.sessionKey, userPrompt: prompt });
+    await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: request.sessionKey, userPrompt: prompt } });
     const signal = AbortSignal.timeout(timeoutMs);
     let run: SubagentRun | null;
     try {
       const out = await runner.run(request, signal);
-      await client.post('/api/hooks/session-end', { harness: HARNESS, sessionKey: request.sessionKey, lastAssistantMessage: out.content, status: 'completed', reason: 'run completed' });
+      await client.call('sessionEnd', { body: { harness: HARNESS, sessionKey: request.sessionKey, lastAssistantMessage: out.content, status: 'completed', reason: 'run completed' } });
       run = await client.saveRun({
         id: request.runId,
         status: 'completed',
@@ -135,7 +135,7 @@ export class RunManager {
       });
     } catch (err) {
       const message = signal.aborted ? `timed out after ${timeoutMs} ms` : (err as Error).message;
-      await client.post('/api/hooks/session-end', { harness: HARNESS, sessionKey: request.sessionKey, status: 'failed', reason: message.slice(0, 200) }).catch(() => undefined);
+      await client.call('sessionEnd', { body: { harness: HARNESS, sessionKey: request.sessionKey, status: 'failed', reason: message.slice(0, 200) } }).catch(() => undefined);
       run = await client.saveRun({ id: request.runId, status: 'failed', error: message, durationMs: Date.now() - startedAt, finishedAt: new Date().toISOString() });
     }
     if (mode === 'ASYNC_CALLBACK' && request.parentSessionKey) await this.deliver(request.parentSessionKey);
@@ -171,7 +171,7 @@ export class RunManager {
     if (runs.length === 0) return [];
     const text = aggregateDeliveries(runs);
     const parent = await client.getSession(parentKey);
-    await client.post('/api/hooks/user-prompt-submit', { harness: parent?.harness ?? HARNESS, sessionKey: parentKey, transcript: [{ role: 'system', content: text }] });
+    await client.call('userPromptSubmit', { body: { harness: parent?.harness ?? HARNESS, sessionKey: parentKey, transcript: [{ role: 'system', content: text }] } });
     this.onDelivered?.(parentKey, runs, text);
     return runs;
   }

@@ -2,7 +2,10 @@
 
 import type { SessionRecord } from './types';
 
-export interface TreeLike extends SessionRecord {
+/** What a rendering reads of a session (a store record and an API session view both have it). */
+export type SessionLike = Pick<SessionRecord, 'key' | 'harness' | 'harnessAgentType' | 'status' | 'bypassed' | 'turnCount' | 'updatedAt' | 'project' | 'agentId' | 'parentSessionKey' | 'createdAt'>;
+
+export interface TreeLike extends SessionLike {
   children: TreeLike[];
 }
 
@@ -16,13 +19,13 @@ export function age(iso: string, now = Date.now()): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-export function sessionLine(s: SessionRecord, now = Date.now()): string {
+export function sessionLine(s: SessionLike, now = Date.now()): string {
   const flags = [s.status, s.bypassed ? 'bypassed' : ''].filter(Boolean).join(',');
   const agent = s.harnessAgentType ? ` ${s.harnessAgentType}` : '';
   return `${s.key}  ${s.harness}${agent}  ${flags}  ${s.turnCount} turns  ${age(s.updatedAt, now)} ago${s.project ? '  ' + s.project : ''}`;
 }
 
-export function renderSessionTable(sessions: SessionRecord[], now = Date.now()): string {
+export function renderSessionTable(sessions: SessionLike[], now = Date.now()): string {
   return sessions.map((s) => sessionLine(s, now)).join('\n');
 }
 
@@ -39,7 +42,7 @@ export function renderTree(roots: TreeLike[], now = Date.now()): string {
 
 const ROLE_TITLES: Record<string, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool', system: 'System' };
 
-export function renderMarkdownSession(session: SessionRecord, turns: Array<{ role: string; text: string; at: string | null }>): string {
+export function renderMarkdownSession(session: SessionLike, turns: Array<{ role: string; text: string; at: string | null }>): string {
   const head = [
     `# Session ${session.key}`,
     '',

@@ -11,14 +11,11 @@ import type { ServerConfig } from './config';
 import { EventHub } from './events';
 import { readJsonBody, sendError, sendJson } from './http';
 import { MemoryService } from './memoryService';
-import { buildHandlers, type CallContext } from './routes';
-import { findRoute, ROUTES, type RouteId } from '../api/routes';
-import { parseBody, SCHEMAS } from '../api/schemas';
-import type { z } from 'zod';
+import { createDispatch, ADMIN_CALLER } from './dispatch';
+import { findRoute, ROUTES } from '../api/routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
 import { handleMcp } from './mcp';
-import type { ApiPoster } from '../connectors/claudeCode';
 
 export interface ServerOptions {
   store: Store;
@@ -53,42 +50,18 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
-  const handlers = buildHandlers({ store, config, sessions, memory, events });
+  const dispatch = createDispatch({ store, config, sessions, memory });
   let port = 0;
   let inFlight = 0;
 
   async function authenticate(req: http.IncomingMessage): Promise<Caller> {
     const secret = bearerOf(req);
     if (!secret) throw new BatonError('unauthorized', 'a bearer token is required (Authorization: Bearer <token> from endpoint.json)');
-    if (sameSecret(secret, adminHash)) return { tokenId: 'admin', agentId: null, permissions: new Set<Permission>(['remember', 'recall', 'admin']), admin: true };
+    if (sameSecret(secret, adminHash)) return ADMIN_CALLER;
     const token = await store.read('tokenByHash', { secretHash: hashSecret(secret) });
     if (!token) throw new BatonError('unauthorized', 'invalid or revoked token');
     const permissions = new Set(token.permissions as Permission[]);
     return { tokenId: token.id, agentId: token.agentId, permissions, admin: false };
-  }
-
-  /** Validates a route's input against the contract and runs its handler as the caller. */
-  async function dispatch(id: RouteId, raw: { body: unknown; query: URLSearchParams }, ctx: Omit<CallContext, 'internal'>): Promise<unknown> {
-    const permission = ROUTES[id].permission;
-    if (permission) requirePermission(ctx.caller, permission);
-    const schema = SCHEMAS[id] as { body?: z.ZodType; query?: z.ZodType };
-    const input = {
-      body: schema.body ? parseBody(schema.body, raw.body) : undefined,
-      query: schema.query ? parseBody(schema.query, Object.fromEntries(raw.query)) : undefined,
-    };
-    const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    return handler(input, { ...ctx, internal: internalPoster(ctx.caller) });
-  }
-
-  /** Calls a POST route in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
-  function internalPoster(caller: Caller): ApiPoster {
-    return {
-      post: async <T>(route: string, body: unknown) => {
-        const found = findRoute('POST', route);
-        if (!found.id) throw new BatonError('not_found', `no route ${route}`);
-        return (await dispatch(found.id, { body, query: new URLSearchParams() }, { caller, params: found.params, header: () => undefined })) as T;
-      },
-    };
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<number> {
@@ -115,7 +88,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     const caller: Caller = ROUTES[found.id].permission === null ? { tokenId: 'none', agentId: null, permissions: new Set(), admin: false } : await authenticate(req);
     if (ROUTES[found.id].permission) requirePermission(caller, ROUTES[found.id].permission!);
     const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
-    const result = await dispatch(found.id, { body, query: url.searchParams }, { caller, params: found.params, header: (name) => firstHeader(req, name) });
+    const result = await dispatch(found.id, { body, query: Object.fromEntries(url.searchParams) }, { caller, params: found.params, header: (name) => firstHeader(req, name) });
     sendJson(res, 200, result);
     return 200;
   }

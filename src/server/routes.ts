@@ -12,7 +12,6 @@ import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { stripSessionPrefix } from '../store/queries';
 import type { Store } from '../store/store';
 import type { ServerConfig } from './config';
-import type { EventHub } from './events';
 import type { MemoryService } from './memoryService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
@@ -40,7 +39,6 @@ export interface Services {
   config: ServerConfig;
   sessions: SessionService;
   memory: MemoryService;
-  events: EventHub;
 }
 
 function runtimePathOf(ctx: CallContext, body: { runtimePath?: string }): string | undefined {
@@ -172,7 +170,9 @@ export function buildHandlers(svc: Services): Handlers {
 
     upsertRun: async ({ body }, ctx) => {
       const { id } = await store.write('upsertRun', { ...body, agentId: writeAgent(ctx.caller, body.agentId), anyAgent: ctx.caller.admin });
-      return (await store.read('getRun', { scope: readScope(ctx.caller), id })) ?? { id };
+      const run = await store.read('getRun', { scope: readScope(ctx.caller), id });
+      if (!run) throw new BatonError('internal', `run ${id} was written but cannot be read back`);
+      return run;
     },
 
     listRuns: async ({ query }, ctx) => {

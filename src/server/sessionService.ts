@@ -75,6 +75,7 @@ export function sessionStatus(s: SessionRecord, ttlMs?: number) {
     endedAt: s.endedAt,
     endReason: s.endReason,
     turnCount: s.turnCount,
+    charCount: s.charCount,
     childCount: s.childCount,
   };
 }

@@ -73,8 +73,8 @@ export class Archivist {
     const file = path.join(this.dataDir(), 'archive', `${holderId.replace(/[^\w.-]+/g, '_')}.jsonl`);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileAtomic(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    await client.post('/api/hooks/session-start', { harness: 'baton', sessionKey: holderId, parentSessionKey: turn.sessionKey, harnessAgentType: HOLDER_RUNNER, title: `archived turn ${index}` });
-    await client.post('/api/hooks/user-prompt-submit', { harness: 'baton', sessionKey: holderId, transcript: lines });
+    await client.call('sessionStart', { body: { harness: 'baton', sessionKey: holderId, parentSessionKey: turn.sessionKey, harnessAgentType: HOLDER_RUNNER, title: `archived turn ${index}` } });
+    await client.call('userPromptSubmit', { body: { harness: 'baton', sessionKey: holderId, transcript: lines } });
     let summary: ArchiveSummary;
     if (model) {
       try {
@@ -88,7 +88,7 @@ export class Archivist {
     await client.saveRun({ runner: HOLDER_RUNNER, status: 'pending', executionMode: 'SYNC', sessionKey: holderId, parentSessionKey: turn.sessionKey, prompt: turn.prompt, specId: `archive:${reason}` }).then((run) =>
       client.saveRun({ id: run.id, status: 'running' }).then(() => client.saveRun({ id: run.id, status: 'completed', resultContent: marker, durationMs: 0, finishedAt: new Date().toISOString() })),
     );
-    await client.post('/api/hooks/user-prompt-submit', { harness: 'vscode-chat', sessionKey: turn.sessionKey, transcript: [{ role: 'system', content: marker }] });
+    await client.call('userPromptSubmit', { body: { harness: 'vscode-chat', sessionKey: turn.sessionKey, transcript: [{ role: 'system', content: marker }] } });
     const outcome = summary.kind === 'structured' ? summary.value.outcome : summary.kind === 'paragraph' ? summary.text.slice(0, 200) : 'summary unavailable';
     this.holders.set(turn.sessionKey, [...this.liveHolders(turn.sessionKey), { id: holderId, outcome }]);
     return { holderId, marker, summary, reason };
@@ -108,7 +108,7 @@ export class Archivist {
       const hits = turns.filter((t) => words.some((w) => t.text.toLowerCase().includes(w)));
       answer = hits.length ? hits.map((t) => `${t.role}: ${t.text}`).join('\n\n') : `Nothing in ${holderId} matches "${prompt}". Its transcript:\n\n${transcript}`;
     }
-    await client.post('/api/hooks/user-prompt-submit', { harness: 'baton', sessionKey: holderId, transcript: [...turns.map((t) => ({ role: t.role, content: t.text })), { role: 'user', content: prompt }, { role: 'assistant', content: answer }] });
+    await client.call('userPromptSubmit', { body: { harness: 'baton', sessionKey: holderId, transcript: [...turns.map((t) => ({ role: t.role, content: t.text })), { role: 'user', content: prompt }, { role: 'assistant', content: answer }] } });
     const depth = holderId.split('/holder-').length - 1;
     await this.afterTurn({ sessionKey: holderId, depth, prompt, response: answer, toolsUsed: [], toolCallOpen: false, conversationTurns: turns.filter((t) => t.role === 'user').length + 1 }, model);
     return answer;

@@ -100,9 +100,9 @@ export class BatonChat {
     const client = await this.host.requireClient();
     const { key, fresh } = this.sessionFor(context);
     const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (fresh) await client.post('/api/hooks/session-start', { harness: CHAT_HARNESS, sessionKey: key, project, title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}` });
+    if (fresh) await client.call('sessionStart', { body: { harness: CHAT_HARNESS, sessionKey: key, project, title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}` } });
     const promptText = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
-    await client.post('/api/hooks/user-prompt-submit', { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project });
+    await client.call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project } });
     await this.runs.setBusy(key, true);
     this.handling.add(key);
     let answer = '';
@@ -134,7 +134,7 @@ export class BatonChat {
     } catch (err) {
       say(`\n\n**Baton:** ${(err as Error).message}`);
     } finally {
-      await client.post('/api/hooks/user-prompt-submit', { harness: CHAT_HARNESS, sessionKey: key, lastAssistantMessage: answer || '(no answer)' }).catch(() => undefined);
+      await client.call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, lastAssistantMessage: answer || '(no answer)' } }).catch(() => undefined);
       const delivered = await this.runs.setBusy(key, false).catch(() => []);
       this.handling.delete(key);
       if (delivered.length) stream.markdown(md(`\n\n_${delivered.length} sub-agent result(s) arrived and were added to this conversation._`));

@@ -27,7 +27,7 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     manager.register(new ExternalRunner({ name: 'echo', command: process.execPath, args: [ECHO, 'ok', 'session=${AGENT_SESSION_ID}'] }));
     manager.register(new ExternalRunner({ name: 'slow', command: process.execPath, args: [ECHO, 'slow'] }));
     manager.register(new ExternalRunner({ name: 'broken', command: process.execPath, args: [ECHO, 'fail'] }));
-    await client.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'parent', project: '/repo', userPrompt: 'Parent context PARENT-MARK-77' });
+    await client.call('userPromptSubmit', { body: { harness: 'claude-code', sessionKey: 'parent', project: '/repo', userPrompt: 'Parent context PARENT-MARK-77' } });
   });
   after(async () => {
     await daemon.stop();
@@ -97,7 +97,7 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     assert.equal((await client.listRuns({ since: new Date(Date.now() + 60_000).toISOString() })).length, 0);
     const done = all.find((r) => r.status === 'completed')!;
     await assert.rejects(client.saveRun({ id: done.id, status: 'running' }), /cannot become running/);
-    await assert.rejects(client.saveRun({ runner: 'x', status: 'weird' }), /status/);
+    await assert.rejects(client.saveRun({ runner: 'x', status: 'weird' as 'running' }), /status/);
     await daemon.stop();
     daemon = await startDaemon({ dataDir, port: 0 });
     client = new BatonClient({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: daemon.token });

@@ -1,0 +1,51 @@
+// Runs one API call: checks the caller's permission, validates the body and query against the
+// route's schemas (src/api/schemas.ts) and calls the route's handler. The HTTP server and the
+// in-process API (localApi.ts) both call through here, so a request is held to the same rules
+// whichever way it arrives.
+
+import { BatonError } from '../core/errors';
+import { findRoute, ROUTES, type RouteId } from '../api/routes';
+import { parseBody, SCHEMAS } from '../api/schemas';
+import type { z } from 'zod';
+import type { ApiPoster } from '../connectors/claudeCode';
+import { buildHandlers, type CallContext, type Services } from './routes';
+import { requirePermission, type Caller } from './security';
+
+export interface RawCall {
+  body: unknown;
+  query: Record<string, string>;
+}
+
+export type Dispatch = (id: RouteId, raw: RawCall, ctx: Omit<CallContext, 'internal'>) => Promise<unknown>;
+
+export function createDispatch(services: Services): Dispatch {
+  const handlers = buildHandlers(services);
+
+  const dispatch: Dispatch = async (id, raw, ctx) => {
+    const permission = ROUTES[id].permission;
+    if (permission) requirePermission(ctx.caller, permission);
+    const schema = SCHEMAS[id] as { body?: z.ZodType; query?: z.ZodType };
+    const input = {
+      body: schema.body ? parseBody(schema.body, raw.body) : undefined,
+      query: schema.query ? parseBody(schema.query, raw.query) : undefined,
+    };
+    const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
+    return handler(input, { ...ctx, internal: internalPoster(ctx.caller) });
+  };
+
+  /** Calls a POST route in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
+  function internalPoster(caller: Caller): ApiPoster {
+    return {
+      post: async <T>(route: string, body: unknown) => {
+        const found = findRoute('POST', route);
+        if (!found.id) throw new BatonError('not_found', `no route ${route}`);
+        return (await dispatch(found.id, { body, query: {} }, { caller, params: found.params, header: () => undefined })) as T;
+      },
+    };
+  }
+
+  return dispatch;
+}
+
+/** The caller every in-process use acts as: the user, like the admin token. */
+export const ADMIN_CALLER: Caller = { tokenId: 'admin', agentId: null, permissions: new Set(['remember', 'recall', 'admin']), admin: true };
