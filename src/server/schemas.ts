@@ -3,8 +3,22 @@
 
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
+import { stripSessionPrefix } from '../store/queries';
 
-const key = z.string().trim().min(1).max(512);
+/**
+ * A session key. Every stored session must be readable back as /api/sessions/<key>, so:
+ * - not "." or ".." (nor "session:." / "session:.."): URL normalisation removes those path
+ *   segments, even percent-encoded, so no request could ever name such a session;
+ * - no lone UTF-16 surrogates: they have no UTF-8 form, so the store could not keep the key as
+ *   given and would answer with a different one. Rejected (400), never silently replaced.
+ */
+const key = z
+  .string()
+  .trim()
+  .min(1)
+  .max(512)
+  .refine((k) => !['', '.', '..'].includes(stripSessionPrefix(k)), 'must not be "." or ".." (such a key could never be read back as /api/sessions/<key>)')
+  .refine((k) => !/\p{Cs}/u.test(k), 'must be well-formed Unicode (no lone surrogates)');
 const text = z.string().max(10_000_000);
 const harness = z.string().trim().min(1).max(64);
 const optionalKey = key.optional();
@@ -147,3 +161,32 @@ export const runBody = z
   .strict();
 
 export const deliverBody = z.object({ parentSessionKey: key }).loose();
+
+/** Events whose payload must name the sub-agent (agent_id). */
+const SUBAGENT_EVENTS = new Set(['SubagentStart', 'SubagentStop']);
+
+/**
+ * Claude Code's HTTP hook payload (POST /api/hooks/claude-code), as the hook command receives it
+ * on stdin. session_id becomes a session key (and, with agent_id, a sub-agent's key), so it obeys
+ * the key rules above.
+ */
+export const claudeCodeHookBody = z
+  .object({
+    hook_event_name: z.string().trim().min(1).max(64),
+    session_id: key,
+    transcript_path: z.string().max(4096).optional(),
+    cwd: z.string().max(4096).optional(),
+    source: z.string().max(64).optional(),
+    prompt: text.optional(),
+    agent_id: z.string().trim().min(1).max(256).optional(),
+    agent_type: z.string().max(256).optional(),
+    agent_transcript_path: z.string().max(4096).optional(),
+    last_assistant_message: text.optional(),
+    reason: z.string().max(200).optional(),
+    compact_summary: z.string().max(1_000_000).optional(),
+  })
+  .loose()
+  .superRefine((body, ctx) => {
+    if (SUBAGENT_EVENTS.has(body.hook_event_name) && body.agent_id === undefined) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: `is required for ${body.hook_event_name}` });
+    if (body.agent_id !== undefined && /\p{Cs}/u.test(body.agent_id)) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: 'must be well-formed Unicode (no lone surrogates)' });
+  });
