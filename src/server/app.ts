@@ -6,7 +6,7 @@
 
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BatonError } from '../core/errors';
+import { BatonError, errorClassOf } from '../core/errors';
 import type { Store } from '../store/store';
 import type { SessionChange } from '../store/engine';
 import type { ServerConfig } from './config';
@@ -182,7 +182,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       .catch((err: unknown) => {
         if (err instanceof BatonError && err.code === 'payload_too_large') res.setHeader('connection', 'close');
         const status = sendError(res, err);
-        if (!(err instanceof BatonError)) options.log?.(`error ${method} ${info.route}: ${errorClass(err)}`);
+        if (!(err instanceof BatonError)) options.log?.(`error ${method} ${info.route}: ${errorClassOf(err)}`);
         return status;
       })
       .then((status) => {
@@ -193,7 +193,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Node's parser refused the bytes before any route saw them: its error code only.
-    options.log?.(`client error: ${errorClass(err)}`);
+    options.log?.(`client error: ${errorClassOf(err)}`);
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\n\r\n{"error":"bad request","code":"invalid_request"}');
     else socket.destroy();
   });
@@ -245,12 +245,4 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 /** The request method for a log line: a known one, else a placeholder (never arbitrary request bytes). */
 function methodLabel(method: string | undefined): string {
   return method && METHODS.has(method) ? method : 'OTHER';
-}
-
-/** An error for a log line: its class and, for system errors, its code; never its message (which may quote input). */
-export function errorClass(err: unknown): string {
-  if (!(err instanceof Error)) return typeof err;
-  const code = (err as NodeJS.ErrnoException).code;
-  const name = /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(err.name) ? err.name : 'Error';
-  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? `${name} ${code}` : name;
 }
