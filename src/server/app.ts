@@ -109,11 +109,17 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     route: string;
   }
 
+  /** The route pattern a path belongs to (`/api/sessions/:key`), whatever the method; never the path itself. */
+  function routeLabel(pathname: string): string {
+    if (pathname === '/api/events' || pathname === '/mcp' || pathname === '/api/hooks/claude-code') return pathname;
+    return routes.find((route) => matchPath(route.path, pathname) !== null)?.path ?? '(no route)';
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, log: LogInfo): Promise<number> {
-    checkOrigin(req, port);
     const url = requestTarget(req, port);
+    log.route = routeLabel(url.pathname);
+    checkOrigin(req, port);
     if (url.pathname === '/api/events' && req.method === 'GET') {
-      log.route = url.pathname;
       const caller = await authenticate(req);
       requirePermission(caller, 'recall');
       openStream(res);
@@ -121,7 +127,6 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       return 200;
     }
     if (url.pathname === '/mcp') {
-      log.route = url.pathname;
       const caller = await authenticate(req);
       requirePermission(caller, 'recall');
       const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
@@ -131,7 +136,6 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       return res.statusCode;
     }
     if (url.pathname === '/api/hooks/claude-code' && req.method === 'POST') {
-      log.route = url.pathname;
       // Claude Code's HTTP hooks post the raw hook payload; answer with the hook output.
       const caller = await authenticate(req);
       requirePermission(caller, 'remember');
@@ -148,7 +152,6 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     }
     const found = findRoute(req.method ?? 'GET', url.pathname);
     if (!found) throw new BatonError('not_found', `no route ${req.method} ${url.pathname}`);
-    log.route = found.route.path;
     const caller: Caller = found.route.permission === null ? { tokenId: 'none', agentId: null, permissions: new Set(), admin: false } : await authenticate(req);
     if (found.route.permission) requirePermission(caller, found.route.permission);
     let body: Promise<Record<string, unknown>> | null = null;
