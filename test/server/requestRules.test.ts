@@ -4,10 +4,14 @@
 // that could never be read back, and a close that does not wait for open streams.
 
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { MAX_JSON_DEPTH } from '../../src/core/safeJson';
 import { LOOPBACK, assertStoreUnchanged, bearer, rawRequest, rawSocket, startTestServer, storeState, type RawResponse, type TestServer } from '../helpers/server';
-import { cleanupTempDirs } from '../helpers/tmp';
+import { CLI, ROOT } from '../helpers/child';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const HARNESS = 'claude-code';
 
@@ -33,6 +37,39 @@ function parseRaw(text: string): { status: number; json: { error?: string; code?
     json = undefined;
   }
   return { status, json };
+}
+
+interface OpenStream {
+  socket: net.Socket;
+  closed: Promise<void>;
+  /** Resolves with everything received once the response head has arrived. */
+  head: Promise<string>;
+}
+
+/** A raw connection to 127.0.0.1:port that sends `request` and keeps reading; pushed to `sockets` for cleanup. */
+function openStream(port: number, request: string, sockets: net.Socket[]): Promise<OpenStream> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, LOOPBACK);
+    sockets.push(socket);
+    let text = '';
+    let gotHead: (head: string) => void = () => undefined;
+    const head = new Promise<string>((r) => (gotHead = r));
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      if (text.includes('\r\n\r\n')) gotHead(text);
+    });
+    socket.on('error', () => undefined);
+    socket.once('connect', () => {
+      socket.write(request);
+      resolve({ socket, closed, head });
+    });
+    setTimeout(() => reject(new Error('could not connect')), 5000).unref();
+  });
+}
+
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms).unref())]);
 }
 
 const MCP_INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rules-test', version: '1.0.0' } } };
@@ -278,34 +315,13 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
       let stopped = false;
       const sockets: net.Socket[] = [];
       try {
-        const open = (request: string) =>
-          new Promise<{ socket: net.Socket; closed: Promise<void>; head: Promise<string> }>((resolve, reject) => {
-            const socket = net.connect(t.port, LOOPBACK);
-            sockets.push(socket);
-            let text = '';
-            let gotHead: (head: string) => void = () => undefined;
-            const head = new Promise<string>((r) => (gotHead = r));
-            const closed = new Promise<void>((r) => socket.once('close', () => r()));
-            socket.on('data', (d: Buffer) => {
-              text += d.toString('latin1');
-              if (text.includes('\r\n\r\n')) gotHead(text);
-            });
-            socket.on('error', () => undefined);
-            socket.once('connect', () => {
-              socket.write(request);
-              resolve({ socket, closed, head });
-            });
-            setTimeout(() => reject(new Error('could not connect')), 5000).unref();
-          });
         const auth = `Host: 127.0.0.1:${t.port}\r\nAuthorization: Bearer ${t.token}\r\n`;
-        const sse = await open(`GET /api/events HTTP/1.1\r\n${auth}Accept: text/event-stream\r\n\r\n`);
-        const mcp = await open(`GET /mcp HTTP/1.1\r\n${auth}Accept: text/event-stream\r\n\r\n`);
-        const within = <T>(p: Promise<T>, ms: number, what: string) =>
-          Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms).unref())]);
+        const sse = await openStream(t.port, `GET /api/events HTTP/1.1\r\n${auth}Accept: text/event-stream\r\n\r\n`, sockets);
+        const mcp = await openStream(t.port, `GET /mcp HTTP/1.1\r\n${auth}Accept: text/event-stream\r\n\r\n`, sockets);
         assert.match(await within(sse.head, 5000, 'SSE headers'), /^HTTP\/1\.1 200 [\s\S]*text\/event-stream/);
         assert.match(await within(mcp.head, 5000, 'GET /mcp headers'), /^HTTP\/1\.1 200 [\s\S]*text\/event-stream/);
         // An idle keep-alive connection too.
-        const idle = await open(`GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${t.port}\r\n\r\n`);
+        const idle = await openStream(t.port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${t.port}\r\n\r\n`, sockets);
         await within(idle.head, 5000, 'health');
 
         const started = Date.now();
@@ -320,6 +336,42 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
       } finally {
         for (const socket of sockets) socket.destroy();
         if (!stopped) await t.daemon.stop();
+      }
+    });
+
+    it('baton serve exits promptly on SIGTERM while an SSE stream and a GET /mcp stream are open', async () => {
+      assert.ok(fs.existsSync(CLI), 'dist/ is built (npm run build)');
+      const dir = tempDir('baton-sigterm-');
+      const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const sockets: net.Socket[] = [];
+      try {
+        await new Promise<void>((resolve, reject) => {
+          let out = '';
+          child.stdout!.on('data', (c: Buffer) => {
+            out += c.toString();
+            if (/listening on http:\/\/127\.0\.0\.1:\d+/.test(out)) resolve();
+          });
+          child.once('exit', (code) => reject(new Error(`serve exited early (${code})`)));
+          setTimeout(() => reject(new Error('serve did not start in 15 s')), 15_000).unref();
+        });
+        const endpoint = JSON.parse(fs.readFileSync(path.join(dir, 'endpoint.json'), 'utf8')) as { port: number; token: string };
+        const auth = `Host: 127.0.0.1:${endpoint.port}\r\nAuthorization: Bearer ${endpoint.token}\r\nAccept: text/event-stream\r\n`;
+        const sse = await openStream(endpoint.port, `GET /api/events HTTP/1.1\r\n${auth}\r\n`, sockets);
+        const mcp = await openStream(endpoint.port, `GET /mcp HTTP/1.1\r\n${auth}\r\n`, sockets);
+        await within(Promise.all([sse.head, mcp.head]), 5000, 'both streams open');
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        const started = Date.now();
+        child.kill('SIGTERM');
+        const code = await within(exited, 5000, 'serve exit after SIGTERM');
+        const elapsed = Date.now() - started;
+        if (process.env.BATON_TEST_SHOW) process.stdout.write(`SIGTERM to exit: ${elapsed} ms\n`);
+        assert.equal(code, 0);
+        // The server's part is bounded by 1 s (above); the rest is the store's final flush.
+        assert.ok(elapsed < 2000, `serve took ${elapsed} ms to exit on SIGTERM with open streams (it waited 10 s before)`);
+        await within(Promise.all([sse.closed, mcp.closed]), 1000, 'both streams closed');
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        if (child.exitCode === null) child.kill('SIGKILL');
       }
     });
 
