@@ -112,7 +112,14 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   /** The route pattern a path belongs to (`/api/sessions/:key`), whatever the method; never the path itself. */
   function routeLabel(pathname: string): string {
     if (pathname === '/api/events' || pathname === '/mcp' || pathname === '/api/hooks/claude-code') return pathname;
-    return routes.find((route) => matchPath(route.path, pathname) !== null)?.path ?? '(no route)';
+    for (const route of routes) {
+      try {
+        if (matchPath(route.path, pathname) !== null) return route.path;
+      } catch {
+        return route.path; // an undecodable parameter: the route is known, the request is refused later
+      }
+    }
+    return '(no route)';
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, log: LogInfo): Promise<number> {

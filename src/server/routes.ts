@@ -371,11 +371,16 @@ export function buildRoutes(svc: Services): Route[] {
   ];
 }
 
-/** Compiles `/api/sessions/:key/transcript` into a matcher; keys are URL-decoded. */
+/**
+ * Compiles `/api/sessions/:key/transcript` into a matcher; keys are URL-decoded. A parameter that
+ * is not valid percent-encoded UTF-8 (`%ED%A0%80`, a lone surrogate) is a 400, as the same key
+ * is in a body: no stored key could match it (docs/security.md, "Request rules").
+ */
 export function matchPath(pattern: string, pathname: string): Record<string, string> | null {
   const want = pattern.split('/');
   const got = pathname.split('/');
   if (want.length !== got.length) return null;
+  for (let i = 0; i < want.length; i++) if (!want[i].startsWith(':') && want[i] !== got[i]) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {
     if (want[i].startsWith(':')) {
@@ -383,7 +388,7 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
       try {
         value = decodeURIComponent(got[i]);
       } catch {
-        return null;
+        throw new BatonError('invalid_request', `${want[i].slice(1)}: is not valid percent-encoded UTF-8`);
       }
       if (!value) return null;
       params[want[i].slice(1)] = want[i] === ':key' ? stripSessionPrefix(value) : value;

@@ -297,6 +297,18 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
         const agent = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/claude-code', headers: { ...bearer(s.token), 'content-type': 'application/json' }, body: `{"hook_event_name":"SubagentStart","session_id":"ok-root","agent_id":"${escaped}"}` });
         assertJsonError(agent, 400, `claude-code agent_id "${escaped}"`);
       }
+      // The same keys percent-encoded in a path (not valid UTF-8): refused the same way.
+      for (const [method, route] of [
+        ['GET', '/api/sessions/%ED%A0%80'],
+        ['GET', '/api/sessions/a%ED%B0%80b/transcript'],
+        ['GET', '/api/sessions/%FF/turns'],
+        ['GET', '/api/sessions/%ED%A0%80/inherited'],
+        ['POST', '/api/sessions/%ED%A0%80/bypass'],
+      ]) {
+        const res = await rawRequest({ port: s.port, method, path: route, headers: bearer(s.token), body: method === 'POST' ? { enabled: true } : undefined });
+        assertJsonError(res, 400, `${method} ${route}`);
+        assert.match(res.json.error, /^key: /, `${method} ${route}: names the key: ${res.json.error}`);
+      }
       await assertStoreUnchanged(s.store, before, 'lone surrogates');
       for (const key of ['emoji-\u{1F600}-key', 'a.b', '...', '.hidden', 'ü/agent-ß']) {
         const start = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/session-start', headers: bearer(s.token), body: { harness: HARNESS, sessionKey: key } });
