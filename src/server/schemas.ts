@@ -178,7 +178,8 @@ export const claudeCodeHookBody = z
     cwd: z.string().max(4096).optional(),
     source: z.string().max(64).optional(),
     prompt: text.optional(),
-    agent_id: z.string().trim().min(1).max(256).optional(),
+    // May be empty outside a sub-agent; required (non-empty) for the sub-agent events below.
+    agent_id: z.string().max(256).optional(),
     agent_type: z.string().max(256).optional(),
     agent_transcript_path: z.string().max(4096).optional(),
     last_assistant_message: text.optional(),
@@ -187,6 +188,6 @@ export const claudeCodeHookBody = z
   })
   .loose()
   .superRefine((body, ctx) => {
-    if (SUBAGENT_EVENTS.has(body.hook_event_name) && body.agent_id === undefined) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: `is required for ${body.hook_event_name}` });
+    if (SUBAGENT_EVENTS.has(body.hook_event_name) && !body.agent_id?.trim()) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: `is required for ${body.hook_event_name}` });
     if (body.agent_id !== undefined && /\p{Cs}/u.test(body.agent_id)) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: 'must be well-formed Unicode (no lone surrogates)' });
   });

@@ -242,6 +242,7 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
         [{ session_id: 'cc-1' }, 'hook_event_name'],
         [{ hook_event_name: 'SubagentStart', session_id: 'cc-1' }, 'agent_id'],
         [{ hook_event_name: 'SubagentStop', session_id: 'cc-1' }, 'agent_id'],
+        [{ hook_event_name: 'SubagentStart', session_id: 'cc-1', agent_id: '  ' }, 'agent_id'],
         [{ hook_event_name: 'SessionStart', session_id: 'cc-1', cwd: 7 }, 'cwd'],
       ];
       for (const [body, field] of cases) {
