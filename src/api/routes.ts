@@ -4,6 +4,8 @@
 // server dispatches over this table, the clients build their requests from it, and docs/api.md is
 // generated from both (scripts/api-docs.ts).
 
+import { BatonError } from '../core/errors';
+
 export type Permission = 'remember' | 'recall' | 'admin';
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -57,6 +59,7 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
   const want = pattern.split('/');
   const got = pathname.split('/');
   if (want.length !== got.length) return null;
+  for (let i = 0; i < want.length; i++) if (!want[i].startsWith(':') && want[i] !== got[i]) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {
     if (want[i].startsWith(':')) {
@@ -64,7 +67,8 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
       try {
         value = decodeURIComponent(got[i]);
       } catch {
-        return null;
+        // Not valid percent-encoded UTF-8 (a lone surrogate): no stored key could match it (docs/security.md).
+        throw new BatonError('invalid_request', `${want[i].slice(1)}: is not valid percent-encoded UTF-8`);
       }
       if (!value) return null;
       params[want[i].slice(1)] = want[i] === ':key' && value.startsWith('session:') ? value.slice('session:'.length) : value;

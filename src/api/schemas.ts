@@ -7,7 +7,20 @@ import { z } from 'zod';
 import { BatonError } from '../core/errors';
 import type { RouteId } from './routes';
 
-const key = z.string().trim().min(1).max(512);
+/**
+ * A session key. Every stored session must be readable back as /api/sessions/<key>, so:
+ * - not "." or ".." (nor "session:." / "session:.."): URL normalisation removes those path
+ *   segments, even percent-encoded, so no request could ever name such a session;
+ * - no lone UTF-16 surrogates: they have no UTF-8 form, so the store could not keep the key as
+ *   given and would answer with a different one. Rejected (400), never silently replaced.
+ */
+const key = z
+  .string()
+  .trim()
+  .min(1)
+  .max(512)
+  .refine((k) => !['', '.', '..'].includes(k.startsWith('session:') ? k.slice('session:'.length) : k), 'must not be "." or ".." (such a key could never be read back as /api/sessions/<key>)')
+  .refine((k) => !/\p{Cs}/u.test(k), 'must be well-formed Unicode (no lone surrogates)');
 const text = z.string().max(10_000_000);
 const harness = z.string().trim().min(1).max(64);
 const optionalKey = key.optional();
@@ -150,6 +163,36 @@ export const runBody = z
   .strict();
 
 export const deliverBody = z.object({ parentSessionKey: key }).loose();
+
+/** Events whose payload must name the sub-agent (agent_id). */
+const SUBAGENT_EVENTS = new Set(['SubagentStart', 'SubagentStop']);
+
+/**
+ * Claude Code's HTTP hook payload (POST /api/hooks/claude-code), as the hook command receives it
+ * on stdin. session_id becomes a session key (and, with agent_id, a sub-agent's key), so it obeys
+ * the key rules above.
+ */
+export const claudeCodeHookBody = z
+  .object({
+    hook_event_name: z.string().trim().min(1).max(64),
+    session_id: key,
+    transcript_path: z.string().max(4096).optional(),
+    cwd: z.string().max(4096).optional(),
+    source: z.string().max(64).optional(),
+    prompt: text.optional(),
+    // May be empty outside a sub-agent; required (non-empty) for the sub-agent events below.
+    agent_id: z.string().max(256).optional(),
+    agent_type: z.string().max(256).optional(),
+    agent_transcript_path: z.string().max(4096).optional(),
+    last_assistant_message: text.optional(),
+    reason: z.string().max(200).optional(),
+    compact_summary: z.string().max(1_000_000).optional(),
+  })
+  .loose()
+  .superRefine((body, ctx) => {
+    if (SUBAGENT_EVENTS.has(body.hook_event_name) && !body.agent_id?.trim()) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: `is required for ${body.hook_event_name}` });
+    if (body.agent_id !== undefined && /\p{Cs}/u.test(body.agent_id)) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: 'must be well-formed Unicode (no lone surrogates)' });
+  });
 
 export const tokenBody = z
   .object({
@@ -322,7 +365,7 @@ export const SCHEMAS = {
   synthesisConfig: { response: z.object({ enabled: z.boolean(), model: z.string(), schedule: z.string() }).loose() },
   synthesis: { body: synthesisBody, response: z.object({ prompt: z.string(), model: z.string(), indexBlock: z.string(), leaseId: z.string(), agentId: z.string() }).loose() },
   synthesisComplete: { body: synthesisCompleteBody, response: z.object({ success: z.boolean(), path: z.string() }).loose() },
-  claudeCodeHook: { body: z.object({ hook_event_name: z.string().max(128).optional(), session_id: key }).loose(), response: z.record(z.string(), z.unknown()) },
+  claudeCodeHook: { body: claudeCodeHookBody, response: z.record(z.string(), z.unknown()) },
   listSessions: { query: listSessionsQuery, response: z.object({ sessions: z.array(sessionView), count: z.number(), total: z.number() }).loose() },
   sessionTree: { query: projectQuery, response: z.object({ roots: z.array(treeNode), count: z.number() }).loose() },
   summaries: {

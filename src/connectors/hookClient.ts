@@ -1,11 +1,29 @@
 // A hook's link to the running endpoint. Hooks run inside the harness's own turn, so this client
-// never hurts it: a hard deadline for the whole hook, no retries, errors only logged.
+// never hurts it: a hard deadline for the whole hook, no retries, errors only logged. hooks.log
+// lines name the event, the route, the status, the duration and the error class: never payload
+// text, the server's error message (it may quote what was sent) or a parse error's excerpt.
 
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { errorClassOf } from '../core/errors';
+import { parseJsonSafely } from '../core/safeJson';
 import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
 import { layout } from '../store/paths';
+
+/** A hook failure whose message this code composed from safe parts (route, status, error code, timing). */
+export class HookProblem extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HookProblem';
+  }
+}
+
+/** The server's stable error code (`invalid_request`, ...), when the reply carries a well-formed one. */
+function replyCode(json: unknown): string {
+  const code = json && typeof json === 'object' ? (json as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? ` ${code}` : '';
+}
 
 export class HookClient {
   constructor(
@@ -19,10 +37,12 @@ export class HookClient {
     return endpoint ? new HookClient(endpoint, deadline, extraHeaders) : null;
   }
 
-  /** POST JSON to the endpoint; rejects on any non-2xx, or when the hook's deadline passes. */
+  /** POST JSON to the endpoint; rejects on any non-2xx, a reply that is not a JSON object, or when the hook's deadline passes. */
   post<T = Record<string, unknown>>(route: string, body: unknown): Promise<T> {
-    const remaining = this.deadline - Date.now();
-    if (remaining <= 0) return Promise.reject(new Error('hook deadline passed'));
+    const started = Date.now();
+    const remaining = this.deadline - started;
+    if (remaining <= 0) return Promise.reject(new HookProblem(`${route}: hook deadline passed`));
+    const failed = (what: string) => new HookProblem(`${route}: ${what} after ${Date.now() - started} ms`);
     const payload = Buffer.from(JSON.stringify(body));
     return new Promise<T>((resolve, reject) => {
       const req = http.request(
@@ -45,27 +65,32 @@ export class HookClient {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            let json: Record<string, unknown> = {};
+            let json: unknown;
             try {
-              json = JSON.parse(text) as Record<string, unknown>;
+              json = parseJsonSafely(text, 'reply');
             } catch {
-              /* reported below */
+              json = undefined;
             }
-            if ((res.statusCode ?? 500) >= 300) reject(new Error(`${route}: HTTP ${res.statusCode} ${String(json.error ?? '')}`.trim()));
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status >= 300) reject(failed(`HTTP ${status}${replyCode(json)}`));
+            else if (json === null || typeof json !== 'object' || Array.isArray(json)) reject(failed(`HTTP ${status} but the reply is not a JSON object`));
             else resolve(json as T);
           });
         },
       );
-      const timer = setTimeout(() => req.destroy(new Error(`${route}: timed out`)), remaining);
-      req.on('timeout', () => req.destroy(new Error(`${route}: timed out`)));
-      req.on('error', reject);
+      const timer = setTimeout(() => req.destroy(failed('timed out')), remaining);
+      req.on('timeout', () => req.destroy(failed('timed out')));
+      req.on('error', (err) => reject(err instanceof HookProblem ? err : failed(errorClassOf(err))));
       req.on('close', () => clearTimeout(timer));
       req.end(payload);
     });
   }
 }
 
-/** One line per problem in DIR/hooks.log; never the payload (it holds transcript text). */
+/**
+ * One line per problem in DIR/hooks.log. `message` must be built by this code from safe parts
+ * (routes, statuses, codes, error classes): never the payload (it holds transcript text).
+ */
 export function logHookProblem(dataDir: string, harness: string, event: string, message: string): void {
   try {
     const file = path.join(layout(dataDir).dataDir, 'hooks.log');
@@ -81,12 +106,12 @@ export function readStdin(deadline: number, maxBytes = 16 * 1024 * 1024): Promis
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => reject(new Error('stdin not closed in time')), Math.max(1, deadline - Date.now()));
+    const timer = setTimeout(() => reject(new HookProblem('stdin: not closed in time')), Math.max(1, deadline - Date.now()));
     process.stdin.on('data', (c: Buffer) => {
       size += c.length;
       if (size > maxBytes) {
         clearTimeout(timer);
-        reject(new Error('payload too large'));
+        reject(new HookProblem('stdin: payload too large'));
         process.stdin.destroy();
         return;
       }

@@ -12,6 +12,14 @@ import { subagentKey, type ApiPoster, type ClaudeCodePayload, type HookOutput } 
 
 export type HookHarness = 'claude-code' | 'codex';
 
+/** A payload the mapping cannot use. The message names the field only, never its value (it is logged). */
+export class HookInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HookInputError';
+  }
+}
+
 function existing(file: string | undefined): string | undefined {
   return file && fs.existsSync(file) ? file : undefined;
 }
@@ -96,7 +104,7 @@ function context(event: string, inject: unknown): HookOutput | null {
 export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodePayload, client: ApiPoster): Promise<HookOutput | null> {
   const event = payload.hook_event_name ?? '';
   const root = payload.session_id;
-  if (!root) throw new Error('payload has no session_id');
+  if (!root || typeof root !== 'string') throw new HookInputError('session_id: is required');
   const project = payload.cwd ? path.resolve(payload.cwd) : undefined;
   const transcriptPath = existing(payload.transcript_path);
   const isSubagentEvent = event === 'SubagentStart' || event === 'SubagentStop';
@@ -114,7 +122,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
       return context(event, r.inject);
     }
     case 'SubagentStart': {
-      if (!payload.agent_id) throw new Error('SubagentStart without agent_id');
+      if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStart');
       // Claude Code hands us the parent's transcript: bring it up to date first, the block is built from it.
       if (harness === 'claude-code' && transcriptPath) await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath });
       const spawner = harness === 'codex' ? spawnerOf(harness, root, transcriptPath) : null;
@@ -129,7 +137,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
       return context(event, r.inject);
     }
     case 'SubagentStop': {
-      if (!payload.agent_id) throw new Error('SubagentStop without agent_id');
+      if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
       const spawner = spawnerOf(harness, root, payload.agent_transcript_path);
       await client.post('/api/hooks/session-end', {
         harness,

@@ -58,6 +58,14 @@ function log(event, message) {
   }
 }
 
+/** An error as hooks.log names it: its class and system error code, never its message (it may quote input). */
+function errClass(err) {
+  if (!err || typeof err !== 'object') return typeof err;
+  const name = typeof err.name === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(err.name) ? err.name : 'Error';
+  const code = [err.code, err.cause && err.cause.code].find((c) => typeof c === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(c));
+  return code ? name + ' ' + code : name;
+}
+
 /** endpoint.json, read again on every call: the server may have restarted with a new port and token. */
 function endpoint() {
   let info;
@@ -94,15 +102,21 @@ async function post(route, body, event) {
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    const json = await res.json().catch(() => ({}));
+    const json = await res.json().catch(() => undefined);
     if (!res.ok) {
-      log(event, route + ': HTTP ' + res.status + ' ' + (json.error ?? ''));
+      // The server's stable error code only: its message may quote what was sent.
+      const code = json && typeof json.code === 'string' && /^[a-z_]{1,40}$/.test(json.code) ? ' ' + json.code : '';
+      log(event, route + ': HTTP ' + res.status + code);
+      return null;
+    }
+    if (!json || typeof json !== 'object' || Array.isArray(json)) {
+      log(event, route + ': HTTP ' + res.status + ' but the reply is not a JSON object');
       return null;
     }
     return json;
   } catch (err) {
     unreachable = { url: ep.url, until: Date.now() + 2000 };
-    log(event, route + ': ' + (err && err.message ? err.message : String(err)));
+    log(event, route + ': ' + errClass(err));
     return null;
   }
 }
@@ -152,7 +166,7 @@ export const BatonPlugin = async ({ client, directory }) => {
       const list = unwrap(await within(client.session.messages({ path: { id } })));
       return Array.isArray(list) ? slim(list) : null;
     } catch (err) {
-      log('messages', String(err && err.message ? err.message : err));
+      log('messages', errClass(err));
       return null;
     }
   }
@@ -236,7 +250,7 @@ export const BatonPlugin = async ({ client, directory }) => {
       try {
         if (event && typeof event.type === 'string') await onEvent(event);
       } catch (err) {
-        log(event && event.type, String(err && err.message ? err.message : err));
+        log(event && event.type, errClass(err));
       }
     },
 
@@ -248,7 +262,7 @@ export const BatonPlugin = async ({ client, directory }) => {
         const userPrompt = promptText(output && output.parts);
         if (userPrompt) await post('/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: id, project: directory, userPrompt }, 'chat.message');
       } catch (err) {
-        log('chat.message', String(err && err.message ? err.message : err));
+        log('chat.message', errClass(err));
       }
     },
 
@@ -262,7 +276,7 @@ export const BatonPlugin = async ({ client, directory }) => {
         const block = session && session.parentID ? session.inject : '';
         if (block && !output.system.includes(block)) output.system.push(block);
       } catch (err) {
-        log('system.transform', String(err && err.message ? err.message : err));
+        log('system.transform', errClass(err));
       }
     },
   };

@@ -1,9 +1,11 @@
 // The hook command: payload on stdin, hook output on stdout. Loaded by the small dist/hook.js
 // bundle too, so it must stay light (no CLI parser, no store, no schema library).
 
-import type { ClaudeCodePayload } from './claudeCode';
-import { handleHookEvent, type HookHarness } from './hookEvents';
-import { HookClient, logHookProblem, readStdin } from './hookClient';
+import { errorClassOf } from '../core/errors';
+import { JsonInputError, parseJsonSafely } from '../core/safeJson';
+import { CLAUDE_CODE_EVENTS, type ClaudeCodePayload } from './claudeCode';
+import { handleHookEvent, HookInputError, type HookHarness } from './hookEvents';
+import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
 import { resolveDataDir } from '../store/paths';
 
 export const HARNESSES: HookHarness[] = ['claude-code', 'codex'];
@@ -11,15 +13,32 @@ export const HARNESSES: HookHarness[] = ['claude-code', 'codex'];
 /** A hook must answer within this budget, whatever happens (Claude Code waits on it). */
 export const HOOK_BUDGET_MS = 900;
 
+const KNOWN_EVENTS = new Set<string>(CLAUDE_CODE_EVENTS);
+
+/** The event name for a log line: a known one, else a placeholder (the field is free text from stdin). */
+function eventLabel(name: unknown): string {
+  return typeof name === 'string' && KNOWN_EVENTS.has(name) ? name : 'other-event';
+}
+
+/** What hooks.log may say about a failure: messages this code composed, else the error's class. */
+function describe(err: unknown): string {
+  if (err instanceof HookProblem || err instanceof HookInputError) return err.message;
+  if (err instanceof JsonInputError) return `stdin: ${err.message}`;
+  return errorClassOf(err);
+}
+
 /** Runs one hook invocation: never throws, never exits non-zero, prints only valid hook output. */
 export async function runHook(harness: string, dataDirFlag: string | undefined): Promise<void> {
-  const deadline = Date.now() + HOOK_BUDGET_MS;
+  const started = Date.now();
+  const deadline = started + HOOK_BUDGET_MS;
   const dataDir = resolveDataDir({ flag: dataDirFlag });
   let event = '';
   try {
     const raw = await readStdin(deadline);
-    const payload = JSON.parse(raw || '{}') as ClaudeCodePayload;
-    event = payload.hook_event_name ?? '';
+    const parsed = parseJsonSafely(raw || '{}', 'hook payload');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HookInputError('hook payload must be a JSON object');
+    const payload = parsed as ClaudeCodePayload;
+    event = eventLabel(payload.hook_event_name);
     // Processes Baton started carry their parent session (decision record: AGENT_SESSION_ID).
     const headers: Record<string, string> = process.env.AGENT_SESSION_ID ? { 'x-agent-session-id': process.env.AGENT_SESSION_ID } : {};
     const client = HookClient.find(dataDir, deadline, headers);
@@ -30,7 +49,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     const output = await handleHookEvent(harness as HookHarness, payload, client);
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
-    logHookProblem(dataDir, harness, event, (err as Error).message);
+    logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);
   }
 }
 

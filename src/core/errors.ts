@@ -26,3 +26,14 @@ export function errorCode(err: unknown): ErrorCode {
 function isCode(code: string): code is ErrorCode {
   return ['invalid_request', 'not_found', 'conflict', 'unauthorized', 'forbidden', 'unsupported_media_type', 'payload_too_large', 'locked', 'unavailable', 'internal'].includes(code);
 }
+
+/**
+ * An error as a log line may name it: its class and, for system errors, its code (ECONNREFUSED).
+ * Never its message: a parse error's message quotes its input, others echo what was sent.
+ */
+export function errorClassOf(err: unknown): string {
+  if (!(err instanceof Error)) return typeof err;
+  const code = (err as { code?: unknown }).code;
+  const name = /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(err.name) ? err.name : 'Error';
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? `${name} ${code}` : name;
+}

@@ -1,10 +1,12 @@
 // The Baton HTTP server: 127.0.0.1 only, origin and host checks before anything else, bearer
 // tokens, JSON errors, request timeouts, graceful close. Used by `baton serve` and, in-process,
-// by the VS Code extension.
+// by the VS Code extension. Log lines name the method, the route (its pattern, never the request
+// target: that may carry userinfo, a query string or session keys), the status, the duration and,
+// for failures, the error class; never bodies, headers or error messages (docs/security.md).
 
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BatonError } from '../core/errors';
+import { BatonError, errorClassOf } from '../core/errors';
 import type { Store } from '../store/store';
 import type { SessionChange } from '../store/engine';
 import type { ServerConfig } from './config';
@@ -12,8 +14,8 @@ import { EventHub } from './events';
 import { readJsonBody, sendError, sendJson } from './http';
 import { MemoryService } from './memoryService';
 import { createDispatch, ADMIN_CALLER } from './dispatch';
-import { findRoute, ROUTES } from '../api/routes';
-import { bearerOf, checkOrigin, hashSecret, readScope, requirePermission, sameSecret, type Caller, type Permission } from './security';
+import { findRoute, matchPath, ROUTES } from '../api/routes';
+import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
 import { handleMcp } from './mcp';
 
@@ -33,7 +35,7 @@ export interface RunningServer {
   sessions: SessionService;
   memory: MemoryService;
   events: EventHub;
-  /** Stop accepting, let in-flight requests finish, end event streams. */
+  /** Stop accepting, let in-flight requests finish (up to 10 s), end event and /mcp streams at once. */
   close(): Promise<void>;
 }
 
@@ -52,7 +54,17 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   store.on('change', onChange);
   const dispatch = createDispatch({ store, config, sessions, memory });
   let port = 0;
-  let inFlight = 0;
+  /** Requests not yet answered, long-lived streams included. */
+  const active = new Set<http.ServerResponse>();
+  /** Long-lived responses (SSE at /api/events, GET /mcp): ended at close, never waited for. */
+  const streams = new Set<http.ServerResponse>();
+  let closing: Promise<void> | null = null;
+
+  function openStream(res: http.ServerResponse): void {
+    if (closing) throw new BatonError('unavailable', 'the server is shutting down');
+    streams.add(res);
+    res.on('close', () => streams.delete(res));
+  }
 
   async function authenticate(req: http.IncomingMessage): Promise<Caller> {
     const secret = bearerOf(req);
@@ -64,12 +76,32 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     return { tokenId: token.id, agentId: token.agentId, permissions, admin: false };
   }
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<number> {
+  /** What a log line may say about a request: filled in by handle() as it learns the route. */
+  interface LogInfo {
+    route: string;
+  }
+
+  /** The route pattern a path belongs to (`/api/sessions/:key`), whatever the method; never the path itself. */
+  function routeLabel(pathname: string): string {
+    if (pathname === '/api/events' || pathname === '/mcp') return pathname;
+    for (const route of Object.values(ROUTES)) {
+      try {
+        if (matchPath(route.path, pathname) !== null) return route.path;
+      } catch {
+        return route.path; // an undecodable parameter: the route is known, the request is refused later
+      }
+    }
+    return '(no route)';
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse, log: LogInfo): Promise<number> {
+    const url = requestTarget(req, port);
+    log.route = routeLabel(url.pathname);
     checkOrigin(req, port);
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     if (url.pathname === '/api/events' && req.method === 'GET') {
       const caller = await authenticate(req);
       requirePermission(caller, 'recall');
+      openStream(res);
       events.attach(res, readScope(caller));
       return 200;
     }
@@ -77,7 +109,9 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       const caller = await authenticate(req);
       requirePermission(caller, 'recall');
       const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
-      await handleMcp(req, res, body, port, { store, sessions, caller });
+      // A GET opens a stream for server-initiated messages, held until the client leaves.
+      if (req.method === 'GET') openStream(res);
+      await handleMcp(req, res, body, { store, sessions, caller });
       return res.statusCode;
     }
     const found = findRoute(req.method ?? 'GET', url.pathname);
@@ -103,23 +137,26 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     },
     (req, res) => {
     const started = process.hrtime.bigint();
-    inFlight++;
-    res.on('close', () => inFlight--);
-    handle(req, res)
+    active.add(res);
+    res.on('close', () => active.delete(res));
+    const info: LogInfo = { route: '(no route)' };
+    const method = methodLabel(req.method);
+    handle(req, res, info)
       .catch((err: unknown) => {
         if (err instanceof BatonError && err.code === 'payload_too_large') res.setHeader('connection', 'close');
         const status = sendError(res, err);
-        if (!(err instanceof BatonError)) options.log?.(`error ${req.method} ${req.url?.split('?')[0]}: ${(err as Error).message}`);
+        if (!(err instanceof BatonError)) options.log?.(`error ${method} ${info.route}: ${errorClassOf(err)}`);
         return status;
       })
       .then((status) => {
-        // Method, path and status only: never bodies, tokens or transcript text.
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        options.log?.(`${req.method} ${req.url?.split('?')[0]} ${status} ${ms.toFixed(1)}ms`);
+        options.log?.(`${method} ${info.route} ${status} ${ms.toFixed(1)}ms`);
         if (status === 413) req.resume();
       });
   });
-  server.on('clientError', (_err, socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Node's parser refused the bytes before any route saw them: its error code only.
+    options.log?.(`client error: ${errorClassOf(err)}`);
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\n\r\n{"error":"bad request","code":"invalid_request"}');
     else socket.destroy();
   });
@@ -148,18 +185,27 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     memory,
     events,
     close: () =>
-      new Promise<void>((resolve) => {
+      (closing ??= new Promise<void>((resolve) => {
         store.off('change', onChange);
+        // Streams never finish on their own: end them now rather than wait out the deadline.
         events.close();
+        for (const res of streams) if (!res.writableEnded) res.destroy();
         server.close(() => resolve());
         server.closeIdleConnections();
         const deadline = Date.now() + 10_000;
         const wait = setInterval(() => {
-          if (inFlight === 0 || Date.now() > deadline) {
+          if ([...active].every((res) => streams.has(res)) || Date.now() > deadline) {
             clearInterval(wait);
             server.closeAllConnections();
           }
         }, 20);
-      }),
+      })),
   };
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/** The request method for a log line: a known one, else a placeholder (never arbitrary request bytes). */
+function methodLabel(method: string | undefined): string {
+  return method && METHODS.has(method) ? method : 'OTHER';
 }

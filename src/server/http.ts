@@ -1,8 +1,10 @@
 // HTTP plumbing: JSON replies, errors as {error, code}, and a body reader that enforces the
-// content type, a size cap (413 without buffering the whole body), UTF-8 and JSON validity.
+// content type, a size cap (413 without buffering the whole body), UTF-8, a nesting-depth limit
+// and JSON validity. Error messages never quote the body (docs/security.md, "Request rules").
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BatonError, type ErrorCode } from '../core/errors';
+import { JsonInputError, parseJsonSafely } from '../core/safeJson';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -73,9 +75,9 @@ export async function readJsonBody(req: IncomingMessage, limits: BodyLimits): Pr
   if (text.trim() === '') return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonSafely(text, 'request body');
   } catch (err) {
-    throw new BatonError('invalid_request', `request body is not valid JSON: ${(err as Error).message}`);
+    throw new BatonError('invalid_request', err instanceof JsonInputError ? err.message : 'request body is not valid JSON');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new BatonError('invalid_request', 'request body must be a JSON object');

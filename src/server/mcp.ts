@@ -1,6 +1,6 @@
 // The MCP endpoint (/mcp, Streamable HTTP, official SDK, stateless): session_search,
 // session_transcript, inherited_context and list_sessions. It sits behind the same host/origin
-// checks and bearer token as the rest of the API, with the SDK's DNS-rebinding protection on too.
+// checks (checkOrigin) and bearer token as the rest of the API: one rule for every route.
 // A caller that is a sub-agent (X-Agent-Session-Id, or currentSessionKey) defaults to its parent.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { BatonError } from '../core/errors';
 import { openClawParentKey } from '../core/lineage';
 import type { Store } from '../store/store';
-import { allowedHosts, readScope, type Caller } from './security';
+import { readScope, type Caller } from './security';
 import type { SessionService } from './sessionService';
 
 interface Context {
@@ -122,15 +122,17 @@ function buildServer(ctx: Context): McpServer {
 }
 
 /** Serves one /mcp request statelessly: a fresh server and transport each time. */
-export async function handleMcp(req: IncomingMessage, res: ServerResponse, body: unknown, port: number, deps: Omit<Context, 'callerSession'>): Promise<void> {
+export async function handleMcp(req: IncomingMessage, res: ServerResponse, body: unknown, deps: Omit<Context, 'callerSession'>): Promise<void> {
   const header = req.headers['x-agent-session-id'];
   const ctx: Context = { ...deps, callerSession: (Array.isArray(header) ? header[0] : header) ?? null };
   const server = buildServer(ctx);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    enableDnsRebindingProtection: true,
-    allowedHosts: [...allowedHosts(port)],
+    // Off on purpose: checkOrigin has already applied the endpoint's one Host/Origin rule to this
+    // request. The SDK's own check compares Host case-sensitively, so /mcp would refuse
+    // "LOCALHOST:port" that every other route accepts.
+    enableDnsRebindingProtection: false,
   });
   res.on('close', () => {
     void transport.close();

@@ -16,6 +16,7 @@ import type { MemoryService } from './memoryService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
 import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../connectors/claudeCode';
+import { HookInputError } from '../connectors/hookEvents';
 
 export interface CallContext {
   caller: Caller;
@@ -135,7 +136,14 @@ export function buildHandlers(svc: Services): Handlers {
     synthesis: async ({ body }, ctx) => memory.synthesis(ctx.caller, body),
     synthesisComplete: async ({ body }, ctx) => memory.synthesisComplete(ctx.caller, body),
 
-    claudeCodeHook: async ({ body }, ctx) => ((await handleClaudeCodeEvent(body as ClaudeCodePayload, ctx.internal)) ?? {}) as Record<string, unknown>,
+    claudeCodeHook: async ({ body }, ctx) => {
+      try {
+        return ((await handleClaudeCodeEvent(body as ClaudeCodePayload, ctx.internal)) ?? {}) as Record<string, unknown>;
+      } catch (err) {
+        if (err instanceof HookInputError) throw new BatonError('invalid_request', err.message);
+        throw err;
+      }
+    },
 
     listSessions: async ({ query }, ctx) => {
       // Active sessions by default (the documented view); all=1 for every session, roots=1 / parent=KEY
