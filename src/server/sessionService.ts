@@ -140,7 +140,7 @@ export class SessionService {
   /** prompt submit and session end: the transcript delta, with the payload's own turns when the file lags. */
   async writeTranscript(caller: Caller, input: TranscriptWriteInput, end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string }) {
     const agentId = writeAgent(caller, input.agentId);
-    const turns = loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
+    const turns = await loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
     const fromPayload: Turn[] = [];
     // The last reply closes the previous exchange, so it comes before the new prompt.
     if (input.lastAssistantMessage?.trim()) fromPayload.push({ role: 'assistant', text: input.lastAssistantMessage.trim() });
