@@ -1,11 +1,12 @@
-// How a CLI command reaches the data: through the running server when one holds the data
-// directory (never behind its back), else by opening the store itself for the command's duration.
+// How a read-only CLI command reaches the data: through the running server when one holds the
+// data directory, else through a read-only view of the files (readView.ts): no lock is taken and
+// nothing in the directory is created or changed, so reading never gets in a writer's way.
 
 import type { TreeNode } from '../store/queries';
 import type { SearchHit, SessionRecord } from '../core/types';
 import { BatonError, type ErrorCode } from '../core/errors';
 import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
-import { Store } from '../store/store';
+import { hasBatonData, noDataError, ReadView } from './readView';
 
 export interface SessionList {
   sessions: SessionRecord[];
@@ -23,27 +24,27 @@ export interface Access {
 }
 
 class LocalAccess implements Access {
-  constructor(private readonly store: Store) {}
-  listSessions(opts: { project?: string; limit: number }) {
-    return this.store.read('listSessions', { scope: 'all', ...opts });
+  constructor(private readonly view: ReadView) {}
+  async listSessions(opts: { project?: string; limit: number }) {
+    return this.view.read('listSessions', { scope: 'all', ...opts });
   }
-  tree(opts: { project?: string }) {
-    return this.store.read('tree', { scope: 'all', ...opts });
+  async tree(opts: { project?: string }) {
+    return this.view.read('tree', { scope: 'all', ...opts });
   }
-  getSession(key: string) {
-    return this.store.read('getSession', { scope: 'all', key });
+  async getSession(key: string) {
+    return this.view.read('getSession', { scope: 'all', key });
   }
-  transcript(key: string) {
-    return this.store.read('transcript', { scope: 'all', key });
+  async transcript(key: string) {
+    return this.view.read('transcript', { scope: 'all', key });
   }
-  turns(key: string, from: number, limit: number) {
-    return this.store.read('turns', { scope: 'all', key, from, limit });
+  async turns(key: string, from: number, limit: number) {
+    return this.view.read('turns', { scope: 'all', key, from, limit });
   }
-  search(opts: { query: string; sessionKey?: string; project?: string; limit: number }) {
-    return this.store.read('search', { scope: 'all', ...opts });
+  async search(opts: { query: string; sessionKey?: string; project?: string; limit: number }) {
+    return this.view.read('search', { scope: 'all', ...opts });
   }
-  close() {
-    return this.store.close();
+  async close() {
+    this.view.close();
   }
 }
 
@@ -92,8 +93,10 @@ class RemoteAccess implements Access {
   async close() {}
 }
 
-export async function openAccess(dataDir: string, holder: string): Promise<Access> {
+/** Read-only access; throws "no Baton data at DIR" when the directory holds no store. */
+export async function openAccess(dataDir: string): Promise<Access> {
+  if (!hasBatonData(dataDir)) throw noDataError(dataDir);
   const endpoint = liveEndpoint(dataDir);
   if (endpoint) return new RemoteAccess(new HttpClient(endpoint));
-  return new LocalAccess(await Store.open({ dataDir, holder }));
+  return new LocalAccess(await ReadView.open(dataDir));
 }

@@ -7,6 +7,7 @@ import { hashSecret, newSecret } from '../server/security';
 import { resolveDataDir } from '../store/paths';
 import { Store } from '../store/store';
 import { HttpClient } from './access';
+import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 
 interface Helpers {
   dataDirOption(): Option;
@@ -36,6 +37,8 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .option('--quiet', 'do not log requests to stderr')
     .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean }) => {
       const dataDir = resolveDataDir({ flag: opts.dataDir });
+      assertOwnDataDir(dataDir);
+      warnAboutPermissions(dataDir);
       const daemon = await startDaemon({ dataDir, port: opts.port, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
       out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
       await new Promise<void>((resolve) => {
@@ -69,6 +72,8 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       if (endpoint) {
         created = await new HttpClient(endpoint).call('POST', '/api/tokens', { agentId: opts.agent, permissions: opts.permissions, readPolicy: opts.readPolicy, label: opts.label });
       } else {
+        assertOwnDataDir(dataDir);
+        warnAboutPermissions(dataDir);
         const store = await Store.open({ dataDir, holder: 'baton token' });
         try {
           if (opts.readPolicy) await store.write('setAgentPolicy', { agentId: opts.agent, readPolicy: opts.readPolicy });
@@ -91,6 +96,8 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       const endpoint = liveEndpoint(dataDir);
       if (endpoint) await new HttpClient(endpoint).call('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
       else {
+        assertOwnDataDir(dataDir);
+        warnAboutPermissions(dataDir);
         const store = await Store.open({ dataDir, holder: 'baton token' });
         try {
           await store.write('revokeToken', { id });
