@@ -140,6 +140,7 @@ describe('transcriptPath read race (real HTTP on 127.0.0.1, real files)', functi
         await sleep(25);
       }
     })();
+    healthLoop.catch(() => undefined); // awaited (and its failure reported) after the requests
 
     const paths = [path.join(root, 'live.json'), path.join(root, 'sub', 'live.json')];
     const statuses = new Map<number, number>();
