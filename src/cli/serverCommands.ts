@@ -40,7 +40,11 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       assertOwnDataDir(dataDir);
       warnAboutPermissions(dataDir);
       const daemon = await startDaemon({ dataDir, port: opts.port, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
-      out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
+      try {
+        out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
+      } catch {
+        // Standard output is gone: keep serving (it is reported when the command ends).
+      }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           process.stderr.write(`${signal}: finishing in-flight requests and flushing the store\n`);
