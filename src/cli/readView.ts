@@ -1,8 +1,8 @@
 // The store as read-only commands open it: the newest valid snapshot plus the journal after it,
 // loaded into memory on this thread, with no lock taken and nothing written, moved or truncated
 // (a torn journal tail is skipped here, not cut off). A writer may be working on the same
-// directory meanwhile: a snapshot or journal file it removes while this loads makes the load start
-// over, so the view is always one consistent prefix of the journal.
+// directory meanwhile: a snapshot it writes or a file it removes while this loads makes the load
+// start over, so the view is always one consistent prefix of the journal.
 
 import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
@@ -10,6 +10,7 @@ import { BatonError } from '../core/errors';
 import { forgetStatements } from '../store/db';
 import { loadDatabase } from '../store/engine';
 import { layout } from '../store/paths';
+import { listSnapshots } from '../store/snapshot';
 import { READ_QUERIES, type ReadArgs, type ReadName, type ReadResult } from '../store/reads';
 import { loadSqlJs } from '../store/sqljs';
 
@@ -45,10 +46,12 @@ export class ReadView {
         // A finite upper bound: loadDatabase cuts torn tails off only when it opens for writing (no bound).
         const loaded = loadDatabase(SQL, paths, Number.MAX_SAFE_INTEGER);
         db = loaded.db;
-        // A snapshot that vanished while being read was replaced by a newer one (and the journal
-        // before it pruned): what was loaded may be missing frames. Load again.
-        const vanished = loaded.report.skippedSnapshots.some((s) => !fs.existsSync(s.file));
-        if (!vanished) return new ReadView(db);
+        // A writer that wrote a newer snapshot meanwhile may have pruned the journal this load
+        // needed (or the snapshot it was reading): what was loaded may miss frames. Load again.
+        const skipped = new Set(loaded.report.skippedSnapshots.map((s) => s.file));
+        const vanished = [...skipped].some((file) => !fs.existsSync(file));
+        const newer = listSnapshots(paths.snapshotDir).some((s) => s.seq > loaded.report.snapshotSeq && !skipped.has(s.path));
+        if (!vanished && !newer) return new ReadView(db);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= ATTEMPTS) throw err;
       }

@@ -163,6 +163,44 @@ describe('baton CLI: output failures and data directory safety', function () {
       }
     });
 
+    it('read a store whose writer keeps snapshotting and pruning: every read succeeds and sees a growing prefix', async () => {
+      const dir = tempDir();
+      await seed(dir);
+      // A writer in its own process, four lanes writing back to back, a snapshot every 16 KB of journal.
+      const writer = startFixture('storeChild.ts', ['loop', dir], { COMPACT_BYTES: String(16 * 1024) });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          let seen = '';
+          const timer = setTimeout(() => reject(new Error(`the writer did not start: ${seen}`)), 30_000);
+          writer.stdout!.on('data', (d: Buffer) => {
+            seen += d.toString();
+            if ((seen.match(/^ack /gm) ?? []).length >= 20) {
+              clearTimeout(timer);
+              writer.stdout!.removeAllListeners('data');
+              writer.stdout!.resume();
+              resolve();
+            }
+          });
+        });
+        let previous = 0;
+        const snapshotsSeen = new Set<string>();
+        const seedSnapshots = new Set(fs.readdirSync(layout(dir).snapshotDir));
+        // At least 5 reads, and on until the writer has written 2 snapshots (at most 10 reads).
+        for (let i = 0; i < 10 && (i < 5 || [...snapshotsSeen].filter((n) => !seedSnapshots.has(n)).length < 2); i++) {
+          const result = runCli(['sessions', '--json', '--limit', '1000', '--data-dir', dir]);
+          assert.equal(result.status, 0, `read ${i}: ${result.stderr}`);
+          const turns = (JSON.parse(result.stdout).sessions as Array<{ turnCount: number }>).reduce((n, s) => n + s.turnCount, 0);
+          assert.ok(turns >= previous, `read ${i}: ${turns} turns, fewer than the ${previous} an earlier read saw`);
+          previous = turns;
+          for (const name of fs.readdirSync(layout(dir).snapshotDir)) snapshotsSeen.add(name);
+        }
+        assert.ok([...snapshotsSeen].some((n) => !seedSnapshots.has(n)), `the writer snapshotted meanwhile (${[...snapshotsSeen].join(', ')})`);
+      } finally {
+        writer.kill('SIGKILL');
+        await new Promise((resolve) => writer.once('exit', resolve));
+      }
+    });
+
     it('change nothing in the data dir after a crash: journal frames past the snapshot, a torn tail, a stale lock', async () => {
       const dir = tempDir();
       await seed(dir, 3);
