@@ -1,7 +1,8 @@
 // `baton`: the headless front door. Every command takes --data-dir; listing commands take --json.
 // Exit codes: 0 ok, 1 failure (one `error: …` line on stderr), 2 usage.
-// Read-only commands (sessions, transcript, search, export, doctor) never create a data directory
-// and read without the lock; on a directory without a store they say "no Baton data at DIR".
+// Read-only commands (sessions, transcript, search, export) read without the lock and change
+// nothing (cli/readView.ts); they and doctor never create a data directory: on a directory without
+// a store they say "no Baton data at DIR". Writing commands check ownership (cli/dataDirChecks.ts).
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from './core/errors';
