@@ -1,13 +1,18 @@
 // `baton`: the headless front door. Every command takes --data-dir; listing commands take --json.
-// Exit codes: 0 ok, 1 failure, 2 usage.
+// Exit codes: 0 ok, 1 failure (one `error: …` line on stderr), 2 usage.
+// Read-only commands (sessions, transcript, search, export) read without the lock and change
+// nothing (store/readView.ts); they and doctor never create a data directory: on a directory without
+// a store they say "no Baton data at DIR". Writing commands check ownership (cli/dataDirChecks.ts).
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from './core/errors';
 import { renderMarkdownSession, renderSessionTable, renderTree } from './core/format';
 import { runDoctor } from './store/doctor';
-import { DataDirLockedError } from './store/lock';
 import { resolveDataDir } from './store/paths';
 import { openAccess, type Access } from './cli/access';
+import { warnAboutPermissions } from './cli/dataDirChecks';
+import { Output } from './cli/output';
+import { hasBatonData, noDataError } from './store/readView';
 import { registerServerCommands } from './cli/serverCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
@@ -16,8 +21,15 @@ function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
 }
 
+let output: Output | null = null;
+
+function stdout(): Output {
+  output ??= new Output(process.stdout);
+  return output;
+}
+
 function out(text: string): void {
-  process.stdout.write(text.endsWith('\n') || text === '' ? text : text + '\n');
+  stdout().line(text);
 }
 
 function positiveInt(value: string): number {
@@ -26,9 +38,9 @@ function positiveInt(value: string): number {
   return n;
 }
 
-/** Reaches the data for one command: via the running server, or by opening the store (then closing it). */
+/** Reaches the data for one read-only command: via the running server, or through a read-only view of the files. */
 async function withStore<T>(dataDirFlag: string | undefined, fn: (access: Access) => Promise<T>): Promise<T> {
-  const access = await openAccess(resolveDataDir({ flag: dataDirFlag }), `baton ${process.argv[2] ?? ''}`.trim());
+  const access = await openAccess(resolveDataDir({ flag: dataDirFlag }), { mode: 'read' });
   try {
     return await fn(access);
   } finally {
@@ -42,7 +54,17 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  program.configureOutput({
+    writeErr: (s) => process.stderr.write(s),
+    // A failed write is reported when the command ends (see main).
+    writeOut: (s) => {
+      try {
+        stdout().write(s);
+      } catch {
+        /* reported by main */
+      }
+    },
+  });
 
   program
     .command('sessions')
@@ -127,7 +149,10 @@ export function buildProgram(): Command {
     .addOption(dataDirOption())
     .option('--json', 'machine-readable output')
     .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const report = await runDoctor(resolveDataDir({ flag: opts.dataDir }));
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      if (!hasBatonData(dataDir)) throw noDataError(dataDir);
+      warnAboutPermissions(dataDir);
+      const report = await runDoctor(dataDir);
       if (opts.json) out(JSON.stringify(report, null, 2));
       else {
         const lines = [
@@ -151,22 +176,32 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  const written = stdout(); // catches stdout's errors from the start
+  process.stderr.on('error', () => undefined); // nowhere left to report to
   const program = buildProgram();
+  let code = 0;
+  let message: string | null = null;
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    code = typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-      return 2;
+      // Commander has already printed usage errors.
+      code = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+    } else {
+      code = 1;
+      message = (err as Error).message;
     }
-    if (err instanceof DataDirLockedError) {
-      process.stderr.write(`error: ${err.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`error: ${(err as Error).message}\n`);
-    return 1;
   }
+  try {
+    await written.finish();
+  } catch (err) {
+    // Standard output failed: that is the one thing to report (whatever it made the command throw).
+    code = 1;
+    message = (err as Error).message;
+  }
+  if (message !== null) process.stderr.write(`error: ${message.split('\n')[0]}\n`);
+  return code;
 }
 
 if (require.main === module) {

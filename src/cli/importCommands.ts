@@ -2,7 +2,9 @@
 
 import { Command, Option } from 'commander';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../connectors/importClaudeCode';
+import { liveEndpoint } from '../server/endpoint';
 import { resolveDataDir } from '../store/paths';
+import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 
 interface Helpers {
   dataDirOption(): Option;
@@ -62,10 +64,14 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
     .addOption(dataDirOption())
     .option('--json', 'machine-readable summary')
     .action(async (dir: string | undefined, opts: { dataDir?: string; json?: boolean }) => {
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      // Through a running server nothing is written here; otherwise this process writes the store.
+      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
+      warnAboutPermissions(dataDir);
       const progress = new ProgressLine('importing Claude Code history');
       const result = await importClaudeCode({
         projectsDir: dir ?? defaultClaudeProjectsDir(),
-        dataDir: resolveDataDir({ flag: opts.dataDir }),
+        dataDir,
         onProgress: (done, total) => progress.update(done, total),
         onWarning: (message) => {
           progress.clear();

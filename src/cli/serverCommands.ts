@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { startDaemon } from '../server/daemon';
 import { resolveDataDir } from '../store/paths';
 import { openAccess } from './access';
+import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 import type { Permission } from '../api/routes';
 
 interface Helpers {
@@ -34,8 +35,14 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .option('--quiet', 'do not log requests to stderr')
     .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean }) => {
       const dataDir = resolveDataDir({ flag: opts.dataDir });
+      assertOwnDataDir(dataDir);
+      warnAboutPermissions(dataDir);
       const daemon = await startDaemon({ dataDir, port: opts.port, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
-      out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
+      try {
+        out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
+      } catch {
+        // Standard output is gone: keep serving (it is reported when the command ends).
+      }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           process.stderr.write(`${signal}: finishing in-flight requests and flushing the store\n`);
@@ -61,7 +68,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .option('--label <text>', 'a note to recognise the token by')
     .option('--json', 'machine-readable output')
     .action(async (opts: { dataDir?: string; agent: string; permissions: string[]; readPolicy?: 'shared' | 'isolated'; label?: string; json?: boolean }) => {
-      const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), 'baton token');
+      const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), { mode: 'write', holder: 'baton token' });
       let created: { id: string; token: string; agentId: string; permissions: string[] };
       try {
         created = await access.api.call('createToken', { body: { agentId: opts.agent, permissions: opts.permissions as Permission[], readPolicy: opts.readPolicy, label: opts.label } });
@@ -76,7 +83,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .argument('<id>', 'token id')
     .addOption(dataDirOption())
     .action(async (id: string, opts: { dataDir?: string }) => {
-      const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), 'baton token');
+      const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), { mode: 'write', holder: 'baton token' });
       try {
         await access.api.call('revokeToken', { params: { key: id } });
       } finally {

@@ -1,10 +1,14 @@
-// The API in-process, for a command that runs while no server holds the data directory: the
-// store opened for the command's duration and the very handlers the server dispatches to, called
-// as the user (like the admin token). A CLI command or the importer thus runs the same rules
-// whether a server is up or not.
+// The API in-process, for a command that runs while no server holds the data directory: the very
+// handlers the server dispatches to, called as the user (like the admin token), over either the
+// store opened for the command's duration or, for a command that only reads, a lock-free view of
+// the files (src/store/readView.ts) that answers any write with an error. A CLI command or the
+// importer thus runs the same rules whether a server is up or not.
 
 import { ApiClient, type Transport } from '../api/client';
-import { Store } from '../store/store';
+import { BatonError } from '../core/errors';
+import { ReadView } from '../store/readView';
+import { Store, type StoreAccess } from '../store/store';
+import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';
 import { ADMIN_CALLER, createDispatch } from './dispatch';
 import { MemoryService } from './memoryService';
@@ -12,16 +16,30 @@ import { SessionService } from './sessionService';
 
 export interface LocalApi {
   client: ApiClient;
-  store: Store;
   close(): Promise<void>;
 }
 
-export async function openLocalApi(dataDir: string, holder: string): Promise<LocalApi> {
-  const store = await Store.open({ dataDir, holder });
+export async function openLocalApi(dataDir: string, opts: { readOnly: true } | { holder: string }): Promise<LocalApi> {
+  let store: StoreAccess;
+  let close: () => Promise<void>;
+  if ('readOnly' in opts) {
+    const view = await ReadView.open(dataDir);
+    store = {
+      read: async <N extends ReadName>(name: N, args: ReadArgs<N>) => view.read(name, args),
+      write: async () => {
+        throw new BatonError('unavailable', 'this command only reads the store');
+      },
+    };
+    close = async () => view.close();
+  } else {
+    const opened = await Store.open({ dataDir, holder: opts.holder });
+    store = opened;
+    close = () => opened.close();
+  }
   const config = loadConfig(dataDir);
   const dispatch = createDispatch({ store, config, sessions: new SessionService(store, config), memory: new MemoryService(store, dataDir) });
   const transport: Transport = {
     send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
   };
-  return { client: new ApiClient(transport), store, close: () => store.close() };
+  return { client: new ApiClient(transport), close };
 }

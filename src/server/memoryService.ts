@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
 import { redactSecrets } from '../core/redact';
-import type { Store } from '../store/store';
+import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
 import { writeFileAtomic } from '../store/fsync';
 import { stripSessionPrefix } from '../store/queries';
@@ -41,7 +41,7 @@ export class MemoryService {
   private readonly leases = new Map<string, { id: string; until: number }>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: StoreAccess,
     private readonly dataDir: string,
   ) {}
 

@@ -10,7 +10,7 @@ import { explicitParentOf } from '../core/lineage';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { stripSessionPrefix } from '../store/queries';
-import type { Store } from '../store/store';
+import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import type { MemoryService } from './memoryService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
@@ -36,7 +36,7 @@ export type Handler<K extends RouteId> = (input: Input<K>, ctx: CallContext) => 
 export type Handlers = { [K in RouteId]: Handler<K> };
 
 export interface Services {
-  store: Store;
+  store: StoreAccess;
   config: ServerConfig;
   sessions: SessionService;
   memory: MemoryService;

@@ -9,7 +9,7 @@ import type { ExecutionMode, SessionRecord, Turn } from '../core/types';
 import type { Scope } from '../store/queries';
 import { stripSessionPrefix } from '../store/queries';
 import { claimExpiresAt } from '../store/lifecycle';
-import type { Store } from '../store/store';
+import type { StoreAccess } from '../store/store';
 import type { ReadResult } from '../store/reads';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
@@ -82,7 +82,7 @@ export function sessionStatus(s: SessionRecord, ttlMs?: number) {
 
 export class SessionService {
   constructor(
-    private readonly store: Store,
+    private readonly store: StoreAccess,
     private readonly config: ServerConfig,
   ) {}
 
@@ -141,7 +141,7 @@ export class SessionService {
   /** prompt submit and session end: the transcript delta, with the payload's own turns when the file lags. */
   async writeTranscript(caller: Caller, input: TranscriptWriteInput, end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string }) {
     const agentId = writeAgent(caller, input.agentId);
-    const turns = loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
+    const turns = await loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
     const fromPayload: Turn[] = [];
     // The last reply closes the previous exchange, so it comes before the new prompt.
     if (input.lastAssistantMessage?.trim()) fromPayload.push({ role: 'assistant', text: input.lastAssistantMessage.trim() });

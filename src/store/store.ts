@@ -28,6 +28,9 @@ export interface StoreStatus {
   report: OpenReport;
 }
 
+/** What the API's services need of a store: reads and writes (a read-only view answers writes with an error). */
+export type StoreAccess = Pick<Store, 'read' | 'write'>;
+
 export class Store extends EventEmitter {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();

@@ -1,6 +1,7 @@
 // The built `baton` CLI (dist/cli.js) as a user runs it, against a real data directory.
 
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import { Store } from '../../src/store/store';
 import { runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -74,10 +75,12 @@ describe('baton CLI', function () {
     assert.match(md, /## User\n\naudit the VLANs/);
   });
 
-  it('runs doctor on an empty path and on a populated directory', () => {
-    const empty = runCli(['doctor', '--data-dir', tempDir() + '/x']);
-    assert.equal(empty.status, 0);
-    assert.match(empty.stdout, /does not exist yet/);
+  it('runs doctor on a missing path (no Baton data, nothing created) and on a populated directory', () => {
+    const missing = tempDir() + '/x';
+    const empty = runCli(['doctor', '--data-dir', missing]);
+    assert.equal(empty.status, 1);
+    assert.equal(empty.stderr, `error: no Baton data at ${missing}\n`);
+    assert.equal(fs.existsSync(missing), false);
     const report = JSON.parse(runCli(['doctor', '--json', '--data-dir', dir]).stdout);
     assert.deepEqual(report.integrity, ['ok']);
     assert.equal(report.lock.state, 'free');

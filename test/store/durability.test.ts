@@ -162,9 +162,11 @@ describe('store durability (real sql.js on disk, real processes)', function () {
     try {
       await store.write('recordTranscript', { key: 'held', harness: 'claude-code', turns: [{ role: 'user', text: 'held data' }] });
       const journalBefore = listJournalFiles(layout(dir).journalDir).map((f) => fs.readFileSync(f.path).toString('hex'));
-      const second = runCli(['sessions', '--data-dir', dir]);
+      // A writing command is refused; a reading one reads the files without the lock.
+      const second = runCli(['token', 'create', '--agent', 'a', '--permissions', 'recall', '--data-dir', dir]);
       assert.equal(second.status, 1);
       assert.match(second.stderr, new RegExp(`in use by test holder \\(pid ${process.pid}`));
+      assert.match(runCli(['sessions', '--data-dir', dir]).stdout, /^held /);
       const journalAfter = listJournalFiles(layout(dir).journalDir).map((f) => fs.readFileSync(f.path).toString('hex'));
       assert.deepEqual(journalAfter, journalBefore, 'the second process wrote behind the holder');
       await assert.rejects(Store.open({ dataDir: dir }), /in use by test holder/);
@@ -173,6 +175,8 @@ describe('store durability (real sql.js on disk, real processes)', function () {
     }
     // A lock left by a dead process is taken over.
     fs.writeFileSync(layout(dir).lock, JSON.stringify({ pid: 2 ** 22 + 12345, port: null, startedAt: 'then', holder: 'a dead process' }));
+    const taken = runCli(['token', 'create', '--agent', 'a', '--permissions', 'recall', '--data-dir', dir]);
+    assert.equal(taken.status, 0, taken.stderr);
     const listed = runCli(['sessions', '--data-dir', dir, '--json']);
     assert.equal(listed.status, 0, listed.stderr);
     assert.equal(JSON.parse(listed.stdout).sessions[0].key, 'held');

@@ -1,0 +1,79 @@
+// The store as read-only commands open it: the newest valid snapshot plus the journal after it,
+// loaded into memory on this thread, with no lock taken and nothing written, moved or truncated
+// (a torn journal tail is skipped here, not cut off). A writer may be working on the same
+// directory meanwhile: a snapshot it writes or a file it removes while this loads makes the load
+// start over, so the view is always one consistent prefix of the journal.
+
+import * as fs from 'node:fs';
+import type { Database } from 'sql.js';
+import { BatonError } from '../core/errors';
+import { forgetStatements } from './db';
+import { loadDatabase } from './engine';
+import { layout } from './paths';
+import { listSnapshots } from './snapshot';
+import { READ_QUERIES, type ReadArgs, type ReadName, type ReadResult } from './reads';
+import { loadSqlJs } from './sqljs';
+
+const ATTEMPTS = 5;
+
+/** Whether `dataDir` holds a Baton store (its journal or snapshots folder), without creating anything. */
+export function hasBatonData(dataDir: string): boolean {
+  const paths = layout(dataDir);
+  const isDir = (p: string) => {
+    try {
+      return fs.statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  return isDir(dataDir) && (isDir(paths.journalDir) || isDir(paths.snapshotDir));
+}
+
+export function noDataError(dataDir: string): BatonError {
+  return new BatonError('not_found', `no Baton data at ${dataDir}`);
+}
+
+export class ReadView {
+  private constructor(private db: Database | null) {}
+
+  static async open(dataDir: string): Promise<ReadView> {
+    if (!hasBatonData(dataDir)) throw noDataError(dataDir);
+    const SQL = await loadSqlJs();
+    const paths = layout(dataDir);
+    for (let attempt = 1; ; attempt++) {
+      let db: Database | null = null;
+      try {
+        // A finite upper bound: loadDatabase cuts torn tails off only when it opens for writing (no bound).
+        const loaded = loadDatabase(SQL, paths, Number.MAX_SAFE_INTEGER);
+        db = loaded.db;
+        // A writer that wrote a newer snapshot meanwhile may have pruned the journal this load
+        // needed (or the snapshot it was reading): what was loaded may miss frames. Load again.
+        const skipped = new Set(loaded.report.skippedSnapshots.map((s) => s.file));
+        const vanished = [...skipped].some((file) => !fs.existsSync(file));
+        const newer = listSnapshots(paths.snapshotDir).some((s) => s.seq > loaded.report.snapshotSeq && !skipped.has(s.path));
+        if (!vanished && !newer) return new ReadView(db);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= ATTEMPTS) throw err;
+      }
+      if (db) {
+        forgetStatements(db);
+        db.close();
+      }
+      if (attempt >= ATTEMPTS) throw new BatonError('unavailable', `the store in ${dataDir} kept changing while it was read; try again`);
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+
+  read<N extends ReadName>(name: N, args: ReadArgs<N>): ReadResult<N> {
+    if (!this.db) throw new BatonError('unavailable', 'the store view is closed');
+    const query = READ_QUERIES[name] as (db: Database, args: unknown) => ReadResult<N>;
+    return query(this.db, args);
+  }
+
+  close(): void {
+    if (!this.db) return;
+    forgetStatements(this.db);
+    this.db.close();
+    this.db = null;
+  }
+}
