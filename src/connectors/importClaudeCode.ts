@@ -10,11 +10,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BatonError, type ErrorCode } from '../core/errors';
-import { normalizeTranscript } from '../core/normalize';
+import { normalizeTranscript } from '../harnesses/registry';
 import type { Turn } from '../core/types';
 import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
 import { Store } from '../store/store';
-import { HARNESS, subagentKey } from './claudeCode';
+import { HARNESS, subagentKey } from '../harnesses/claudeCode/hooks';
 
 export interface ImportItem {
   /** Baton session key: `<session>` or `<session>/agent-<id>`. */

@@ -15,7 +15,7 @@ import { buildRoutes, matchPath, type Route } from './routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
 import { handleMcp } from './mcp';
-import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../connectors/claudeCode';
+import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
 
 export interface ServerOptions {
   store: Store;

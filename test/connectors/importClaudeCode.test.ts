@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { importSummary, registerImportCommands } from '../../src/cli/importCommands';
 import { importClaudeCode, parseClaudeTranscript, scanClaudeProjects, type ImportResult } from '../../src/connectors/importClaudeCode';
-import { normalizeTranscript } from '../../src/core/normalize';
+import { normalizeTranscript } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import type { TreeNode } from '../../src/store/queries';
 import { Store } from '../../src/store/store';
