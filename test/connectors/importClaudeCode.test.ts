@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { importSummary, registerImportCommands } from '../../src/cli/importCommands';
-import { importClaudeCode, parseClaudeTranscript, scanClaudeProjects, type ImportResult } from '../../src/connectors/importClaudeCode';
+import { importClaudeCode, parseClaudeTranscript, scanClaudeProjects, type ImportResult } from '../../src/harnesses/claudeCode/import';
 import { normalizeTranscript } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import type { TreeNode } from '../../src/store/queries';

@@ -5,16 +5,17 @@
 // Writes go through the running server when one holds the data directory, else straight to the
 // store. Parents are written before their children. Transcripts are stored as deltas, so importing
 // twice adds nothing. A file that cannot be read or parsed is skipped with a warning.
+// Not part of the Harness object (registry.ts): it needs the store, which hooks must not load.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BatonError, type ErrorCode } from '../core/errors';
-import { normalizeTranscript } from '../harnesses/registry';
-import type { Turn } from '../core/types';
-import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
-import { Store } from '../store/store';
-import { HARNESS, subagentKey } from '../harnesses/claudeCode/hooks';
+import { BatonError, type ErrorCode } from '../../core/errors';
+import type { Turn } from '../../core/types';
+import { liveEndpoint, type EndpointInfo } from '../../server/endpoint';
+import { Store } from '../../store/store';
+import { HARNESS, subagentKey } from './hooks';
+import { normalizeTranscript } from '../registry';
 
 export interface ImportItem {
   /** Baton session key: `<session>` or `<session>/agent-<id>`. */
