@@ -147,7 +147,7 @@ describe('OpenCode plugin (real Baton server)', function () {
     const [childPrompt] = messagesFixture.child as Obj[];
     fake.setGetDelay(30);
     const getsBefore = fake.calls.get.length;
-    // Not serialised (FACTS): the child's first chat.message starts before session.created is handled.
+    // Not serialised (docs/harnesses.md): the child's first chat.message starts before session.created is handled.
     const chat = hooks['chat.message'](chatInput(childPrompt), chatOutput(childPrompt));
     const event = hooks.event(created(fake.sessions.get(CHILD)!));
     await Promise.all([chat, event]);
