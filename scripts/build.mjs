@@ -36,6 +36,20 @@ await esbuild.build({
   define: { 'process.env.NODE_ENV': '"production"' },
 });
 
+// The OpenCode plugin: an ES module OpenCode (Bun) loads, bundled with the Baton code it uses
+// (data-directory resolution); `baton install opencode` writes it behind a generated header
+// (src/harnesses/openCode/install.ts, docs/harnesses.md).
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { 'opencode-plugin': 'src/harnesses/openCode/plugin.ts' },
+  outdir: dist,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  logLevel: 'warning',
+});
+
 // Webview scripts run in the browser sandbox of a webview: bundled separately, for the browser.
 await esbuild.build({
   absWorkingDir: root,

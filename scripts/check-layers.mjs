@@ -1,5 +1,6 @@
-// Enforces the layering of DESIGN.md: src/core is pure (no vscode, no Node I/O, no sql.js),
-// and nothing outside src/vscode (and extension.ts) imports vscode.
+// Enforces the layering (docs/harnesses.md, "Layers"): src/core is pure (no vscode, no Node I/O,
+// no sql.js), and so are each harness's transcript.ts and lineage.ts (they may import src/core and
+// each other only); nothing outside src/vscode (and extension.ts) imports vscode.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,12 @@ function files(dir) {
   });
 }
 
+/** src/harnesses/<harness>/transcript.ts and lineage.ts: the pure parts of a harness. */
+function isPureHarnessFile(rel) {
+  const parts = rel.split(path.sep);
+  return parts.length === 4 && parts[0] === 'src' && parts[1] === 'harnesses' && ['transcript.ts', 'lineage.ts'].includes(parts[3]);
+}
+
 const problems = [];
 for (const file of files(path.join(root, 'src'))) {
   const rel = path.relative(root, file);
@@ -27,9 +34,14 @@ for (const file of files(path.join(root, 'src'))) {
   for (const m of text.matchAll(importRe)) {
     const spec = m[1].replace(/^node:/, '');
     const inCore = rel.startsWith(path.join('src', 'core') + path.sep);
+    const pureHarnessFile = isPureHarnessFile(rel);
     const mayUseVscode = rel.startsWith(path.join('src', 'vscode') + path.sep) || rel === path.join('src', 'extension.ts');
-    if (inCore && (FORBIDDEN_IN_CORE.includes(spec) || FORBIDDEN_IN_CORE.includes(spec.split('/')[0]) || (spec.startsWith('.') && !path.resolve(path.dirname(file), spec).startsWith(path.join(root, 'src', 'core') + path.sep)))) {
+    const target = path.resolve(path.dirname(file), spec);
+    const forbidden = FORBIDDEN_IN_CORE.includes(spec) || FORBIDDEN_IN_CORE.includes(spec.split('/')[0]);
+    if (inCore && (forbidden || (spec.startsWith('.') && !target.startsWith(path.join(root, 'src', 'core') + path.sep)))) {
       problems.push(`${rel}: src/core must stay pure but imports '${m[1]}'`);
+    } else if (pureHarnessFile && (forbidden || (spec.startsWith('.') && !target.startsWith(path.join(root, 'src', 'core') + path.sep) && !isPureHarnessFile(path.relative(root, target) + '.ts')))) {
+      problems.push(`${rel}: a harness's transcript.ts and lineage.ts must stay pure but import '${m[1]}'`);
     } else if (spec === 'vscode' && !mayUseVscode) {
       problems.push(`${rel}: only src/vscode may import 'vscode'`);
     }

@@ -1,7 +1,8 @@
 // `baton import claude-code [DIR]`: backfills existing harness history into the store.
 
 import { Command, Option } from 'commander';
-import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../connectors/importClaudeCode';
+import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
+import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
 import { liveEndpoint } from '../server/endpoint';
 import { resolveDataDir } from '../store/paths';
 import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
@@ -58,7 +59,7 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
   const importCommand = program.command('import').description('backfill existing history of a harness into Baton (idempotent)');
 
   importCommand
-    .command('claude-code')
+    .command(CLAUDE_CODE)
     .description('import Claude Code sessions and their sub-agents from its projects folder')
     .argument('[dir]', 'the projects folder (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)')
     .addOption(dataDirOption())

@@ -1,19 +1,21 @@
 // The hook command: payload on stdin, hook output on stdout. Loaded by the small dist/hook.js
-// bundle too, so it must stay light (no CLI parser, no store, no schema library).
+// bundle too, so it must stay light (no CLI parser, no store, no schema library). Which harness
+// maps the payload comes from the registry (src/harnesses/, docs/harnesses.md).
 
 import { errorClassOf } from '../core/errors';
 import { JsonInputError, parseJsonSafely } from '../core/safeJson';
-import { CLAUDE_CODE_EVENTS, type ClaudeCodePayload } from './claudeCode';
-import { handleHookEvent, HookInputError, type HookHarness } from './hookEvents';
+import { CLAUDE_STYLE_EVENTS, HookInputError } from '../harnesses/claudeStyleHooks';
 import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
+import { hookHarnesses } from '../harnesses/registry';
 import { resolveDataDir } from '../store/paths';
 
-export const HARNESSES: HookHarness[] = ['claude-code', 'codex'];
+/** `baton hook <id>` / `hook.js <id>`: the harnesses whose hooks run Baton's hook command. */
+export const HOOK_HARNESS_IDS: string[] = hookHarnesses().map((h) => h.id);
 
 /** A hook must answer within this budget, whatever happens (Claude Code waits on it). */
 export const HOOK_BUDGET_MS = 900;
 
-const KNOWN_EVENTS = new Set<string>(CLAUDE_CODE_EVENTS);
+const KNOWN_EVENTS = new Set<string>(CLAUDE_STYLE_EVENTS);
 
 /** The event name for a log line: a known one, else a placeholder (the field is free text from stdin). */
 function eventLabel(name: unknown): string {
@@ -34,22 +36,23 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
   const dataDir = resolveDataDir({ flag: dataDirFlag });
   let event = '';
   try {
+    const hooks = hookHarnesses().find((h) => h.id === harness)?.hooks;
+    if (!hooks) throw new Error(`no hook mapping for harness ${harness}`);
     const raw = await readStdin(deadline);
     const parsed = parseJsonSafely(raw || '{}', 'hook payload');
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HookInputError('hook payload must be a JSON object');
-    const payload = parsed as ClaudeCodePayload;
+    const payload = parsed as Record<string, unknown>;
     event = eventLabel(payload.hook_event_name);
-    // Processes Baton started carry their parent session (decision record: AGENT_SESSION_ID).
+    // Processes Baton started carry their parent session (docs/harnesses.md: AGENT_SESSION_ID).
     const headers: Record<string, string> = process.env.AGENT_SESSION_ID ? { 'x-agent-session-id': process.env.AGENT_SESSION_ID } : {};
     const client = HookClient.find(dataDir, deadline, headers);
     if (!client) {
       logHookProblem(dataDir, harness, event, 'no running Baton endpoint for this data directory');
       return;
     }
-    const output = await handleHookEvent(harness as HookHarness, payload, client);
+    const output = await hooks.handle(payload, client);
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);
   }
 }
-

@@ -1,10 +1,26 @@
-// Turns a harness transcript (Claude Code JSONL, Codex rollout JSONL, message-list JSON, plain
-// text) into ordered Baton turns. Pure: no I/O, never throws on malformed input, because the
-// files are read while the harness is still appending to them.
+// Turns a transcript into ordered Baton turns: the harness-agnostic part. Harness-specific JSONL
+// formats (Claude Code, Codex) are parsers given by the harness registry (src/harnesses/, see
+// docs/harnesses.md); this file keeps detection, message lists (`[{role, content}]` and the
+// shapes harnesses wrap them in), plain text, and the helpers the parsers share. Pure: no I/O,
+// never throws on malformed input, because the files are read while the harness is still
+// appending to them.
 
 import type { Role, Turn } from './types';
 
-export type TranscriptFormat = 'claude-code-jsonl' | 'codex-jsonl' | 'messages-json' | 'plain';
+/** The formats every harness shares; harness parsers add their own names (`claude-code-jsonl`…). */
+export type TranscriptFormat = 'messages-json' | 'plain' | (string & {});
+
+export type Obj = Record<string, unknown>;
+
+/** A JSON-lines format one harness writes. */
+export interface TranscriptParser {
+  /** Its name, for `NormalizeHint.format`. */
+  format: string;
+  /** True for a record only this format writes: detection stops at the first decisive line. */
+  recognizes(record: Obj): boolean;
+  /** The format's records (one object per line, torn lines already dropped) as turns. */
+  parse(records: Obj[]): Turn[];
+}
 
 export interface NormalizeHint {
   /** Harness name (`claude-code`, `codex`, `opencode`, `openclaw`…): a tie-breaker only. */
@@ -13,27 +29,25 @@ export interface NormalizeHint {
   format?: TranscriptFormat;
 }
 
+export interface NormalizeFormats {
+  parsers: readonly TranscriptParser[];
+  /** The format a harness's JSON-looking but undecided text falls back to (from its name). */
+  fallbackFor(harness: string | undefined): TranscriptFormat | undefined;
+}
+
 /** Tool output is context, not content: keep enough to understand it, not whole files. */
 export const TOOL_RESULT_CAP = 2000;
 /** A tool call is shown as `name(input)`; long inputs (file bodies, patches) are cut. */
 export const TOOL_CALL_CAP = 500;
 
-type Obj = Record<string, unknown>;
-
-export function normalizeTranscript(raw: string, hint: NormalizeHint = {}): Turn[] {
+/** Normalises with the given harness formats (the registry passes every harness's parser). */
+export function normalizeWith(raw: string, hint: NormalizeHint, formats: NormalizeFormats): Turn[] {
   const text = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const format = hint.format ?? detectFormat(text, hint.harness);
-  switch (format) {
-    case 'claude-code-jsonl':
-      return fromClaudeCode(parseJsonLines(text));
-    case 'codex-jsonl':
-      return fromCodex(parseJsonLines(text));
-    case 'messages-json':
-      return fromMessageList(parseMessageDocument(text));
-    case 'plain':
-    default:
-      return fromPlainText(text);
-  }
+  const format = hint.format ?? detectFormat(text, hint.harness, formats);
+  const parser = formats.parsers.find((p) => p.format === format);
+  if (parser) return parser.parse(parseJsonLines(text));
+  if (format === 'messages-json') return fromMessageList(parseMessageDocument(text));
+  return fromPlainText(text);
 }
 
 const RENDER_LABELS: Record<Role, string> = {
@@ -54,7 +68,7 @@ export function renderTranscript(turns: Turn[]): string {
 // ---------------------------------------------------------------------------------------------
 // Detection
 
-function detectFormat(text: string, harness: string | undefined): TranscriptFormat {
+function detectFormat(text: string, harness: string | undefined, formats: NormalizeFormats): TranscriptFormat {
   const trimmed = text.trim();
   if (trimmed === '') return 'plain';
   const whole = tryParse(trimmed);
@@ -64,175 +78,20 @@ function detectFormat(text: string, harness: string | undefined): TranscriptForm
   for (const line of trimmed.split('\n')) {
     const record = asObj(tryParse(line));
     if (!record) continue;
-    if (isCodexRecord(record)) return 'codex-jsonl';
-    if (isClaudeCodeRecord(record)) return 'claude-code-jsonl';
+    const parser = formats.parsers.find((p) => p.recognizes(record));
+    if (parser) return parser.format;
     if (isMessageLike(record) || isMessageLike(asObj(record.message))) return 'messages-json';
   }
 
   // JSON-looking but undecided (only unknown records, or one torn line): never show raw JSON
   // as a user turn; the harness name picks the parser, and unknown records yield nothing.
   const jsonLooking = trimmed.split('\n').every((l) => l.trim() === '' || /^\s*[[{]/.test(l));
-  if (jsonLooking) return harnessFormat(harness) ?? 'messages-json';
+  if (jsonLooking) return formats.fallbackFor(harness) ?? 'messages-json';
   return 'plain';
-}
-
-function harnessFormat(harness: string | undefined): TranscriptFormat | undefined {
-  const h = (harness ?? '').toLowerCase();
-  if (h.includes('claude')) return 'claude-code-jsonl';
-  if (h.includes('codex')) return 'codex-jsonl';
-  if (h.includes('opencode') || h.includes('openclaw')) return 'messages-json';
-  return undefined;
-}
-
-const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
-
-function isCodexRecord(r: Obj): boolean {
-  return typeof r.type === 'string' && CODEX_TYPES.has(r.type) && asObj(r.payload) !== undefined;
-}
-
-function isClaudeCodeRecord(r: Obj): boolean {
-  if ((r.type === 'user' || r.type === 'assistant') && asObj(r.message)) return true;
-  if (r.type === 'summary' && typeof r.summary === 'string') return true;
-  return r.type === 'file-history-snapshot';
 }
 
 function isMessageLike(r: Obj | undefined): boolean {
   return r !== undefined && (typeof r.role === 'string' || typeof asObj(r.info)?.role === 'string');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Claude Code JSONL
-
-function fromClaudeCode(records: Obj[]): Turn[] {
-  const sink = new TurnSink();
-  // Older Claude Code wrote sub-agent lines (isSidechain) into the parent's file; a sub-agent's
-  // own file is all sidechain. Drop sidechain lines only when there is a main thread beside them.
-  const hasMainThread = records.some(
-    (r) => (r.type === 'user' || r.type === 'assistant') && r.isSidechain !== true,
-  );
-
-  records.forEach((r, index) => {
-    if (r.isMeta === true) return;
-    if (hasMainThread && r.isSidechain === true) return;
-    const at = asString(r.timestamp);
-    const message = asObj(r.message);
-    switch (r.type) {
-      case 'summary':
-        sink.push('system', asString(r.summary), at);
-        return;
-      case 'system':
-        // Harness events (compaction boundary, local command output); api_error has no content.
-        sink.push('system', dropEmptyCommandWrapper(asString(r.content)), at);
-        return;
-      case 'user':
-        if (message) claudeUser(message, r, at, index, sink);
-        return;
-      case 'assistant':
-        if (message) claudeAssistant(message, at, index, sink);
-        return;
-      default:
-        return; // attachments, file-history snapshots, queue operations, future types
-    }
-  });
-  return sink.turns;
-}
-
-function claudeUser(message: Obj, line: Obj, at: string | undefined, index: number, sink: TurnSink): void {
-  // The summary Claude Code injects after /compact is a user message in form only.
-  const role: Role = line.isCompactSummary === true ? 'system' : 'user';
-  const content = message.content;
-  if (typeof content === 'string') {
-    sink.push(role, dropEmptyCommandWrapper(content), at);
-    return;
-  }
-  if (!Array.isArray(content)) return;
-  const lineKey = `line:${index}`;
-  for (const block of content) {
-    const b = asObj(block);
-    if (typeof block === 'string') sink.push(role, dropEmptyCommandWrapper(block), at, lineKey);
-    else if (b?.type === 'text') sink.push(role, dropEmptyCommandWrapper(asString(b.text)), at, lineKey);
-    else if (b?.type === 'tool_result') sink.push('tool', toolResultText(b.content), at);
-    // images and documents carry no text worth keeping
-  }
-}
-
-function claudeAssistant(message: Obj, at: string | undefined, index: number, sink: TurnSink): void {
-  // Claude Code writes one line per content block, all sharing message.id: merge them back.
-  const mergeKey = asString(message.id) ?? `line:${index}`;
-  const content = message.content;
-  if (typeof content === 'string') {
-    sink.push('assistant', content, at, mergeKey);
-    return;
-  }
-  if (!Array.isArray(content)) return;
-  for (const block of content) {
-    const b = asObj(block);
-    if (b?.type === 'text') sink.push('assistant', asString(b.text), at, mergeKey);
-    else if (b?.type === 'tool_use') sink.push('tool', toolCallText(b.name, b.input), at);
-    // thinking / redacted_thinking are dropped: private reasoning, often huge
-  }
-}
-
-/** `<command-name>` / `<local-command-stdout>` wrappers: skip when nothing is inside them. */
-function dropEmptyCommandWrapper(text: string | undefined): string | undefined {
-  if (text === undefined || !/^\s*<(?:command-|local-command-)/.test(text)) return text;
-  const inner = text.replace(/<\/?(?:command-[a-z-]+|local-command-[a-z-]+)>/g, '').trim();
-  return inner === '' ? undefined : text;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Codex rollout JSONL
-
-/** User messages Codex writes for the model's benefit, not typed by the user. */
-const CODEX_INJECTED_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for '];
-
-function fromCodex(records: Obj[]): Turn[] {
-  const sink = new TurnSink();
-  for (const r of records) {
-    const at = asString(r.timestamp);
-    const p = asObj(r.payload);
-    if (!p) continue;
-    // The compaction summary replaces the history the model sees from then on.
-    if (r.type === 'compacted') sink.push('system', asString(p.message), at);
-    // response_item is what the model saw; event_msg repeats the same messages for UIs.
-    if (r.type !== 'response_item') continue;
-    switch (p.type) {
-      case 'message': {
-        const role = mapRole(p.role);
-        const text = flattenText(p.content, '\n\n');
-        if (!role) break;
-        if (role === 'user' && CODEX_INJECTED_PREFIXES.some((x) => text.trimStart().startsWith(x))) break;
-        sink.push(role, text, at);
-        break;
-      }
-      case 'function_call':
-        sink.push('tool', toolCallText(p.name, p.arguments), at);
-        break;
-      case 'custom_tool_call':
-        sink.push('tool', toolCallText(p.name, p.input), at);
-        break;
-      case 'local_shell_call':
-        sink.push('tool', toolCallText('local_shell', p.action), at);
-        break;
-      case 'function_call_output':
-      case 'custom_tool_call_output':
-        sink.push('tool', toolResultText(codexOutput(p.output)), at);
-        break;
-      default:
-        break; // reasoning, web_search_call, future item types
-    }
-  }
-  return sink.turns;
-}
-
-/** Older Codex wrapped shell output as the JSON string `{"output": "...", "metadata": {...}}`. */
-function codexOutput(output: unknown): unknown {
-  if (typeof output === 'string') {
-    const inner = asObj(tryParse(output));
-    return typeof inner?.output === 'string' ? inner.output : output;
-  }
-  const o = asObj(output);
-  return o && 'content' in o ? o.content : output;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -365,7 +224,7 @@ function fromPlainText(text: string): Turn[] {
  * Collects turns, dropping empty ones. Consecutive pushes with the same role and merge key
  * (one Claude Code message split over lines, the text parts of one message) become one turn.
  */
-class TurnSink {
+export class TurnSink {
   readonly turns: Turn[] = [];
   private openKey: string | undefined;
 
@@ -383,11 +242,11 @@ class TurnSink {
 }
 
 /** CRLF → LF, leading blank lines and trailing whitespace removed (first-line indent kept). */
-function cleanText(text: string): string {
+export function cleanText(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd();
 }
 
-function toolCallText(name: unknown, input: unknown): string {
+export function toolCallText(name: unknown, input: unknown): string {
   const label = asString(name) ?? 'tool';
   let args: string;
   if (typeof input === 'string') {
@@ -399,12 +258,12 @@ function toolCallText(name: unknown, input: unknown): string {
   return truncate(`${label}(${args})`, TOOL_CALL_CAP);
 }
 
-function toolResultText(content: unknown): string {
+export function toolResultText(content: unknown): string {
   return truncate(cleanText(flattenText(content, '\n')), TOOL_RESULT_CAP);
 }
 
 /** Text of a string, or of the text blocks in an array of blocks (Anthropic, Responses API). */
-function flattenText(content: unknown, separator: string): string {
+export function flattenText(content: unknown, separator: string): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   const pieces: string[] = [];
@@ -426,7 +285,7 @@ function truncate(text: string, cap: number): string {
   return `${text.slice(0, end)}… [truncated ${text.length - end} chars]`;
 }
 
-function mapRole(role: unknown): Role | undefined {
+export function mapRole(role: unknown): Role | undefined {
   switch (typeof role === 'string' ? role.toLowerCase() : '') {
     case 'user':
     case 'human':
@@ -458,7 +317,7 @@ function toIso(value: unknown): string | undefined {
 }
 
 /** One object per line; unparsable lines (a torn last line mid-write) are skipped. */
-function parseJsonLines(text: string): Obj[] {
+export function parseJsonLines(text: string): Obj[] {
   const records: Obj[] = [];
   for (const line of text.split('\n')) {
     const record = asObj(tryParse(line));
@@ -467,7 +326,7 @@ function parseJsonLines(text: string): Obj[] {
   return records;
 }
 
-function tryParse(text: string): unknown {
+export function tryParse(text: string): unknown {
   const t = text.trim();
   if (t === '') return undefined;
   try {
@@ -477,10 +336,10 @@ function tryParse(text: string): unknown {
   }
 }
 
-function asObj(value: unknown): Obj | undefined {
+export function asObj(value: unknown): Obj | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
 }
 
-function asString(value: unknown): string | undefined {
+export function asString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }

@@ -14,15 +14,14 @@ export type ExecutionMode = 'SYNC' | 'ASYNC_POLL' | 'ASYNC_CALLBACK';
 export type SessionStatus = 'active' | 'completed' | 'failed' | 'ended';
 export type RunStatus = 'pending' | 'running' | 'completed' | 'failed';
 
-/** How a session's parent was identified (kept for diagnostics and the tree). */
-export type LineageSource =
-  | 'explicit'
-  | 'openclaw-key'
-  | 'claude-code-subagent'
-  | 'codex-subagent'
-  | 'opencode-parent'
-  | 'env'
-  | 'project-recency';
+/**
+ * How a session's parent was identified (kept for diagnostics and the tree). Besides the
+ * harness-agnostic signals, each harness names its own (`<harness>-key`, `<harness>-subagent`,
+ * `<harness>-parent`; today openclaw-key, claude-code-subagent, codex-subagent, opencode-parent:
+ * docs/harnesses.md), so adding a harness does not touch this file.
+ */
+export type LineageSource = 'explicit' | 'env' | 'project-recency' | HarnessLineageSource;
+export type HarnessLineageSource = `${string}-key` | `${string}-subagent` | `${string}-parent`;
 
 export interface SessionRecord {
   key: string;

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
+import { harnessTranscriptRoots } from '../harnesses/registry';
 
 export const DEFAULT_PORT = 7433;
 
@@ -40,17 +41,9 @@ const fileSchema = z
   .partial()
   .strict();
 
-/** The harnesses' own transcript folders, plus Baton's staging folder. */
+/** The harnesses' own transcript folders (from the registry, docs/harnesses.md), plus Baton's staging folder. */
 export function defaultTranscriptRoots(dataDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = os.homedir();
-  const xdgData = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
-  return [
-    path.join(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'), 'projects'),
-    path.join(env.CODEX_HOME || path.join(home, '.codex'), 'sessions'),
-    path.join(xdgData, 'opencode'),
-    path.join(home, '.openclaw'),
-    path.join(dataDir, 'staging'),
-  ];
+  return [...harnessTranscriptRoots(env, os.homedir()), path.join(dataDir, 'staging')];
 }
 
 export function defaultConfig(dataDir: string): ServerConfig {

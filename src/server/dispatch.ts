@@ -7,7 +7,7 @@ import { BatonError } from '../core/errors';
 import { findRoute, ROUTES, type RouteId } from '../api/routes';
 import { parseBody, SCHEMAS } from '../api/schemas';
 import type { z } from 'zod';
-import type { ApiPoster } from '../connectors/claudeCode';
+import type { ApiPoster } from '../harnesses/claudeCode/hooks';
 import { buildHandlers, type CallContext, type Services } from './routes';
 import { requirePermission, type Caller } from './security';
 

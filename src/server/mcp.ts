@@ -8,7 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
-import { openClawParentKey } from '../core/lineage';
+import { parentFromKey } from '../harnesses/registry';
 import type { Store } from '../store/store';
 import { readScope, type Caller } from './security';
 import type { SessionService } from './sessionService';
@@ -34,8 +34,8 @@ async function targetSession(ctx: Context, named: string | undefined, current: s
   if (named) return named;
   const self = current ?? ctx.callerSession;
   if (!self) return null;
-  const openclaw = openClawParentKey(self);
-  if (openclaw) return openclaw;
+  const fromKey = parentFromKey(self);
+  if (fromKey) return fromKey;
   const session = await ctx.store.read('getSession', { scope: readScope(ctx.caller), key: self });
   return session?.parentSessionKey ?? session?.key ?? null;
 }

@@ -15,8 +15,8 @@ import type { ServerConfig } from './config';
 import type { MemoryService } from './memoryService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
-import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../connectors/claudeCode';
-import { HookInputError } from '../connectors/hookEvents';
+import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
+import { HookInputError } from '../harnesses/claudeStyleHooks';
 
 export interface CallContext {
   caller: Caller;

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
-import { normalizeTranscript } from '../core/normalize';
+import { normalizeTranscript } from '../harnesses/registry';
 import type { Turn } from '../core/types';
 
 /**

@@ -3,7 +3,7 @@
 // and the write it guards cannot be split by a concurrent request.
 
 import { BatonError } from '../core/errors';
-import { decideLineage } from '../core/lineage';
+import { decideLineage, reparentSource } from '../harnesses/registry';
 import type { ExecutionMode, LineageSource, Turn } from '../core/types';
 import { recordTranscript, upsertSession, type CommandContext } from './commands';
 import { DEFAULT_AGENT, requireWritableSessionRow, writableSessionRow } from './ownership';
@@ -172,7 +172,7 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
   if (args.end) {
     Object.assign(set, { status: args.end.status, endedAt: ctx.now(), endReason: args.end.reason, runtimePath: null, claimedAt: null });
     const parent = args.end.parentSessionKey ? stripSessionPrefix(args.end.parentSessionKey) : null;
-    if (parent && parent !== key && parent !== row.parent_session_key) Object.assign(set, { parentSessionKey: parent, lineageSource: 'claude-code-subagent' });
+    if (parent && parent !== key && parent !== row.parent_session_key) Object.assign(set, { parentSessionKey: parent, lineageSource: reparentSource(args.harness) });
   } else if (args.runtimePath) {
     Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now(), ...(row.status !== 'active' ? { status: 'active', endedAt: null } : {}) });
   }

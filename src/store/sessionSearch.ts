@@ -4,7 +4,7 @@
 // One read, so the endpoint makes one round trip to the store thread per search, not three.
 
 import type { Database } from 'sql.js';
-import { isOpenClawSubagentKey, openClawParentKey } from '../core/lineage';
+import { parentFromKey } from '../harnesses/registry';
 import type { SearchHit, SessionRecord } from '../core/types';
 import { getSession, searchTranscripts, stripSessionPrefix, transcriptTail, findSessionRow, type Scope } from './queries';
 
@@ -34,7 +34,7 @@ export function sessionSearch(db: Database, scope: Scope, a: SessionSearchArgs):
   if (!sessionKey && a.currentSessionKey) {
     const current = stripSessionPrefix(a.currentSessionKey);
     const stored = getSession(db, scope, current);
-    const parent = isOpenClawSubagentKey(current) ? openClawParentKey(current) : stored?.parentSessionKey ?? null;
+    const parent = parentFromKey(current) ?? stored?.parentSessionKey ?? null;
     if (parent) {
       sessionKey = parent;
       searchedParent = parent;

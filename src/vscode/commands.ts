@@ -6,8 +6,7 @@ import * as vscode from 'vscode';
 import type { SessionView } from '../client/batonClient';
 import { renderMarkdownSession } from '../core/format';
 import type { SessionRecord } from '../core/types';
-import { installClaudeCode, uninstallClaudeCode } from '../connectors/installClaudeCode';
-import { installCodex, uninstallCodex } from '../connectors/installCodex';
+import { installableHarnesses } from '../harnesses/registry';
 import { runDoctor } from '../store/doctor';
 import type { BatonHost } from './host';
 import type { Panels } from './panels';
@@ -160,37 +159,34 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     reg('baton.showWorkspaceProject', () => tree.setFilter('workspace')),
     reg('baton.installHooks', async (harness?: string, scope?: 'project' | 'user') => {
       requireTrust('Installing hooks');
-      const choice =
-        harness ??
-        (
-          await vscode.window.showQuickPick(
-            [
-              { label: 'Claude Code — this workspace', id: 'claude-code:project' },
-              { label: 'Claude Code — all projects (user settings)', id: 'claude-code:user' },
-              { label: 'Codex — user hooks ($CODEX_HOME/hooks.json)', id: 'codex:user' },
-            ],
-            { title: 'Install Baton hooks for…' },
-          )
-        )?.id;
+      // Every harness of the registry that can be installed, with the scopes it offers.
+      const items = installableHarnesses().flatMap((h) => h.install.menu.map((m) => ({ label: m.label, description: m.description, id: `${h.id}:${m.scope}` })));
+      const choice = harness ?? (await vscode.window.showQuickPick(items, { title: 'Install Baton hooks for…' }))?.id;
       if (!choice) return;
       const [name, where] = choice.includes(':') ? choice.split(':') : [choice, scope ?? 'project'];
+      const installer = installableHarnesses().find((h) => h.id === name)?.install;
+      if (!installer) throw new Error(`Baton cannot install hooks for ${name}.`);
       const projectDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      if (where === 'project' && !projectDir) throw new Error('Open a folder to install project hooks, or choose the user settings.');
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` }, async () =>
-        name === 'codex' ? installCodex(hookCommandOptions(deps)) : installClaudeCode(where === 'user' ? { scope: 'user' } : { scope: 'project', projectDir }, hookCommandOptions(deps)),
+      const at = installer.scopes.includes(where as 'project' | 'user') ? (where as 'project' | 'user') : installer.scopes[0];
+      if (at === 'project' && !projectDir) throw new Error('Open a folder to install project hooks, or choose the user settings.');
+      const { messages: _messages, ...result } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` }, async () =>
+        installer.install({ scope: at, projectDir, command: hookCommandOptions(deps) }),
       );
       log.info(`Installed ${name} hooks in ${result.file}`);
-      void vscode.window.showInformationMessage(`Baton hooks installed in ${result.file}.${name === 'codex' ? ' Trust them in Codex before they run.' : ''}`);
+      void vscode.window.showInformationMessage(`Baton hooks installed in ${result.file}.${installer.notice ?? ''}`);
       return result;
     }),
     reg('baton.uninstallHooks', async (harness?: string, scope?: 'project' | 'user') => {
       requireTrust('Removing hooks');
-      const choice = harness ?? (await vscode.window.showQuickPick(['claude-code', 'codex'], { title: 'Remove Baton hooks of…' }));
+      const choice = harness ?? (await vscode.window.showQuickPick(installableHarnesses().filter((h) => h.install.menu.length > 0).map((h) => h.id), { title: 'Remove Baton hooks of…' }));
       if (!choice) return;
+      const installer = installableHarnesses().find((h) => h.id === choice)?.install;
+      if (!installer) throw new Error(`Baton cannot remove hooks of ${choice}.`);
       const projectDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      const result = choice === 'codex' ? uninstallCodex() : uninstallClaudeCode(scope === 'user' || !projectDir ? { scope: 'user' } : { scope: 'project', projectDir });
-      void vscode.window.showInformationMessage(result.removed ? `Baton hooks removed from ${result.file}.` : `No Baton hooks in ${result.file}.`);
-      return result;
+      const at = scope === 'user' || !projectDir || !installer.scopes.includes('project') ? 'user' : 'project';
+      const { file, removed } = installer.uninstall({ scope: at, projectDir });
+      void vscode.window.showInformationMessage(removed ? `Baton hooks removed from ${file}.` : `No Baton hooks in ${file}.`);
+      return { file, removed };
     }),
     reg('baton.openDataFolder', async () => {
       const opened = await vscode.env.openExternal(vscode.Uri.file(host.dataDir));

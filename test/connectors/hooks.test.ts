@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { installClaudeCode, uninstallClaudeCode } from '../../src/connectors/installClaudeCode';
-import { installCodex, uninstallCodex } from '../../src/connectors/installCodex';
+import { installClaudeCode, uninstallClaudeCode } from '../../src/harnesses/claudeCode/install';
+import { installCodex, uninstallCodex } from '../../src/harnesses/codex/install';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { ROOT } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -221,7 +221,7 @@ describe('MCP registration for Codex and OpenCode', () => {
   const cmd = { nodePath: '/usr/bin/node', cliPath: '/opt/baton/dist/cli.js', dataDir: '/data/baton' };
 
   it('adds one managed [mcp_servers.baton] block to Codex config.toml, keeps the rest, and removes only it', async () => {
-    const { registerCodexMcp, unregisterCodexMcp } = await import('../../src/connectors/mcpRegistration');
+    const { registerCodexMcp, unregisterCodexMcp } = await import('../../src/harnesses/codex/install');
     const home = tempDir();
     const original = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n';
     fs.writeFileSync(path.join(home, 'config.toml'), original);
@@ -238,7 +238,7 @@ describe('MCP registration for Codex and OpenCode', () => {
   });
 
   it('adds the local MCP server to opencode.json and removes only it', async () => {
-    const { registerOpenCodeMcp, unregisterOpenCodeMcp } = await import('../../src/connectors/mcpRegistration');
+    const { registerOpenCodeMcp, unregisterOpenCodeMcp } = await import('../../src/harnesses/openCode/install');
     const project = tempDir();
     fs.writeFileSync(path.join(project, 'opencode.json'), JSON.stringify({ model: 'x/y', mcp: { git: { type: 'local', command: ['git-mcp'] } } }));
     registerOpenCodeMcp({ scope: 'project', projectDir: project }, cmd);

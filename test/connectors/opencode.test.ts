@@ -9,8 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { INHERIT_HEADING } from '../../src/core/inherit';
-import { installOpenCode, openCodePluginPath, uninstallOpenCode } from '../../src/connectors/installOpenCode';
-import { openCodePluginSource } from '../../src/connectors/opencodePlugin';
+import { installOpenCode, openCodePluginPath, openCodePluginSource, uninstallOpenCode } from '../../src/harnesses/openCode/install';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { writeEndpoint } from '../../src/server/endpoint';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -148,7 +147,7 @@ describe('OpenCode plugin (real Baton server)', function () {
     const [childPrompt] = messagesFixture.child as Obj[];
     fake.setGetDelay(30);
     const getsBefore = fake.calls.get.length;
-    // Not serialised (FACTS): the child's first chat.message starts before session.created is handled.
+    // Not serialised (docs/harnesses.md): the child's first chat.message starts before session.created is handled.
     const chat = hooks['chat.message'](chatInput(childPrompt), chatOutput(childPrompt));
     const event = hooks.event(created(fake.sessions.get(CHILD)!));
     await Promise.all([chat, event]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import { normalizeTranscript } from '../../src/harnesses/registry';
 import {
-  normalizeTranscript,
   renderTranscript,
   renderTurn,
   TOOL_CALL_CAP,

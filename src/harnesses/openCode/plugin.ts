@@ -1,76 +1,108 @@
-// The OpenCode connector: the text of the plugin `baton install opencode` writes to
-// `.opencode/plugin/baton.js`. OpenCode (Bun) loads it as an ES module and calls every export,
-// so the module has exactly one export, the plugin function. It maps OpenCode's events onto the
-// sessions & hooks API (see FACTS: v2 event payloads, `session.created` with `info.parentID` for
-// task children, handlers not serialised) and gives a child session its parent's context through
-// `experimental.chat.system.transform`. Self-contained: node built-ins and fetch only.
-
-/** First line of the generated file: how install/uninstall recognise the file as Baton's. */
-export const OPENCODE_PLUGIN_MARKER = '// Baton plugin for OpenCode';
-
-export interface OpenCodePluginOptions {
-  /** Baton's data directory, fixed at install time; otherwise resolved when the plugin runs. */
-  dataDir?: string;
-}
-
-export function openCodePluginSource(options: OpenCodePluginOptions = {}): string {
-  // A function replacement: a `$` in the path must not be read as a replacement pattern.
-  return PLUGIN.replace('__BATON_DATA_DIR__', () => JSON.stringify(options.dataDir ?? null));
-}
-
-// The plugin itself: plain JavaScript, as written to disk (only the marker and the data dir are filled in).
-const PLUGIN = `${OPENCODE_PLUGIN_MARKER} (written by \`baton install opencode\`; reinstall rather than edit).
-// Reports OpenCode sessions, their lineage (task children) and transcripts to the local Baton
-// server, and hands each child session the "Inherited from Parent Session" block. It never throws
-// into OpenCode: every failure is swallowed and noted in <data dir>/hooks.log.
+// The OpenCode plugin, as TypeScript: bundled by esbuild into dist/opencode-plugin.js (an ES
+// module), which `baton install opencode` writes to `.opencode/plugin/baton.js` behind a short
+// generated header (install.ts). OpenCode (Bun) loads it and calls every export, so the module has
+// exactly one export, the plugin function. It maps OpenCode's events onto the sessions & hooks
+// API (docs/harnesses.md: v2 event payloads, `session.created` with `info.parentID` for task
+// children, handlers not serialised) and gives a child session its parent's context through
+// `experimental.chat.system.transform`. Node built-ins and fetch only: the bundle carries the rest
+// (Baton's own data-directory resolution). It never throws into OpenCode: every failure is
+// swallowed and noted in <data dir>/hooks.log.
 
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { layout, resolveDataDir } from '../../store/paths';
 
-const EMBEDDED_DATA_DIR = __BATON_DATA_DIR__;
+/** Defined by the header install.ts writes: the data directory fixed at install time, or null. */
+declare const EMBEDDED_DATA_DIR: string | null;
+
 const HARNESS = 'opencode';
 /** Per HTTP call to Baton, and per call into OpenCode's own client. */
 const TIMEOUT_MS = 1000;
 
-function dataDir() {
-  if (EMBEDDED_DATA_DIR) return EMBEDDED_DATA_DIR;
-  const env = process.env;
-  if (env.BATON_DATA_DIR) return path.resolve(env.BATON_DATA_DIR);
-  if (env.XDG_DATA_HOME) return path.join(path.resolve(env.XDG_DATA_HOME), 'baton');
-  return path.join(os.homedir(), '.local', 'share', 'baton');
+type Obj = Record<string, unknown>;
+
+// OpenCode's shapes, as far as the plugin reads them (v2 SDK; docs/harnesses.md).
+interface SessionInfo {
+  id?: string;
+  parentID?: string;
+  directory?: string;
+  title?: string;
+}
+interface Part {
+  type?: string;
+  text?: string;
+  synthetic?: boolean;
+  ignored?: boolean;
+  tool?: string;
+  state?: { input?: unknown; output?: unknown; error?: unknown };
+}
+interface Message {
+  info?: { role?: string; time?: { created?: number } };
+  parts?: Part[];
+}
+interface OpenCodeEvent {
+  type?: string;
+  properties?: { sessionID?: string; info?: SessionInfo; error?: { name?: string } };
+}
+/** The SDK answers { data, error }; tests and older clients may hand back the value itself. */
+type Answer<T> = T | { data?: T; error?: unknown };
+interface OpenCodeClient {
+  session: {
+    get(args: { path: { id: string } }): Promise<Answer<SessionInfo>>;
+    messages(args: { path: { id: string } }): Promise<Answer<Message[]>>;
+  };
+}
+interface PluginInput {
+  client: OpenCodeClient;
+  directory: string;
+}
+interface Endpoint {
+  url: string;
+  token: string;
+  pid?: number;
+}
+interface Started {
+  parentID: string | null;
+  inject: string;
+}
+type Reply = Obj & { inject?: unknown; error?: unknown };
+
+function dataDir(): string {
+  const embedded = typeof EMBEDDED_DATA_DIR === 'undefined' ? null : EMBEDDED_DATA_DIR;
+  return embedded || resolveDataDir();
 }
 
 // One line per problem; the same message at most once a minute (a stopped server is not news).
-const lastLogged = new Map();
-function log(event, message) {
+const lastLogged = new Map<string, number>();
+function log(event: string | undefined, message: unknown): void {
   try {
-    const text = String(message).replace(/\\s+/g, ' ').slice(0, 300);
+    const text = String(message).replace(/\s+/g, ' ').slice(0, 300);
     const now = Date.now();
     if (now - (lastLogged.get(text) ?? 0) < 60000) return;
     if (lastLogged.size > 100) lastLogged.clear();
     lastLogged.set(text, now);
     const dir = dataDir();
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.appendFileSync(path.join(dir, 'hooks.log'), new Date().toISOString() + ' ' + HARNESS + ' ' + (event || '?') + ': ' + text + '\\n', { mode: 0o600 });
+    fs.appendFileSync(path.join(dir, 'hooks.log'), new Date().toISOString() + ' ' + HARNESS + ' ' + (event || '?') + ': ' + text + '\n', { mode: 0o600 });
   } catch {
     /* logging must not fail the hook either */
   }
 }
 
 /** An error as hooks.log names it: its class and system error code, never its message (it may quote input). */
-function errClass(err) {
+function errClass(err: unknown): string {
   if (!err || typeof err !== 'object') return typeof err;
-  const name = typeof err.name === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(err.name) ? err.name : 'Error';
-  const code = [err.code, err.cause && err.cause.code].find((c) => typeof c === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(c));
+  const e = err as { name?: unknown; code?: unknown; cause?: { code?: unknown } };
+  const name = typeof e.name === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(e.name) ? e.name : 'Error';
+  const code = [e.code, e.cause && e.cause.code].find((c): c is string => typeof c === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(c));
   return code ? name + ' ' + code : name;
 }
 
 /** endpoint.json, read again on every call: the server may have restarted with a new port and token. */
-function endpoint() {
-  let info;
+function endpoint(): Endpoint | null {
+  let info: Partial<Endpoint> | null;
   try {
-    info = JSON.parse(fs.readFileSync(path.join(dataDir(), 'endpoint.json'), 'utf8'));
+    info = JSON.parse(fs.readFileSync(layout(dataDir()).endpoint, 'utf8')) as Partial<Endpoint> | null;
   } catch {
     return null;
   }
@@ -78,9 +110,9 @@ function endpoint() {
   try {
     if (typeof info.pid === 'number') process.kill(info.pid, 0); // a left-over file of a dead server?
   } catch (err) {
-    if (!err || err.code !== 'EPERM') return null; // EPERM: alive, just not ours to signal
+    if (!err || (err as NodeJS.ErrnoException).code !== 'EPERM') return null; // EPERM: alive, just not ours to signal
   }
-  return info;
+  return info as Endpoint;
 }
 
 // After a network failure (refused, timed out) the next calls to that endpoint are skipped for a
@@ -88,7 +120,7 @@ function endpoint() {
 let unreachable = { url: '', until: 0 };
 
 /** POST to Baton; the reply's JSON, or null on any failure (logged). */
-async function post(route, body, event) {
+async function post(route: string, body: Obj, event: string | undefined): Promise<Reply | null> {
   const ep = endpoint();
   if (!ep) {
     log(event, 'no running Baton endpoint for ' + dataDir());
@@ -102,7 +134,7 @@ async function post(route, body, event) {
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    const json = await res.json().catch(() => undefined);
+    const json = (await res.json().catch(() => undefined)) as Reply | undefined;
     if (!res.ok) {
       // The server's stable error code only: its message may quote what was sent.
       const code = json && typeof json.code === 'string' && /^[a-z_]{1,40}$/.test(json.code) ? ' ' + json.code : '';
@@ -122,31 +154,30 @@ async function post(route, body, event) {
 }
 
 /** A promise, or undefined after TIMEOUT_MS (OpenCode's client must not hold a hook up either). */
-function within(promise) {
-  let timer;
-  const late = new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS, undefined)));
+function within<T>(promise: Promise<T> | T): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS, undefined)));
   return Promise.race([Promise.resolve(promise), late]).finally(() => clearTimeout(timer));
 }
 
-/** The SDK answers { data, error }; tests and older clients may hand back the value itself. */
-function unwrap(res) {
-  return res && typeof res === 'object' && !Array.isArray(res) && 'data' in res ? res.data : res;
+function unwrap<T>(res: Answer<T> | undefined): T | undefined {
+  return res && typeof res === 'object' && !Array.isArray(res) && 'data' in res ? (res as { data?: T }).data : (res as T | undefined);
 }
 
 /** What the user typed: text parts, without the synthetic ones OpenCode or plugins add. */
-function promptText(parts) {
-  return (Array.isArray(parts) ? parts : [])
+function promptText(parts: unknown): string {
+  return (Array.isArray(parts) ? (parts as Part[]) : [])
     .filter((p) => p && p.type === 'text' && !p.synthetic && !p.ignored && typeof p.text === 'string')
     .map((p) => p.text)
-    .join('\\n\\n')
+    .join('\n\n')
     .trim();
 }
 
 /** A message list Baton reads as OpenCode ([{info, parts}]), without what it would drop anyway. */
-function slim(messages) {
+function slim(messages: Message[]): Message[] {
   return messages.map((m) => ({
     info: { role: m.info && m.info.role, time: { created: m.info && m.info.time && m.info.time.created } },
-    parts: (Array.isArray(m.parts) ? m.parts : []).flatMap((p) => {
+    parts: (Array.isArray(m.parts) ? m.parts : []).flatMap((p): Part[] => {
       if (p && p.type === 'text' && !p.synthetic && !p.ignored) return [{ type: 'text', text: p.text }];
       if (p && p.type === 'tool') {
         const s = p.state || {};
@@ -157,11 +188,11 @@ function slim(messages) {
   }));
 }
 
-export const BatonPlugin = async ({ client, directory }) => {
+export const BatonPlugin = async ({ client, directory }: PluginInput) => {
   /** session id -> promise of { parentID, inject } once session-start succeeded. */
-  const started = new Map();
+  const started = new Map<string, Promise<Started | null>>();
 
-  async function messagesOf(id) {
+  async function messagesOf(id: string): Promise<Message[] | null> {
     try {
       const list = unwrap(await within(client.session.messages({ path: { id } })));
       return Array.isArray(list) ? slim(list) : null;
@@ -172,7 +203,7 @@ export const BatonPlugin = async ({ client, directory }) => {
   }
 
   /** Sends the session's whole message list; Baton stores only what is new. */
-  async function syncTranscript(id, event, end) {
+  async function syncTranscript(id: string, event: string, end?: Obj): Promise<Reply | null> {
     const list = await messagesOf(id);
     const transcript = list && list.length > 0 ? list : null;
     const body = { harness: HARNESS, sessionKey: id, project: directory, ...(transcript ? { transcript } : {}) };
@@ -181,7 +212,8 @@ export const BatonPlugin = async ({ client, directory }) => {
     return null;
   }
 
-  async function startSession(id, info, event) {
+  async function startSession(id: string, given: SessionInfo | undefined, event: string): Promise<Started | null> {
+    let info: unknown = given;
     if (!info) {
       // chat.message (or a model request) can run before the session.created handler: ask OpenCode.
       try {
@@ -190,13 +222,13 @@ export const BatonPlugin = async ({ client, directory }) => {
         info = undefined;
       }
     }
-    info = info && typeof info === 'object' ? info : {};
-    const parentID = typeof info.parentID === 'string' && info.parentID ? info.parentID : null;
+    const session: SessionInfo = info && typeof info === 'object' ? (info as SessionInfo) : {};
+    const parentID = typeof session.parentID === 'string' && session.parentID ? session.parentID : null;
     // The block is built from the parent's stored transcript: bring it up to date first.
     if (parentID) await syncTranscript(parentID, event);
     const reply = await post(
       '/api/hooks/session-start',
-      { harness: HARNESS, sessionKey: id, parentSessionKey: parentID ?? undefined, project: info.directory || directory, title: info.title || undefined },
+      { harness: HARNESS, sessionKey: id, parentSessionKey: parentID ?? undefined, project: session.directory || directory, title: session.title || undefined },
       event,
     );
     if (!reply) return null;
@@ -204,40 +236,48 @@ export const BatonPlugin = async ({ client, directory }) => {
   }
 
   /** Starts a session once, whichever hook sees it first; a failed start is retried next time. */
-  function ensureStarted(id, info, event) {
+  function ensureStarted(id: string, info: SessionInfo | undefined, event: string): Promise<Started | null> {
     let pending = started.get(id);
     if (!pending) {
-      pending = startSession(id, info, event).catch(() => null);
-      started.set(id, pending);
-      pending.then((r) => {
-        if (!r && started.get(id) === pending) started.delete(id);
+      const attempt = startSession(id, info, event).catch(() => null);
+      pending = attempt;
+      started.set(id, attempt);
+      void attempt.then((r) => {
+        if (!r && started.get(id) === attempt) started.delete(id);
       });
     }
     return pending;
   }
 
-  async function onEvent(event) {
+  /** The parent OpenCode named at start, repeated at the end: a changed parent is re-recorded ('opencode-parent'). */
+  async function parentOf(id: string): Promise<Obj> {
+    const session = await started.get(id);
+    return session && session.parentID ? { parentSessionKey: session.parentID } : {};
+  }
+
+  async function onEvent(event: OpenCodeEvent): Promise<void> {
     const props = event.properties || {};
     const id = props.sessionID || (props.info && props.info.id);
     if (typeof id !== 'string' || !id) return;
-    switch (event.type) {
+    const type = String(event.type);
+    switch (type) {
       case 'session.created':
-        await ensureStarted(id, props.info, event.type);
+        await ensureStarted(id, props.info, type);
         return;
       case 'session.idle':
-        await ensureStarted(id, undefined, event.type);
-        await syncTranscript(id, event.type);
+        await ensureStarted(id, undefined, type);
+        await syncTranscript(id, type);
         return;
       case 'session.error': {
-        await ensureStarted(id, undefined, event.type);
+        await ensureStarted(id, undefined, type);
         // The user pressing Esc is not a failure: keep the transcript, leave the session open.
-        if (props.error && props.error.name === 'MessageAbortedError') return void (await syncTranscript(id, event.type));
-        await syncTranscript(id, event.type, { status: 'failed', reason: 'error' });
+        if (props.error && props.error.name === 'MessageAbortedError') return void (await syncTranscript(id, type));
+        await syncTranscript(id, type, { status: 'failed', reason: 'error', ...(await parentOf(id)) });
         started.delete(id); // a later prompt in this session starts it again (active)
         return;
       }
       case 'session.deleted':
-        await post('/api/hooks/session-end', { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted' }, event.type);
+        await post('/api/hooks/session-end', { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted', ...(await parentOf(id)) }, type);
         started.delete(id);
         return;
       default:
@@ -246,7 +286,7 @@ export const BatonPlugin = async ({ client, directory }) => {
   }
 
   return {
-    event: async ({ event }) => {
+    event: async ({ event }: { event?: OpenCodeEvent }): Promise<void> => {
       try {
         if (event && typeof event.type === 'string') await onEvent(event);
       } catch (err) {
@@ -254,7 +294,7 @@ export const BatonPlugin = async ({ client, directory }) => {
       }
     },
 
-    'chat.message': async (input, output) => {
+    'chat.message': async (input: { sessionID?: string } | undefined, output: { parts?: unknown } | undefined): Promise<void> => {
       try {
         const id = input && input.sessionID;
         if (typeof id !== 'string' || !id) return;
@@ -268,17 +308,17 @@ export const BatonPlugin = async ({ client, directory }) => {
 
     // Runs before every model request. A child session gets its inherited block on each of its
     // requests (the system prompt is rebuilt every time), and never twice in one request.
-    'experimental.chat.system.transform': async (input, output) => {
+    'experimental.chat.system.transform': async (input: { sessionID?: string } | undefined, output: { system?: unknown } | undefined): Promise<void> => {
       try {
         const id = input && input.sessionID;
         if (typeof id !== 'string' || !id || !output || !Array.isArray(output.system)) return;
+        const system = output.system as string[];
         const session = await ensureStarted(id, undefined, 'system.transform');
         const block = session && session.parentID ? session.inject : '';
-        if (block && !output.system.includes(block)) output.system.push(block);
+        if (block && !system.includes(block)) system.push(block);
       } catch (err) {
         log('system.transform', errClass(err));
       }
     },
   };
 };
-`;

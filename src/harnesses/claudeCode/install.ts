@@ -1,19 +1,18 @@
 // `baton install claude-code`: merges Baton's hooks into a Claude Code settings file, keeping
-// every hook the user already had; running it twice changes nothing; uninstall removes only ours.
+// every hook the user already had, and registers Baton's MCP server (docs/harnesses.md); running
+// it twice changes nothing; uninstall removes only ours.
 
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLAUDE_CODE_EVENTS } from './claudeCode';
-import { readJsonFile, shellQuote, writeJsonFile } from './settingsFile';
+import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
+import type { HookCommandOptions, HttpHookOptions } from '../harness';
+import { hookCommand, mcpArgs, withoutOurs, type HookEntry, type Matcher } from '../hookCommand';
+import { readJsonFile, writeJsonFile } from '../settingsFile';
+import { HARNESS } from './hooks';
 
-export interface HookCommandOptions {
-  nodePath: string;
-  cliPath: string;
-  dataDir?: string;
-  /** An environment assignment put before the command (e.g. ELECTRON_RUN_AS_NODE=1 for VS Code's runtime). */
-  envPrefix?: string;
-}
+export type { HookCommandOptions, HttpHookOptions };
+
+export const CLAUDE_CODE_EVENTS = CLAUDE_STYLE_EVENTS;
 
 export interface InstallTarget {
   scope: 'project' | 'user';
@@ -22,43 +21,14 @@ export interface InstallTarget {
   configDir?: string;
 }
 
-export interface HttpHookOptions {
-  url: string;
-  tokenEnvVar: string;
+/** Claude Code's config folder: $CLAUDE_CONFIG_DIR, else ~/.claude. */
+export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+  return env.CLAUDE_CONFIG_DIR || path.join(home, '.claude');
 }
-
-export type HookEntry = { type: string; command?: string; url?: string; timeout?: number; headers?: Record<string, string>; allowedEnvVars?: string[] };
-export type Matcher = { matcher?: string; hooks?: HookEntry[] };
-
-const OURS = / hook (?:claude-code|codex)\b|hook\.js'? (?:claude-code|codex)\b|\/api\/hooks\/claude-code\b/;
 
 export function settingsPath(target: InstallTarget): string {
   if (target.scope === 'project') return path.join(path.resolve(target.projectDir ?? process.cwd()), '.claude', 'settings.json');
   return path.join(target.configDir ?? process.env.CLAUDE_CONFIG_DIR ?? path.join(os.homedir(), '.claude'), 'settings.json');
-}
-
-/** `node …/dist/hook.js claude-code`: the light hook bundle beside the CLI (falls back to `cli.js hook`). */
-export function hookCommand(opts: HookCommandOptions, harness: 'claude-code' | 'codex' = 'claude-code'): string {
-  const hookJs = path.join(path.dirname(opts.cliPath), 'hook.js');
-  const parts = fs.existsSync(hookJs) ? [opts.nodePath, hookJs, harness] : [opts.nodePath, opts.cliPath, 'hook', harness];
-  if (opts.dataDir) parts.push('--data-dir', opts.dataDir);
-  return (opts.envPrefix ? opts.envPrefix + ' ' : '') + parts.map(shellQuote).join(' ');
-}
-
-function isOurs(entry: HookEntry): boolean {
-  return OURS.test(entry.command ?? '') || OURS.test(entry.url ?? '');
-}
-
-/** Removes Baton's entries from a hooks object; drops matchers and events left empty. */
-export function withoutOurs(hooks: Record<string, Matcher[]>): Record<string, Matcher[]> {
-  const out: Record<string, Matcher[]> = {};
-  for (const [event, matchers] of Object.entries(hooks)) {
-    const kept = (Array.isArray(matchers) ? matchers : [])
-      .map((m) => ({ ...m, hooks: (m.hooks ?? []).filter((h) => !isOurs(h)) }))
-      .filter((m) => m.hooks.length > 0);
-    if (kept.length > 0) out[event] = kept;
-  }
-  return out;
 }
 
 /** Where Claude Code reads MCP servers: the project's .mcp.json, or the user's ~/.claude.json. */
@@ -73,7 +43,7 @@ function mcpServerEntry(opts: HookCommandOptions) {
   return {
     type: 'stdio',
     command: opts.nodePath,
-    args: [opts.cliPath, 'mcp', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])],
+    args: mcpArgs(opts),
     ...(name && value ? { env: { [name]: value } } : {}),
   };
 }
@@ -89,10 +59,10 @@ export function installClaudeCode(target: InstallTarget, command: HookCommandOpt
     const enabled = Array.isArray(settings.enabledMcpjsonServers) ? (settings.enabledMcpjsonServers as string[]) : [];
     if (!enabled.includes('baton')) settings.enabledMcpjsonServers = [...enabled, 'baton'];
   }
-  const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {});
+  const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {}, HARNESS);
   const entry: HookEntry = http
-    ? { type: 'http', url: `${http.url}/api/hooks/claude-code`, headers: { Authorization: `Bearer $${http.tokenEnvVar}` }, allowedEnvVars: [http.tokenEnvVar], timeout: 5 }
-    : { type: 'command', command: hookCommand(command), timeout: 5 };
+    ? { type: 'http', url: `${http.url}/api/hooks/${HARNESS}`, headers: { Authorization: `Bearer $${http.tokenEnvVar}` }, allowedEnvVars: [http.tokenEnvVar], timeout: 5 }
+    : { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
   for (const event of CLAUDE_CODE_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
   writeJsonFile(file, { ...settings, hooks });
   return { file, mcpFile, events: [...CLAUDE_CODE_EVENTS] };
@@ -103,7 +73,7 @@ export function uninstallClaudeCode(target: InstallTarget): { file: string; remo
   const settings = readJsonFile(file);
   const before = JSON.stringify(settings);
   const next = { ...settings };
-  const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {});
+  const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {}, HARNESS);
   if (Object.keys(hooks).length > 0) next.hooks = hooks;
   else delete next.hooks;
   if (Array.isArray(next.enabledMcpjsonServers)) {

@@ -5,16 +5,17 @@
 // Writes go through the running server when one holds the data directory, else straight to the
 // store. Parents are written before their children. Transcripts are stored as deltas, so importing
 // twice adds nothing. A file that cannot be read or parsed is skipped with a warning.
+// Not part of the Harness object (registry.ts): it needs the store, which hooks must not load.
 
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { BatonError, type ErrorCode } from '../core/errors';
-import { normalizeTranscript } from '../core/normalize';
-import type { Turn } from '../core/types';
-import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
-import { Store } from '../store/store';
-import { HARNESS, subagentKey } from './claudeCode';
+import { BatonError, type ErrorCode } from '../../core/errors';
+import type { Turn } from '../../core/types';
+import { liveEndpoint, type EndpointInfo } from '../../server/endpoint';
+import { Store } from '../../store/store';
+import { HARNESS, subagentKey } from './hooks';
+import { claudeConfigDir } from './install';
+import { normalizeTranscript } from '../registry';
 
 export interface ImportItem {
   /** Baton session key: `<session>` or `<session>/agent-<id>`. */
@@ -54,7 +55,7 @@ export interface ImportResult {
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
 export function defaultClaudeProjectsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.CLAUDE_CONFIG_DIR ? path.resolve(env.CLAUDE_CONFIG_DIR) : path.join(os.homedir(), '.claude'), 'projects');
+  return path.join(path.resolve(claudeConfigDir(env)), 'projects');
 }
 
 type Obj = Record<string, unknown>;

@@ -1,5 +1,6 @@
-// One mapping from harness hook payloads to the sessions & hooks API, for the harnesses whose hooks
-// share Claude Code's shape (Claude Code and Codex). Differences, from the harnesses' real payloads:
+// One mapping from hook payloads to the sessions & hooks API, for the harnesses whose hooks share
+// Claude Code's shape (Claude Code and Codex; docs/harnesses.md shows their payloads). What differs
+// between them comes in as quirks from the harness folder:
 // - Claude Code's SubagentStart carries the *parent's* transcript_path; Codex's carries the child's.
 // - Inside a sub-agent, hooks carry agent_id: the session is then the sub-agent's, not the root's.
 // - Nested sub-agents report the root session_id; the exact spawner comes from a file the harness
@@ -8,9 +9,22 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { subagentKey, type ApiPoster, type ClaudeCodePayload, type HookOutput } from './claudeCode';
+import type { ApiPoster, HookOutput } from './harness';
 
-export type HookHarness = 'claude-code' | 'codex';
+export interface ClaudeStylePayload {
+  hook_event_name?: string;
+  session_id?: string;
+  transcript_path?: string;
+  cwd?: string;
+  source?: string;
+  prompt?: string;
+  agent_id?: string;
+  agent_type?: string;
+  agent_transcript_path?: string;
+  last_assistant_message?: string;
+  reason?: string;
+  compact_summary?: string;
+}
 
 /** A payload the mapping cannot use. The message names the field only, never its value (it is logged). */
 export class HookInputError extends Error {
@@ -20,35 +34,26 @@ export class HookInputError extends Error {
   }
 }
 
-function existing(file: string | undefined): string | undefined {
+/** The events Baton's hook command is installed for. */
+export const CLAUDE_STYLE_EVENTS = ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd'] as const;
+
+export interface ClaudeStyleQuirks {
+  harness: string;
+  /** Whose transcript SubagentStart's transcript_path is. */
+  subagentStartTranscript: 'parent' | 'child';
+  /** The spawning sub-agent of a nested one, from what the harness wrote; null for the root. */
+  spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): string | null;
+  /** Backstop at the end of a turn or session: sub-agent transcripts still being written at their stop. */
+  syncSubagents?(client: ApiPoster, transcriptPath: string | undefined, root: string, project: string | undefined): Promise<void>;
+}
+
+/** A sub-agent's session key mirrors where Claude Code keeps its transcript: <session>/agent-<id>. */
+export function subagentKey(sessionId: string, agentId: string): string {
+  return `${sessionId}/agent-${agentId}`;
+}
+
+export function existing(file: string | undefined): string | undefined {
   return file && fs.existsSync(file) ? file : undefined;
-}
-
-function firstLine(file: string): string {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).toString('utf8').split('\n')[0];
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** The spawning sub-agent of a nested one, when the harness has written it down; null for the root. */
-export function spawnerOf(harness: HookHarness, sessionId: string, agentTranscriptPath: string | undefined): string | null {
-  if (!agentTranscriptPath) return null;
-  try {
-    if (harness === 'claude-code') {
-      const meta = JSON.parse(fs.readFileSync(agentTranscriptPath.replace(/\.jsonl$/, '.meta.json'), 'utf8')) as { parentAgentId?: unknown };
-      return typeof meta.parentAgentId === 'string' && meta.parentAgentId ? meta.parentAgentId : null;
-    }
-    const meta = JSON.parse(firstLine(agentTranscriptPath)) as { type?: string; payload?: { parent_thread_id?: unknown } };
-    const parent = meta.type === 'session_meta' ? meta.payload?.parent_thread_id : undefined;
-    return typeof parent === 'string' && parent && parent !== sessionId ? parent : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -71,37 +76,12 @@ async function settledTranscript(file: string | undefined, lastMessage: string |
   }
 }
 
-const RECENT_MS = 5 * 60 * 1000;
-
-/** Every sub-agent transcript Claude Code keeps for a session: <dir>/<session>/subagents/agent-<id>.jsonl. */
-function subagentTranscripts(transcriptPath: string, sessionId: string): Array<{ agentId: string; file: string }> {
-  const dir = path.join(path.dirname(transcriptPath), sessionId, 'subagents');
-  try {
-    return fs
-      .readdirSync(dir)
-      .map((name) => /^agent-(.+)\.jsonl$/.exec(name))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => ({ agentId: m[1], file: path.join(dir, m[0]) }))
-      // Only recently written ones: older sub-agents were settled at an earlier turn.
-      .filter(({ file }) => Date.now() - fs.statSync(file).mtimeMs < RECENT_MS);
-  } catch {
-    return [];
-  }
-}
-
-/** Backstop at the end of a turn: sub-agent transcripts that were still being written at their stop. */
-async function syncSubagents(harness: HookHarness, client: ApiPoster, transcriptPath: string | undefined, root: string, project: string | undefined): Promise<void> {
-  if (harness !== 'claude-code' || !transcriptPath) return;
-  for (const { agentId, file } of subagentTranscripts(transcriptPath, root)) {
-    await client.post('/api/hooks/user-prompt-submit', { harness, sessionKey: subagentKey(root, agentId), transcriptPath: file, project });
-  }
-}
-
 function context(event: string, inject: unknown): HookOutput | null {
   return typeof inject === 'string' && inject.trim() ? { hookSpecificOutput: { hookEventName: event, additionalContext: inject } } : null;
 }
 
-export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodePayload, client: ApiPoster): Promise<HookOutput | null> {
+export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload: ClaudeStylePayload, client: ApiPoster): Promise<HookOutput | null> {
+  const harness = quirks.harness;
   const event = payload.hook_event_name ?? '';
   const root = payload.session_id;
   if (!root || typeof root !== 'string') throw new HookInputError('session_id: is required');
@@ -123,9 +103,10 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
     }
     case 'SubagentStart': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStart');
-      // Claude Code hands us the parent's transcript: bring it up to date first, the block is built from it.
-      if (harness === 'claude-code' && transcriptPath) await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath });
-      const spawner = harness === 'codex' ? spawnerOf(harness, root, transcriptPath) : null;
+      // The parent's transcript: bring it up to date first, the block is built from it.
+      if (quirks.subagentStartTranscript === 'parent' && transcriptPath) await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath });
+      // The child's own transcript: it names the spawner of a nested sub-agent.
+      const spawner = quirks.subagentStartTranscript === 'child' ? quirks.spawnerOf(root, transcriptPath) : null;
       const r = await client.post<{ inject?: string }>('/api/hooks/session-start', {
         harness,
         sessionKey: subagentKey(root, payload.agent_id),
@@ -138,7 +119,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
     }
     case 'SubagentStop': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
-      const spawner = spawnerOf(harness, root, payload.agent_transcript_path);
+      const spawner = quirks.spawnerOf(root, payload.agent_transcript_path);
       await client.post('/api/hooks/session-end', {
         harness,
         sessionKey: subagentKey(root, payload.agent_id),
@@ -153,7 +134,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
     }
     case 'Stop':
       await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath, lastAssistantMessage: payload.last_assistant_message });
-      if (!payload.agent_id) await syncSubagents(harness, client, transcriptPath, root, project);
+      if (!payload.agent_id) await quirks.syncSubagents?.(client, transcriptPath, root, project);
       return null;
     case 'PreCompact':
       if (transcriptPath) await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath });
@@ -163,7 +144,7 @@ export async function handleHookEvent(harness: HookHarness, payload: ClaudeCodeP
       if (payload.compact_summary?.trim()) await client.post('/api/hooks/compaction-complete', { ...base, summary: payload.compact_summary });
       return null;
     case 'SessionEnd':
-      if (!payload.agent_id) await syncSubagents(harness, client, transcriptPath, root, project);
+      if (!payload.agent_id) await quirks.syncSubagents?.(client, transcriptPath, root, project);
       await client.post('/api/hooks/session-end', { ...base, transcriptPath, reason: payload.reason ?? null });
       return null;
     default:

@@ -1,0 +1,59 @@
+// Claude Code's hooks: one hook command for every event (docs/harnesses.md). SubagentStart carries
+// the *parent's* session_id and transcript_path; the flow is shared with Codex (claudeStyleHooks.ts),
+// these are Claude Code's quirks. The same mapping serves Claude Code's HTTP hooks (server/app.ts).
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ApiPoster, HookOutput } from '../harness';
+import { handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
+
+export { subagentKey, type ApiPoster, type HookOutput };
+export type ClaudeCodePayload = ClaudeStylePayload;
+
+export const HARNESS = 'claude-code';
+
+/** The spawner of a nested sub-agent: agent-<id>.meta.json beside its transcript (`parentAgentId`). */
+function spawnerOf(_sessionId: string, agentTranscriptPath: string | undefined): string | null {
+  if (!agentTranscriptPath) return null;
+  try {
+    const meta = JSON.parse(fs.readFileSync(agentTranscriptPath.replace(/\.jsonl$/, '.meta.json'), 'utf8')) as { parentAgentId?: unknown };
+    return typeof meta.parentAgentId === 'string' && meta.parentAgentId ? meta.parentAgentId : null;
+  } catch {
+    return null;
+  }
+}
+
+const RECENT_MS = 5 * 60 * 1000;
+
+/** Every sub-agent transcript Claude Code keeps for a session: <dir>/<session>/subagents/agent-<id>.jsonl. */
+function subagentTranscripts(transcriptPath: string, sessionId: string): Array<{ agentId: string; file: string }> {
+  const dir = path.join(path.dirname(transcriptPath), sessionId, 'subagents');
+  try {
+    return fs
+      .readdirSync(dir)
+      .map((name) => /^agent-(.+)\.jsonl$/.exec(name))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ agentId: m[1], file: path.join(dir, m[0]) }))
+      // Only recently written ones: older sub-agents were settled at an earlier turn.
+      .filter(({ file }) => Date.now() - fs.statSync(file).mtimeMs < RECENT_MS);
+  } catch {
+    return [];
+  }
+}
+
+const quirks: ClaudeStyleQuirks = {
+  harness: HARNESS,
+  subagentStartTranscript: 'parent',
+  spawnerOf,
+  async syncSubagents(client, transcriptPath, root, project) {
+    if (!transcriptPath) return;
+    for (const { agentId, file } of subagentTranscripts(transcriptPath, root)) {
+      await client.post('/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project });
+    }
+  },
+};
+
+/** Claude Code's hook: the shared mapping, with Claude Code's quirks. */
+export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster): Promise<HookOutput | null> {
+  return handleClaudeStyleEvent(quirks, payload, client);
+}

@@ -1,0 +1,46 @@
+// Claude Code (docs/harnesses.md): hook command (or HTTP hooks) for every event, JSONL transcripts
+// under $CLAUDE_CONFIG_DIR/projects, MCP server in .mcp.json / ~/.claude.json.
+
+import * as path from 'node:path';
+import { CLAUDE_STYLE_EVENTS, type ClaudeStylePayload } from '../claudeStyleHooks';
+import type { Harness } from '../harness';
+import { handleClaudeCodeEvent, HARNESS } from './hooks';
+import { claudeConfigDir, installClaudeCode, uninstallClaudeCode, type InstallTarget } from './install';
+import { claudeCodeLineage } from './lineage';
+import { CLAUDE_CODE_JSONL, claudeCodeTranscript } from './transcript';
+
+function target(scope: 'project' | 'user', projectDir: string | undefined): InstallTarget {
+  return scope === 'user' ? { scope: 'user' } : { scope: 'project', projectDir };
+}
+
+export const claudeCode: Harness = {
+  id: HARNESS,
+  displayName: 'Claude Code',
+  transcripts: {
+    parser: claudeCodeTranscript,
+    fallbackFormat: CLAUDE_CODE_JSONL,
+    matchesName: (name) => name.toLowerCase().includes('claude'),
+    roots: (env, home) => [path.join(claudeConfigDir(env, home), 'projects')],
+  },
+  lineage: claudeCodeLineage,
+  hooks: {
+    events: CLAUDE_STYLE_EVENTS,
+    handle: (payload, client) => handleClaudeCodeEvent(payload as ClaudeStylePayload, client),
+  },
+  install: {
+    scopes: ['project', 'user'],
+    install(ctx) {
+      const result = installClaudeCode(target(ctx.scope, ctx.projectDir), ctx.command, ctx.http);
+      const messages = [`Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`, `Registered the Baton MCP server in ${result.mcpFile}`];
+      if (ctx.http) messages.push('Create the token with `baton token create --agent default --permissions remember,recall` and export it as BATON_HOOK_TOKEN.');
+      return { ...result, messages };
+    },
+    uninstall(ctx) {
+      return { ...uninstallClaudeCode(target(ctx.scope, ctx.projectDir)), messages: [] };
+    },
+    menu: [
+      { label: 'Claude Code — this workspace', description: '.claude/settings.json and .mcp.json', scope: 'project' },
+      { label: 'Claude Code — all projects (user settings)', description: '$CLAUDE_CONFIG_DIR/settings.json', scope: 'user' },
+    ],
+  },
+};

@@ -1,0 +1,97 @@
+// Claude Code's transcript format: JSONL under <config dir>/projects/<project>/<session>.jsonl,
+// sub-agents in <session>/subagents/agent-<id>.jsonl (docs/harnesses.md). Pure: no I/O.
+
+import { asObj, asString, TurnSink, toolCallText, toolResultText, type Obj, type TranscriptParser } from '../../core/normalize';
+import type { Role, Turn } from '../../core/types';
+
+export const CLAUDE_CODE_JSONL = 'claude-code-jsonl';
+
+function isClaudeCodeRecord(r: Obj): boolean {
+  if ((r.type === 'user' || r.type === 'assistant') && asObj(r.message)) return true;
+  if (r.type === 'summary' && typeof r.summary === 'string') return true;
+  return r.type === 'file-history-snapshot';
+}
+
+export const claudeCodeTranscript: TranscriptParser = {
+  format: CLAUDE_CODE_JSONL,
+  recognizes: isClaudeCodeRecord,
+  parse: fromClaudeCode,
+};
+
+
+function fromClaudeCode(records: Obj[]): Turn[] {
+  const sink = new TurnSink();
+  // Older Claude Code wrote sub-agent lines (isSidechain) into the parent's file; a sub-agent's
+  // own file is all sidechain. Drop sidechain lines only when there is a main thread beside them.
+  const hasMainThread = records.some(
+    (r) => (r.type === 'user' || r.type === 'assistant') && r.isSidechain !== true,
+  );
+
+  records.forEach((r, index) => {
+    if (r.isMeta === true) return;
+    if (hasMainThread && r.isSidechain === true) return;
+    const at = asString(r.timestamp);
+    const message = asObj(r.message);
+    switch (r.type) {
+      case 'summary':
+        sink.push('system', asString(r.summary), at);
+        return;
+      case 'system':
+        // Harness events (compaction boundary, local command output); api_error has no content.
+        sink.push('system', dropEmptyCommandWrapper(asString(r.content)), at);
+        return;
+      case 'user':
+        if (message) claudeUser(message, r, at, index, sink);
+        return;
+      case 'assistant':
+        if (message) claudeAssistant(message, at, index, sink);
+        return;
+      default:
+        return; // attachments, file-history snapshots, queue operations, future types
+    }
+  });
+  return sink.turns;
+}
+
+function claudeUser(message: Obj, line: Obj, at: string | undefined, index: number, sink: TurnSink): void {
+  // The summary Claude Code injects after /compact is a user message in form only.
+  const role: Role = line.isCompactSummary === true ? 'system' : 'user';
+  const content = message.content;
+  if (typeof content === 'string') {
+    sink.push(role, dropEmptyCommandWrapper(content), at);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  const lineKey = `line:${index}`;
+  for (const block of content) {
+    const b = asObj(block);
+    if (typeof block === 'string') sink.push(role, dropEmptyCommandWrapper(block), at, lineKey);
+    else if (b?.type === 'text') sink.push(role, dropEmptyCommandWrapper(asString(b.text)), at, lineKey);
+    else if (b?.type === 'tool_result') sink.push('tool', toolResultText(b.content), at);
+    // images and documents carry no text worth keeping
+  }
+}
+
+function claudeAssistant(message: Obj, at: string | undefined, index: number, sink: TurnSink): void {
+  // Claude Code writes one line per content block, all sharing message.id: merge them back.
+  const mergeKey = asString(message.id) ?? `line:${index}`;
+  const content = message.content;
+  if (typeof content === 'string') {
+    sink.push('assistant', content, at, mergeKey);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  for (const block of content) {
+    const b = asObj(block);
+    if (b?.type === 'text') sink.push('assistant', asString(b.text), at, mergeKey);
+    else if (b?.type === 'tool_use') sink.push('tool', toolCallText(b.name, b.input), at);
+    // thinking / redacted_thinking are dropped: private reasoning, often huge
+  }
+}
+
+/** `<command-name>` / `<local-command-stdout>` wrappers: skip when nothing is inside them. */
+function dropEmptyCommandWrapper(text: string | undefined): string | undefined {
+  if (text === undefined || !/^\s*<(?:command-|local-command-)/.test(text)) return text;
+  const inner = text.replace(/<\/?(?:command-[a-z-]+|local-command-[a-z-]+)>/g, '').trim();
+  return inner === '' ? undefined : text;
+}

@@ -1,0 +1,92 @@
+// `baton install codex`: Baton's hook command in $CODEX_HOME/hooks.json (Codex reads the
+// Claude-style shape there), keeping the user's own hooks, and Baton's MCP server in
+// $CODEX_HOME/config.toml (docs/harnesses.md). Codex skips hooks it does not trust, silently: the
+// install says how to trust them. Idempotent; removal takes out only Baton's entries.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { writeFileAtomic } from '../../store/fsync';
+import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
+import type { HookCommandOptions } from '../harness';
+import { hookCommand, mcpArgs, withoutOurs, type Matcher } from '../hookCommand';
+import { readJsonFile, writeJsonFile } from '../settingsFile';
+import { HARNESS } from './hooks';
+
+export const CODEX_EVENTS = CLAUDE_STYLE_EVENTS;
+
+/** Codex's folder: $CODEX_HOME, else ~/.codex. */
+export function codexHome(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+  return env.CODEX_HOME || path.join(home, '.codex');
+}
+
+export function codexHooksPath(home = codexHome()): string {
+  return path.join(home, 'hooks.json');
+}
+
+export function installCodex(command: HookCommandOptions, home?: string): { file: string; events: string[] } {
+  const file = codexHooksPath(home);
+  const settings = readJsonFile(file);
+  const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {}, HARNESS);
+  const entry = { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
+  for (const event of CODEX_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
+  writeJsonFile(file, { ...settings, hooks });
+  return { file, events: [...CODEX_EVENTS] };
+}
+
+export function uninstallCodex(home?: string): { file: string; removed: boolean } {
+  const file = codexHooksPath(home);
+  const settings = readJsonFile(file);
+  if (!settings.hooks) return { file, removed: false };
+  const hooks = withoutOurs(settings.hooks as Record<string, Matcher[]>, HARNESS);
+  const removed = JSON.stringify(hooks) !== JSON.stringify(settings.hooks);
+  if (removed) {
+    const next = { ...settings };
+    if (Object.keys(hooks).length > 0) next.hooks = hooks;
+    else delete next.hooks;
+    writeJsonFile(file, next);
+  }
+  return { file, removed };
+}
+
+const BEGIN = '# >>> baton mcp (managed by `baton install codex`)';
+const END = '# <<< baton mcp';
+
+export function codexConfigPath(home = codexHome()): string {
+  return path.join(home, 'config.toml');
+}
+
+function tomlString(value: string): string {
+  return JSON.stringify(value); // a TOML basic string is a JSON string for our characters
+}
+
+function withoutBlock(text: string): string {
+  const start = text.indexOf(BEGIN);
+  if (start < 0) return text;
+  const end = text.indexOf(END, start);
+  return (text.slice(0, start) + (end < 0 ? '' : text.slice(end + END.length))).replace(/\n{3,}/g, '\n\n');
+}
+
+export function registerCodexMcp(opts: HookCommandOptions, home?: string): { file: string; registered: boolean; reason?: string } {
+  const file = codexConfigPath(home);
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const rest = withoutBlock(text);
+  if (/^\s*\[mcp_servers\.baton\]/m.test(rest)) return { file, registered: false, reason: 'config.toml already has an [mcp_servers.baton] of its own' };
+  const block = [BEGIN, '[mcp_servers.baton]', `command = ${tomlString(opts.nodePath)}`, `args = [${mcpArgs(opts).map(tomlString).join(', ')}]`, END].join('\n');
+  const next = `${rest.trimEnd()}${rest.trim() ? '\n\n' : ''}${block}\n`;
+  if (next !== text) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    writeFileAtomic(file, next, fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : 0o600);
+  }
+  return { file, registered: true };
+}
+
+export function unregisterCodexMcp(home?: string): boolean {
+  const file = codexConfigPath(home);
+  if (!fs.existsSync(file)) return false;
+  const text = fs.readFileSync(file, 'utf8');
+  const next = withoutBlock(text);
+  if (next === text) return false;
+  writeFileAtomic(file, next.trimEnd() + (next.trim() ? '\n' : ''), fs.statSync(file).mode & 0o777);
+  return true;
+}

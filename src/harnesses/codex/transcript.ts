@@ -1,0 +1,72 @@
+// Codex's transcript format: rollout JSONL under $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl
+// (docs/harnesses.md). Pure: no I/O.
+
+import { asObj, asString, flattenText, mapRole, TurnSink, toolCallText, toolResultText, tryParse, type Obj, type TranscriptParser } from '../../core/normalize';
+import type { Turn } from '../../core/types';
+
+export const CODEX_JSONL = 'codex-jsonl';
+
+const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
+
+function isCodexRecord(r: Obj): boolean {
+  return typeof r.type === 'string' && CODEX_TYPES.has(r.type) && asObj(r.payload) !== undefined;
+}
+
+export const codexTranscript: TranscriptParser = {
+  format: CODEX_JSONL,
+  recognizes: isCodexRecord,
+  parse: fromCodex,
+};
+
+
+/** User messages Codex writes for the model's benefit, not typed by the user. */
+const CODEX_INJECTED_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for '];
+
+function fromCodex(records: Obj[]): Turn[] {
+  const sink = new TurnSink();
+  for (const r of records) {
+    const at = asString(r.timestamp);
+    const p = asObj(r.payload);
+    if (!p) continue;
+    // The compaction summary replaces the history the model sees from then on.
+    if (r.type === 'compacted') sink.push('system', asString(p.message), at);
+    // response_item is what the model saw; event_msg repeats the same messages for UIs.
+    if (r.type !== 'response_item') continue;
+    switch (p.type) {
+      case 'message': {
+        const role = mapRole(p.role);
+        const text = flattenText(p.content, '\n\n');
+        if (!role) break;
+        if (role === 'user' && CODEX_INJECTED_PREFIXES.some((x) => text.trimStart().startsWith(x))) break;
+        sink.push(role, text, at);
+        break;
+      }
+      case 'function_call':
+        sink.push('tool', toolCallText(p.name, p.arguments), at);
+        break;
+      case 'custom_tool_call':
+        sink.push('tool', toolCallText(p.name, p.input), at);
+        break;
+      case 'local_shell_call':
+        sink.push('tool', toolCallText('local_shell', p.action), at);
+        break;
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+        sink.push('tool', toolResultText(codexOutput(p.output)), at);
+        break;
+      default:
+        break; // reasoning, web_search_call, future item types
+    }
+  }
+  return sink.turns;
+}
+
+/** Older Codex wrapped shell output as the JSON string `{"output": "...", "metadata": {...}}`. */
+function codexOutput(output: unknown): unknown {
+  if (typeof output === 'string') {
+    const inner = asObj(tryParse(output));
+    return typeof inner?.output === 'string' ? inner.output : output;
+  }
+  const o = asObj(output);
+  return o && 'content' in o ? o.content : output;
+}

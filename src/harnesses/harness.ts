@@ -1,0 +1,102 @@
+// What Baton knows about one harness (Claude Code, Codex, OpenCode, OpenClaw…), in one object:
+// each harness folder exports one, and registry.ts lists them. The CLI (`baton hook|install|
+// uninstall`), the server (transcript roots, lineage, transcript parsing) and VS Code (the install
+// menu) iterate the registry instead of naming harnesses. docs/harnesses.md describes every
+// harness and how to add one.
+
+import type { HarnessLineage } from '../core/lineage';
+import type { TranscriptFormat, TranscriptParser } from '../core/normalize';
+
+/** Anything that can call the API: the hook command's HTTP client, or the server itself (HTTP hooks). */
+export interface ApiPoster {
+  post<T = Record<string, unknown>>(route: string, body: unknown): Promise<T>;
+}
+
+/** What a hook prints for the harness: context for the model to read. */
+export interface HookOutput {
+  hookSpecificOutput: { hookEventName: string; additionalContext: string };
+}
+
+/** How the hook command is run: `node …/dist/hook.js <harness>` (or `cli.js hook <harness>`). */
+export interface HookCommandOptions {
+  nodePath: string;
+  cliPath: string;
+  dataDir?: string;
+  /** An environment assignment put before the command (e.g. ELECTRON_RUN_AS_NODE=1 for VS Code's runtime). */
+  envPrefix?: string;
+}
+
+export interface HttpHookOptions {
+  url: string;
+  tokenEnvVar: string;
+}
+
+export type InstallScope = 'project' | 'user';
+
+export interface InstallContext {
+  scope: InstallScope;
+  /** Project scope: the project root. */
+  projectDir?: string;
+  /** How hook commands and the MCP bridge are started (the data directory is fixed in them when given). */
+  command: HookCommandOptions;
+  /** HTTP hooks instead of the hook command, for harnesses that have them (`--http`). */
+  http?: HttpHookOptions;
+}
+
+export interface InstallResult {
+  /** The main file written (settings, hooks.json, plugin). */
+  file: string;
+  /** One line each, for the user: what was written where, and what is left to do. */
+  messages: string[];
+  [detail: string]: unknown;
+}
+
+export interface UninstallResult {
+  file: string;
+  removed: boolean;
+  messages: string[];
+}
+
+/** One entry of VS Code's "Install Baton hooks for…" menu. */
+export interface MenuItem {
+  label: string;
+  description?: string;
+  scope: InstallScope;
+}
+
+export interface Harness {
+  /** The `harness` value in the API, and the argument of `baton hook|install|uninstall`. */
+  id: string;
+  displayName: string;
+
+  transcripts: {
+    /** A JSON-lines format only this harness writes; absent when it uses a shared one (message lists). */
+    parser?: TranscriptParser;
+    /** The format its JSON-looking but undecided text falls back to. */
+    fallbackFormat: TranscriptFormat;
+    /** True when a `harness` hint names this harness (hints are loose: `claude-code-vscode`…). */
+    matchesName(name: string): boolean;
+    /** The folders its transcripts live in (a transcriptPath must resolve under one). */
+    roots(env: NodeJS.ProcessEnv, home: string): string[];
+  };
+
+  lineage: HarnessLineage;
+
+  /** Harnesses that run Baton's hook command: the raw payload mapped onto the sessions & hooks API. */
+  hooks?: {
+    events: readonly string[];
+    handle(payload: Record<string, unknown>, client: ApiPoster): Promise<HookOutput | null>;
+  };
+
+  /** `baton install|uninstall <id>`; absent when Baton cannot install anything for it. */
+  install?: {
+    /** Scopes it installs into; the first is the default. */
+    scopes: readonly InstallScope[];
+    install(ctx: InstallContext): InstallResult;
+    uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir'>): UninstallResult;
+    /** VS Code's install menu; empty: not offered there. */
+    menu: readonly MenuItem[];
+    /** Appended to VS Code's "installed" notice (e.g. what is left to do). */
+    notice?: string;
+  };
+}

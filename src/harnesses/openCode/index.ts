@@ -1,0 +1,41 @@
+// OpenCode (docs/harnesses.md): no hook command; a plugin (plugin.ts, bundled) reports sessions
+// from inside OpenCode. Transcripts are sent inline (message lists); OpenCode keeps its own under
+// $XDG_DATA_HOME/opencode. MCP server in opencode.json.
+
+import * as path from 'node:path';
+import type { Harness } from '../harness';
+import { installOpenCode, registerOpenCodeMcp, uninstallOpenCode, unregisterOpenCodeMcp } from './install';
+import { openCodeLineage } from './lineage';
+
+export const openCode: Harness = {
+  id: 'opencode',
+  displayName: 'OpenCode',
+  transcripts: {
+    fallbackFormat: 'messages-json',
+    matchesName: (name) => name.toLowerCase().includes('opencode'),
+    roots: (env, home) => [path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'opencode')],
+  },
+  lineage: openCodeLineage,
+  install: {
+    scopes: ['project', 'user'],
+    install(ctx) {
+      const where = { scope: ctx.scope, projectDir: ctx.projectDir };
+      const result = installOpenCode({ ...where, dataDir: ctx.command.dataDir });
+      const mcp = registerOpenCodeMcp(where, ctx.command);
+      const messages = [
+        result.changed ? `Installed the Baton plugin in ${result.file}` : `The Baton plugin in ${result.file} is up to date`,
+        `Registered the Baton MCP server in ${mcp.file}`,
+      ];
+      return { ...result, mcpFile: mcp.file, messages };
+    },
+    uninstall(ctx) {
+      const where = { scope: ctx.scope, projectDir: ctx.projectDir };
+      const result = uninstallOpenCode(where);
+      return { ...result, messages: unregisterOpenCodeMcp(where) ? ['Removed the Baton MCP server from OpenCode'] : [] };
+    },
+    menu: [
+      { label: 'OpenCode — this workspace', description: '.opencode/plugin/baton.js and opencode.json', scope: 'project' },
+      { label: 'OpenCode — all projects (user plugin)', description: '$XDG_CONFIG_HOME/opencode/plugin/baton.js', scope: 'user' },
+    ],
+  },
+};

@@ -1,0 +1,65 @@
+// Every harness Baton knows, one line each (docs/harnesses.md, "Adding a harness"). Everything
+// outside src/harnesses/ iterates this list instead of naming harnesses.
+
+import * as os from 'node:os';
+import { decideLineageWith, parentFromKeyWith, type LineageDecision, type LineageInput } from '../core/lineage';
+import { normalizeWith, type NormalizeFormats, type NormalizeHint } from '../core/normalize';
+import type { LineageSource, Turn } from '../core/types';
+import type { Harness } from './harness';
+import { claudeCode } from './claudeCode';
+import { codex } from './codex';
+import { openCode } from './openCode';
+import { openClaw } from './openClaw';
+
+export const HARNESSES: readonly Harness[] = [
+  claudeCode,
+  codex,
+  openCode,
+  openClaw,
+];
+
+export function harnessById(id: string): Harness | undefined {
+  return HARNESSES.find((h) => h.id === id);
+}
+
+/** Harnesses that run Baton's hook command (`baton hook <id>`, dist/hook.js). */
+export function hookHarnesses(): Array<Harness & { hooks: NonNullable<Harness['hooks']> }> {
+  return HARNESSES.filter((h): h is Harness & { hooks: NonNullable<Harness['hooks']> } => h.hooks !== undefined);
+}
+
+/** Harnesses `baton install` (and VS Code's install menu) can set up. */
+export function installableHarnesses(): Array<Harness & { install: NonNullable<Harness['install']> }> {
+  return HARNESSES.filter((h): h is Harness & { install: NonNullable<Harness['install']> } => h.install !== undefined);
+}
+
+/** Every harness's transcript folders, in registry order. */
+export function harnessTranscriptRoots(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string[] {
+  return HARNESSES.flatMap((h) => h.transcripts.roots(env, home));
+}
+
+const FORMATS: NormalizeFormats = {
+  parsers: HARNESSES.flatMap((h) => (h.transcripts.parser ? [h.transcripts.parser] : [])),
+  fallbackFor: (name) => (name ? HARNESSES.find((h) => h.transcripts.matchesName(name))?.transcripts.fallbackFormat : undefined),
+};
+
+/** A transcript of any known harness (or a message list, or plain text) as Baton turns. */
+export function normalizeTranscript(raw: string, hint: NormalizeHint = {}): Turn[] {
+  return normalizeWith(raw, hint, FORMATS);
+}
+
+const LINEAGES = HARNESSES.map((h) => h.lineage);
+
+/** A new session's parent, by the matrix of core/lineage.ts with every harness's signals. */
+export function decideLineage(input: LineageInput): LineageDecision {
+  return decideLineageWith(input, LINEAGES, harnessById(input.harness)?.lineage);
+}
+
+/** The parent a session key names (OpenClaw sub-agent keys), whoever reports it; null otherwise. */
+export function parentFromKey(sessionKey: string): string | null {
+  return parentFromKeyWith(sessionKey, LINEAGES)?.parentKey ?? null;
+}
+
+/** The source recorded when a harness re-parents a session at its end (its spawner signal). */
+export function reparentSource(harness: string): LineageSource {
+  return harnessById(harness)?.lineage.reparentSource ?? 'explicit';
+}
