@@ -51,6 +51,14 @@ export class ApiClient {
   }
 }
 
+/** An API client with how it travels and how to let go of what it holds (a store opened for it). */
+export interface ApiAccess {
+  api: ApiClient;
+  /** To the running server, or in-process over the store (or a read-only view of it). */
+  via: 'server' | 'store';
+  close(): Promise<void>;
+}
+
 /** Calls over HTTP to a running server, with the bearer token of its endpoint. */
 export function httpTransport(endpoint: ApiEndpoint, defaultTimeoutMs = 15_000): Transport {
   return {

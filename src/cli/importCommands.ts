@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
 import { liveEndpoint } from '../server/endpoint';
+import { openApi } from '../server/localApi';
 import { resolveDataDir } from '../store/paths';
 import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 
@@ -72,7 +73,7 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
       const progress = new ProgressLine('importing Claude Code history');
       const result = await importClaudeCode({
         projectsDir: dir ?? defaultClaudeProjectsDir(),
-        dataDir,
+        open: () => openApi(dataDir, { holder: 'baton import' }, 60_000),
         onProgress: (done, total) => progress.update(done, total),
         onWarning: (message) => {
           progress.clear();

@@ -6,6 +6,8 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { ApiClient, type Transport } from '../api/client';
+import { pathOf, ROUTES, type RouteId } from '../api/routes';
 import { errorClassOf } from '../core/errors';
 import { parseJsonSafely } from '../core/safeJson';
 import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
@@ -25,20 +27,27 @@ function replyCode(json: unknown): string {
   return typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? ` ${code}` : '';
 }
 
-export class HookClient {
+/** The hook's transport for the API client (src/api/client.ts): POSTs within the hook's deadline. */
+export class HookClient implements Transport {
   constructor(
     readonly endpoint: EndpointInfo,
     private readonly deadline: number,
     private readonly extraHeaders: Record<string, string> = {},
   ) {}
 
-  static find(dataDir: string, deadline: number, extraHeaders: Record<string, string> = {}): HookClient | null {
+  /** An API client over the running endpoint of `dataDir`, or null when none runs. */
+  static find(dataDir: string, deadline: number, extraHeaders: Record<string, string> = {}): ApiClient | null {
     const endpoint = liveEndpoint(dataDir);
-    return endpoint ? new HookClient(endpoint, deadline, extraHeaders) : null;
+    return endpoint ? new ApiClient(new HookClient(endpoint, deadline, extraHeaders)) : null;
+  }
+
+  send(id: RouteId, input: { params: Record<string, string>; body: unknown }): Promise<unknown> {
+    if (ROUTES[id].method !== 'POST') return Promise.reject(new HookProblem(`${ROUTES[id].path}: a hook only posts`));
+    return this.post(pathOf(id, input.params), input.body ?? {});
   }
 
   /** POST JSON to the endpoint; rejects on any non-2xx, a reply that is not a JSON object, or when the hook's deadline passes. */
-  post<T = Record<string, unknown>>(route: string, body: unknown): Promise<T> {
+  private post<T = Record<string, unknown>>(route: string, body: unknown): Promise<T> {
     const started = Date.now();
     const remaining = this.deadline - started;
     if (remaining <= 0) return Promise.reject(new HookProblem(`${route}: hook deadline passed`));

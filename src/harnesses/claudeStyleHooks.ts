@@ -94,33 +94,33 @@ export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload:
 
   switch (event) {
     case 'SessionStart': {
-      const r = await client.post<{ inject?: string }>('/api/hooks/session-start', { ...base, source: payload.source });
+      const r = await client.call('sessionStart', { body: { ...base, source: payload.source } });
       return context(event, r.inject);
     }
     case 'UserPromptSubmit': {
-      const r = await client.post<{ inject?: string }>('/api/hooks/user-prompt-submit', { ...base, transcriptPath, userPrompt: payload.prompt });
+      const r = await client.call('userPromptSubmit', { body: { ...base, transcriptPath, userPrompt: payload.prompt } });
       return context(event, r.inject);
     }
     case 'SubagentStart': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStart');
       // The parent's transcript: bring it up to date first, the block is built from it.
-      if (quirks.subagentStartTranscript === 'parent' && transcriptPath) await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath });
+      if (quirks.subagentStartTranscript === 'parent' && transcriptPath) await client.call('userPromptSubmit', { body: { ...base, transcriptPath } });
       // The child's own transcript: it names the spawner of a nested sub-agent.
       const spawner = quirks.subagentStartTranscript === 'child' ? quirks.spawnerOf(root, transcriptPath) : null;
-      const r = await client.post<{ inject?: string }>('/api/hooks/session-start', {
+      const r = await client.call('sessionStart', { body: {
         harness,
         sessionKey: subagentKey(root, payload.agent_id),
         parentSessionKey: spawner ? subagentKey(root, spawner) : root,
         harnessAgentId: payload.agent_id,
         harnessAgentType: payload.agent_type,
         project,
-      });
+      } });
       return context(event, r.inject);
     }
     case 'SubagentStop': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
       const spawner = quirks.spawnerOf(root, payload.agent_transcript_path);
-      await client.post('/api/hooks/session-end', {
+      await client.call('sessionEnd', { body: {
         harness,
         sessionKey: subagentKey(root, payload.agent_id),
         transcriptPath: await settledTranscript(payload.agent_transcript_path, payload.last_assistant_message),
@@ -129,23 +129,23 @@ export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload:
         reason: 'subagent-stop',
         project,
         ...(spawner ? { parentSessionKey: subagentKey(root, spawner) } : {}),
-      });
+      } });
       return null;
     }
     case 'Stop':
-      await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath, lastAssistantMessage: payload.last_assistant_message });
+      await client.call('userPromptSubmit', { body: { ...base, transcriptPath, lastAssistantMessage: payload.last_assistant_message } });
       if (!payload.agent_id) await quirks.syncSubagents?.(client, transcriptPath, root, project);
       return null;
     case 'PreCompact':
-      if (transcriptPath) await client.post('/api/hooks/user-prompt-submit', { ...base, transcriptPath });
-      await client.post('/api/hooks/pre-compaction', base);
+      if (transcriptPath) await client.call('userPromptSubmit', { body: { ...base, transcriptPath } });
+      await client.call('preCompaction', { body: base });
       return null;
     case 'PostCompact':
-      if (payload.compact_summary?.trim()) await client.post('/api/hooks/compaction-complete', { ...base, summary: payload.compact_summary });
+      if (payload.compact_summary?.trim()) await client.call('compactionComplete', { body: { ...base, summary: payload.compact_summary } });
       return null;
     case 'SessionEnd':
       if (!payload.agent_id) await quirks.syncSubagents?.(client, transcriptPath, root, project);
-      await client.post('/api/hooks/session-end', { ...base, transcriptPath, reason: payload.reason ?? null });
+      await client.call('sessionEnd', { body: { ...base, transcriptPath, reason: payload.reason } });
       return null;
     default:
       return null;

@@ -4,13 +4,12 @@
 // menu) iterate the registry instead of naming harnesses. docs/harnesses.md describes every
 // harness and how to add one.
 
+import type { ApiClient } from '../api/client';
 import type { HarnessLineage } from '../core/lineage';
 import type { TranscriptFormat, TranscriptParser } from '../core/normalize';
 
 /** Anything that can call the API: the hook command's HTTP client, or the server itself (HTTP hooks). */
-export interface ApiPoster {
-  post<T = Record<string, unknown>>(route: string, body: unknown): Promise<T>;
-}
+export type ApiPoster = Pick<ApiClient, 'call'>;
 
 /** What a hook prints for the harness: context for the model to read. */
 export interface HookOutput {

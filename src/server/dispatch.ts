@@ -3,8 +3,8 @@
 // in-process API (localApi.ts) both call through here, so a request is held to the same rules
 // whichever way it arrives.
 
-import { BatonError } from '../core/errors';
-import { findRoute, ROUTES, type RouteId } from '../api/routes';
+import { ApiClient } from '../api/client';
+import { ROUTES, type RouteId } from '../api/routes';
 import { parseBody, SCHEMAS } from '../api/schemas';
 import type { z } from 'zod';
 import type { ApiPoster } from '../harnesses/claudeCode/hooks';
@@ -33,15 +33,9 @@ export function createDispatch(services: Services): Dispatch {
     return handler(input, { ...ctx, internal: internalPoster(ctx.caller) });
   };
 
-  /** Calls a POST route in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
+  /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
   function internalPoster(caller: Caller): ApiPoster {
-    return {
-      post: async <T>(route: string, body: unknown) => {
-        const found = findRoute('POST', route);
-        if (!found.id) throw new BatonError('not_found', `no route ${route}`);
-        return (await dispatch(found.id, { body, query: {} }, { caller, params: found.params, header: () => undefined })) as T;
-      },
-    };
+    return new ApiClient({ send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: () => undefined }) });
   }
 
   return dispatch;

@@ -4,7 +4,8 @@
 // the files (src/store/readView.ts) that answers any write with an error. A CLI command or the
 // importer thus runs the same rules whether a server is up or not.
 
-import { ApiClient, type Transport } from '../api/client';
+import { ApiClient, httpTransport, type ApiAccess, type Transport } from '../api/client';
+import { liveEndpoint } from './endpoint';
 import { BatonError } from '../core/errors';
 import { ReadView } from '../store/readView';
 import { Store, type StoreAccess } from '../store/store';
@@ -42,4 +43,15 @@ export async function openLocalApi(dataDir: string, opts: { readOnly: true } | {
     send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
   };
   return { client: new ApiClient(transport), close };
+}
+
+/**
+ * "The running server, else the store itself", the one place that decides it: over HTTP when a
+ * server holds the data directory (never behind its back), else in-process (openLocalApi).
+ */
+export async function openApi(dataDir: string, opts: { readOnly: true } | { holder: string }, timeoutMs = 30_000): Promise<ApiAccess> {
+  const endpoint = liveEndpoint(dataDir);
+  if (endpoint) return { api: new ApiClient(httpTransport(endpoint, timeoutMs)), via: 'server', close: async () => undefined };
+  const local = await openLocalApi(dataDir, opts);
+  return { api: local.client, via: 'store', close: () => local.close() };
 }

@@ -13,6 +13,7 @@ import { importSummary, registerImportCommands } from '../../src/cli/importComma
 import { importClaudeCode, parseClaudeTranscript, scanClaudeProjects, type ImportResult } from '../../src/harnesses/claudeCode/import';
 import { normalizeTranscript } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { openApi } from '../../src/server/localApi';
 import type { TreeNode } from '../../src/store/queries';
 import { Store } from '../../src/store/store';
 import { CLI, ROOT } from '../helpers/child';
@@ -245,6 +246,6 @@ describe('baton import claude-code', function () {
     const run = await batonImport([missing, '--data-dir', tempDir('baton-import-data-'), '--json']);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /no-projects is not a directory/);
-    await assert.rejects(importClaudeCode({ projectsDir: missing, dataDir: tempDir() }), /not a directory/);
+    await assert.rejects(importClaudeCode({ projectsDir: missing, open: () => openApi(tempDir(), { holder: 'test' }) }), /not a directory/);
   });
 });

@@ -48,7 +48,7 @@ const quirks: ClaudeStyleQuirks = {
   async syncSubagents(client, transcriptPath, root, project) {
     if (!transcriptPath) return;
     for (const { agentId, file } of subagentTranscripts(transcriptPath, root)) {
-      await client.post('/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project });
+      await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project } });
     }
   },
 };

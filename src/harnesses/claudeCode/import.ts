@@ -9,10 +9,9 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BatonError, type ErrorCode } from '../../core/errors';
-import type { Turn } from '../../core/types';
-import { liveEndpoint, type EndpointInfo } from '../../server/endpoint';
-import { Store } from '../../store/store';
+import type { ApiAccess, ApiClient } from '../../api/client';
+import { BatonError } from '../../core/errors';
+import { DEFAULT_AGENT } from '../../store/ownership';
 import { HARNESS, subagentKey } from './hooks';
 import { claudeConfigDir } from './install';
 import { normalizeTranscript } from '../registry';
@@ -33,7 +32,8 @@ export interface ImportItem {
 export interface ImportOptions {
   /** The `projects` folder to read. */
   projectsDir: string;
-  dataDir: string;
+  /** Opens the API to write through (the running server's, or in-process); called once the folder is known good. */
+  open(): Promise<ApiAccess>;
   onProgress?(done: number, total: number): void;
   onWarning?(message: string): void;
 }
@@ -179,15 +179,6 @@ interface WriteArgs {
   project?: string;
   /** The reduced JSONL text. */
   transcript: string;
-  /** What Baton reads from it. */
-  turns: Turn[];
-}
-
-interface Writer {
-  via: ImportResult['via'];
-  /** Creates (and ends) a new session, or adds the missing turns of a known one; returns turns added and whether it was new. */
-  write(args: WriteArgs): Promise<{ appended: number; created: boolean }>;
-  close(): Promise<void>;
 }
 
 /** Files written at the same time (within one level of the lineage). */
@@ -196,80 +187,26 @@ const CONCURRENCY = 8;
 /** Bodies above this go by file path (the server caps request bodies, 8 MB by default). */
 const INLINE_LIMIT = 7 * 1024 * 1024;
 
-class ServerWriter implements Writer {
-  readonly via = 'server' as const;
-  constructor(private readonly endpoint: EndpointInfo) {}
-
-  private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
-    const res = await fetch(this.endpoint.url + route, {
-      method,
-      headers: { authorization: `Bearer ${this.endpoint.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(60_000),
+/**
+ * Creates (and ends) a new session, or adds the missing turns of a known one, through the API
+ * (the running server's, or the same handlers in-process): returns turns added and whether it was new.
+ */
+async function writeSession(api: ApiClient, { item, project, transcript }: WriteArgs): Promise<{ appended: number; created: boolean }> {
+  // The import writes as the default agent: a session of the key in another agent is not this one.
+  const known = await api.callOrNull('getSession', { params: { key: item.key } });
+  const created = known === null || known.agentId !== DEFAULT_AGENT;
+  const base = { harness: HARNESS, sessionKey: item.key, project };
+  if (created) {
+    await api.call('sessionStart', {
+      body: { ...base, source: 'import', ...(item.parentKey ? { parentSessionKey: item.parentKey, harnessAgentId: item.agentId, harnessAgentType: item.agentType } : {}) },
     });
-    const json = (await res.json().catch(() => ({}))) as { error?: string; code?: ErrorCode };
-    if (!res.ok) throw new BatonError(json.code ?? (res.status === 413 ? 'payload_too_large' : 'internal'), json.error ?? `HTTP ${res.status}`);
-    return json as T;
   }
-
-  async write({ item, project, transcript }: WriteArgs) {
-    let created = false;
-    try {
-      await this.call('GET', `/api/sessions/${encodeURIComponent(item.key)}`);
-    } catch (err) {
-      if (!(err instanceof BatonError && err.code === 'not_found')) throw err;
-      created = true;
-    }
-    const base = { harness: HARNESS, sessionKey: item.key, project };
-    if (created) {
-      await this.call('POST', '/api/hooks/session-start', {
-        ...base,
-        source: 'import',
-        ...(item.parentKey ? { parentSessionKey: item.parentKey, harnessAgentId: item.agentId, harnessAgentType: item.agentType } : {}),
-      });
-    }
-    // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
-    const source = Buffer.byteLength(JSON.stringify(transcript)) > INLINE_LIMIT ? { transcriptPath: fs.realpathSync(item.file) } : { transcript };
-    const reply = created
-      ? await this.call<{ appended?: number }>('POST', '/api/hooks/session-end', { ...base, ...source, status: 'ended', reason: 'import' })
-      : await this.call<{ appended?: number }>('POST', '/api/hooks/user-prompt-submit', { ...base, ...source });
-    return { appended: reply.appended ?? 0, created };
-  }
-
-  async close() {}
-}
-
-class StoreWriter implements Writer {
-  readonly via = 'store' as const;
-  constructor(private readonly store: Store) {}
-
-  async write({ item, project, turns }: WriteArgs) {
-    const created = (await this.store.read('getSession', { scope: 'all', key: item.key })) === null;
-    if (created) {
-      await this.store.write('startSession', {
-        key: item.key,
-        harness: HARNESS,
-        project: project ?? null,
-        explicitParent: item.parentKey ?? null,
-        harnessAgentId: item.agentId ?? null,
-        harnessAgentType: item.agentType ?? null,
-        readableAgent: 'all',
-      });
-    }
-    const written = await this.store.write('touchSession', {
-      key: item.key,
-      harness: HARNESS,
-      project: project ?? null,
-      turns,
-      fromPayload: [],
-      ...(created ? { end: { reason: 'import', status: 'ended' as const } } : {}),
-    });
-    return { appended: written.appended, created };
-  }
-
-  close() {
-    return this.store.close();
-  }
+  // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
+  const source = Buffer.byteLength(JSON.stringify(transcript)) > INLINE_LIMIT ? { transcriptPath: fs.realpathSync(item.file) } : { transcript };
+  const reply = created
+    ? await api.call('sessionEnd', { body: { ...base, ...source, status: 'ended', reason: 'import' } })
+    : await api.call('userPromptSubmit', { body: { ...base, ...source } });
+  return { appended: reply.appended ?? 0, created };
 }
 
 export async function importClaudeCode(options: ImportOptions): Promise<ImportResult> {
@@ -281,8 +218,7 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
     options.onWarning?.(message);
   };
   const items = scanClaudeProjects(source, warn);
-  const endpoint = liveEndpoint(options.dataDir);
-  const writer: Writer = endpoint ? new ServerWriter(endpoint) : new StoreWriter(await Store.open({ dataDir: options.dataDir, holder: 'baton import' }));
+  const writer = await options.open();
   result.via = writer.via;
   const projects = new Map<string, string>();
 
@@ -310,7 +246,7 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
     const project = parsed.cwd ? path.resolve(parsed.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
     if (project) projects.set(item.key, project);
     try {
-      const written = await writer.write({ item, project, transcript: parsed.text, turns });
+      const written = await writeSession(writer.api, { item, project, transcript: parsed.text });
       result.sessions++;
       if (item.parentKey) result.subagents++;
       if (written.created) result.created++;
