@@ -4,6 +4,7 @@
 // whichever way it arrives.
 
 import { ApiClient } from '../api/client';
+import { BatonError } from '../core/errors';
 import { ROUTES, type RouteId } from '../api/routes';
 import { parseBody, SCHEMAS } from '../api/schemas';
 import type { z } from 'zod';
@@ -30,7 +31,9 @@ export function createDispatch(services: Services): Dispatch {
       query: schema.query ? parseBody(schema.query, raw.query) : undefined,
     };
     const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    return handler(input, { ...ctx, internal: internalPoster(ctx.caller) });
+    const reply = await handler(input, { ...ctx, internal: internalPoster(ctx.caller) });
+    if (CHECK_REPLIES) checkReply(id, reply);
+    return reply;
   };
 
   /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
@@ -42,4 +45,17 @@ export function createDispatch(services: Services): Dispatch {
 }
 
 /** The caller every in-process use acts as: the user, like the admin token. */
+/**
+ * With BATON_CHECK_REPLIES=1 (the test suites set it) every reply is checked against its route's
+ * response schema, so the whole suite proves the contract that clients are typed by.
+ */
+const CHECK_REPLIES = process.env.BATON_CHECK_REPLIES === '1';
+
+function checkReply(id: RouteId, reply: unknown): void {
+  const result = SCHEMAS[id].response.safeParse(JSON.parse(JSON.stringify(reply ?? null)));
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  throw new BatonError('internal', `reply of ${id} breaks its response schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+}
+
 export const ADMIN_CALLER: Caller = { tokenId: 'admin', agentId: null, permissions: new Set(['remember', 'recall', 'admin']), admin: true };

@@ -8,6 +8,7 @@
 // (Baton's own data-directory resolution). It never throws into OpenCode: every failure is
 // swallowed and noted in <data dir>/hooks.log.
 
+import { ROUTES } from '../../api/routes';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { layout, resolveDataDir } from '../../store/paths';
@@ -207,8 +208,8 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
     const list = await messagesOf(id);
     const transcript = list && list.length > 0 ? list : null;
     const body = { harness: HARNESS, sessionKey: id, project: directory, ...(transcript ? { transcript } : {}) };
-    if (end) return post('/api/hooks/session-end', { ...body, ...end }, event);
-    if (transcript) return post('/api/hooks/user-prompt-submit', body, event);
+    if (end) return post(ROUTES.sessionEnd.path, { ...body, ...end }, event);
+    if (transcript) return post(ROUTES.userPromptSubmit.path, body, event);
     return null;
   }
 
@@ -227,7 +228,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
     // The block is built from the parent's stored transcript: bring it up to date first.
     if (parentID) await syncTranscript(parentID, event);
     const reply = await post(
-      '/api/hooks/session-start',
+      ROUTES.sessionStart.path,
       { harness: HARNESS, sessionKey: id, parentSessionKey: parentID ?? undefined, project: session.directory || directory, title: session.title || undefined },
       event,
     );
@@ -277,7 +278,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
         return;
       }
       case 'session.deleted':
-        await post('/api/hooks/session-end', { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted', ...(await parentOf(id)) }, type);
+        await post(ROUTES.sessionEnd.path, { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted', ...(await parentOf(id)) }, type);
         started.delete(id);
         return;
       default:
@@ -300,7 +301,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
         if (typeof id !== 'string' || !id) return;
         await ensureStarted(id, undefined, 'chat.message');
         const userPrompt = promptText(output && output.parts);
-        if (userPrompt) await post('/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: id, project: directory, userPrompt }, 'chat.message');
+        if (userPrompt) await post(ROUTES.userPromptSubmit.path, { harness: HARNESS, sessionKey: id, project: directory, userPrompt }, 'chat.message');
       } catch (err) {
         log('chat.message', errClass(err));
       }
