@@ -3,7 +3,8 @@
 // (dist/storeWorker.js, dist/compactorWorker.js, dist/sql-wasm.wasm) and forks it.
 
 import { runNative } from './native';
-import { runSqljs, type RunConfig } from './sqljs';
+import { runSqljs } from './sqljs';
+import type { RunConfig } from './types';
 
 async function main(): Promise<void> {
   const cfg = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? '{}') as RunConfig;

@@ -14,24 +14,10 @@ import { applyRecord, turnLineReader } from '../src/store/records';
 import { catchUpIndex, indexShards } from '../src/store/searchIndex';
 import { listSnapshots, readSnapshot } from '../src/store/snapshot';
 import { loadSqlJs } from '../src/store/sqljs';
-import { now, Sample, type Summary } from './stats';
+import { now, Sample } from './stats';
 import { mix, prng, type QuerySet, type Workload } from './workload';
+import type { Diagnosis } from './types';
 
-export interface Diagnosis {
-  imageBytes: number;
-  open: { readVerifyMs: number; newDatabaseMs: number; quickCheckMs: number; exportMs: number };
-  search: Record<
-    'one' | 'two' | 'phrase',
-    { total: Summary; matchCount: Summary; rank: Summary; excerpts: Summary; matchedTurns: number }
-  >;
-  write: {
-    findSessionRow: Summary;
-    findSessionRowPlan: string;
-    planDelta40: Summary;
-    applyTurns: Summary;
-    indexOneTurn: Summary;
-  };
-}
 
 function timeSearch(db: Database, query: string) {
   const compiled = compileSearchQuery(query);

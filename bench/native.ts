@@ -14,9 +14,9 @@ import * as path from 'node:path';
 import { renderTranscript, renderTurn } from '../src/core/normalize';
 import { compileSearchQuery } from '../src/core/searchQuery';
 import type { Turn } from '../src/core/types';
-import type { Log, RunConfig } from './sqljs';
 import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, writeBuckets, type EngineResult } from './stats';
 import { buildQueries, HARNESS, mix, prng, Workload, type QueryKind } from './workload';
+import type { Log, NativeEngine, RunConfig } from './types';
 
 const KINDS: QueryKind[] = ['one', 'two', 'phrase'];
 const yieldLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -67,7 +67,6 @@ CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
 END;
 `;
 
-export type NativeEngine = 'native' | 'native-turns' | 'native-turns-nosync';
 
 /** Turns ranked before the best one per session is kept, as the sql.js store's ranking window. */
 const RANKED_TURNS = 200;

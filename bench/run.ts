@@ -16,9 +16,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { NativeEngine } from './native';
-import type { RunConfig } from './sqljs';
-import { mb, ms, now, ratio, Sample, table, type EngineResult, type Summary } from './stats';
+import type { NativeEngine, RunConfig, Summary } from './types';
+import { mb, ms, now, ratio, Sample, table, type EngineResult } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');
 const quick = process.env.BENCH_QUICK === '1';

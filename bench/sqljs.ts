@@ -5,23 +5,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../src/store/store';
-import { diagnoseSqljs, type Diagnosis } from './diagnose';
-import type { NativeEngine } from './native';
+import { diagnoseSqljs } from './diagnose';
 import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, writeBuckets, type EngineResult } from './stats';
 import { buildQueries, HARNESS, mix, prng, Workload, type QueryKind } from './workload';
+import type { Diagnosis, Log, RunConfig } from './types';
 
-export interface RunConfig {
-  engine: 'sqljs' | NativeEngine;
-  sessions: number;
-  turns: number;
-  queries: number;
-  seed: number;
-  snapshotRounds: number;
-  stallRounds: number;
-  opens: number;
-}
 
-export type Log = (message: string) => void;
 
 const KINDS: QueryKind[] = ['one', 'two', 'phrase'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

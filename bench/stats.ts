@@ -2,16 +2,8 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Diagnosis } from './diagnose';
-import type { NativeEngine } from './native';
+import type { Diagnosis, NativeEngine, Summary } from './types';
 
-export interface Summary {
-  n: number;
-  p50: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
 
 /** Nearest-rank percentile of an unsorted sample (q in [0, 1]). */
 export function percentile(sorted: ArrayLike<number>, q: number): number {

@@ -173,7 +173,7 @@ export class Workload {
     // 12 bits decide identifier / comma / sentence end. Hot loop: the whole transcript is
     // regenerated on every hook call, as a hook re-reads its transcript file.
     let a = mix(this.options.seed, 3, s, k);
-    let t = 0;
+    let t: number;
     const { words, capitalized, table, identifiers } = this.vocab;
     const mask = this.tableMask;
     const idCount = identifiers.length;

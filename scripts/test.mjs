@@ -1,4 +1,4 @@
-// `npm test`: build, type/layer check, the mocha suites, then the extension suite in a real VS Code
+// `npm test`: build, lint (types, layers, import circles, ESLint), the mocha suites, then the extension suite in a real VS Code
 // host. Each stage's output streams through; the run ends with one line totalling both suites
 // ("N passed, N failed", after a TAP-style summary) so a reader (or CI) sees the whole count in the last line.
 import { spawn } from 'node:child_process';
@@ -46,7 +46,7 @@ let broken = '';
 
 for (const [name, cmd, args] of [
   ['build', npm, ['run', '--silent', 'build']],
-  ['check', npm, ['run', '--silent', 'check']],
+  ['lint', npm, ['run', '--silent', 'lint']],
 ]) {
   const r = await stage(cmd, args);
   if (r.code !== 0) {

@@ -8,7 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { BatonError } from './core/errors';
 import { renderMarkdownSession, renderSessionTable, renderTree } from './core/format';
 import { runDoctor } from './store/doctor';
-import { resolveDataDir } from './store/paths';
+import { resolveDataDir } from './node/paths';
 import { openAccess, type Access } from './cli/access';
 import { warnAboutPermissions } from './cli/dataDirChecks';
 import { Output } from './cli/output';
@@ -179,7 +179,7 @@ export async function main(argv: string[]): Promise<number> {
   const written = stdout(); // catches stdout's errors from the start
   process.stderr.on('error', () => undefined); // nowhere left to report to
   const program = buildProgram();
-  let code = 0;
+  let code: number;
   let message: string | null = null;
   try {
     await program.parseAsync(argv, { from: 'user' });

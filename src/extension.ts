@@ -55,14 +55,15 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   let searchLimit = settings.searchLimit;
   let current = settings;
   const client = () => host!.requireClient();
-  let chatRef: BatonChat | undefined;
+  // The participant is made after the run manager, whose deliveries it notes.
+  const chatRef: { current?: BatonChat } = {};
   const runs = new RunManager(client, (parent, delivered, text) => {
     log.info(`Delivered ${delivered.length} sub-agent result(s) into ${parent}`);
-    chatRef?.noteDelivered(parent, text);
+    chatRef.current?.noteDelivered(parent, text);
   });
   const archivist = new Archivist(client, () => host!.dataDir, () => current.archival);
   const chat = new BatonChat(host, runs, archivist);
-  chatRef = chat;
+  chatRef.current = chat;
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) => chat.handle(request, chatContext, stream, token));
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'baton.svg');
   participant.followupProvider = { provideFollowups: (result) => chat.followups(result as BatonChatResult) };

@@ -3,7 +3,7 @@
 // files (src/store/readView.ts): it never creates, locks or changes anything, so reading never
 // gets in a writer's way. A writing command opens the store, after checking who owns the directory.
 
-import { liveEndpoint } from '../server/endpoint';
+import { liveEndpoint } from '../node/endpoint';
 import type { ApiAccess } from '../api/client';
 import { openApi } from '../server/localApi';
 import { hasBatonData, noDataError } from '../store/readView';

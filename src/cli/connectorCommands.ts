@@ -7,7 +7,7 @@ import { HOOK_HARNESS_IDS, runHook } from '../connectors/runHook';
 import { runMcpBridge } from '../connectors/mcpBridge';
 import type { InstallScope } from '../harnesses/harness';
 import { installableHarnesses } from '../harnesses/registry';
-import { resolveDataDir } from '../store/paths';
+import { resolveDataDir } from '../node/paths';
 
 interface Helpers {
   dataDirOption(): Option;

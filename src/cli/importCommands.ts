@@ -3,9 +3,9 @@
 import { Command, Option } from 'commander';
 import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
-import { liveEndpoint } from '../server/endpoint';
+import { liveEndpoint } from '../node/endpoint';
 import { openApi } from '../server/localApi';
-import { resolveDataDir } from '../store/paths';
+import { resolveDataDir } from '../node/paths';
 import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 
 interface Helpers {

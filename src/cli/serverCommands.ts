@@ -2,7 +2,7 @@
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startDaemon } from '../server/daemon';
-import { resolveDataDir } from '../store/paths';
+import { resolveDataDir } from '../node/paths';
 import { openAccess } from './access';
 import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 import type { Permission } from '../api/routes';

@@ -10,8 +10,8 @@ import { ApiClient, type Transport } from '../api/client';
 import { pathOf, ROUTES, type RouteId } from '../api/routes';
 import { errorClassOf } from '../core/errors';
 import { parseJsonSafely } from '../core/safeJson';
-import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
-import { layout } from '../store/paths';
+import { liveEndpoint, type EndpointInfo } from '../node/endpoint';
+import { layout } from '../node/paths';
 
 /** A hook failure whose message this code composed from safe parts (route, status, error code, timing). */
 export class HookProblem extends Error {

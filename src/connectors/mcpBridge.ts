@@ -4,7 +4,7 @@
 // the caller's AGENT_SESSION_ID so sub-agents default to their parent session.
 
 import * as readline from 'node:readline';
-import { liveEndpoint } from '../server/endpoint';
+import { liveEndpoint } from '../node/endpoint';
 
 interface JsonRpc {
   jsonrpc: '2.0';

@@ -7,7 +7,7 @@ import { JsonInputError, parseJsonSafely } from '../core/safeJson';
 import { CLAUDE_STYLE_EVENTS, HookInputError } from '../harnesses/claudeStyleHooks';
 import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
 import { hookHarnesses } from '../harnesses/registry';
-import { resolveDataDir } from '../store/paths';
+import { resolveDataDir } from '../node/paths';
 
 /** `baton hook <id>` / `hook.js <id>`: the harnesses whose hooks run Baton's hook command. */
 export const HOOK_HARNESS_IDS: string[] = hookHarnesses().map((h) => h.id);

@@ -19,6 +19,7 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 /** Folds a word as the unicode61 tokenizer does: lower case, diacritics removed. */
 export function foldWord(word: string): string {
   // Plain ASCII (most words) needs no decomposition.
+  // eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included on purpose
   if (/^[\x00-\x7f]*$/.test(word)) return word.toLowerCase();
   return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }

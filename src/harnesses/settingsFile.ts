@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
-import { writeFileAtomic } from '../store/fsync';
+import { writeFileAtomic } from '../node/fsync';
 
 export function readJsonFile(file: string): Record<string, unknown> {
   if (!fs.existsSync(file)) return {};

@@ -4,7 +4,7 @@
 import { newSecret } from './security';
 import { startServer, type RunningServer } from './app';
 import { DEFAULT_PORT, loadConfig, type ServerConfig } from './config';
-import { removeEndpoint, writeEndpoint } from './endpoint';
+import { removeEndpoint, writeEndpoint } from '../node/endpoint';
 import { Store } from '../store/store';
 
 export interface DaemonOptions {

@@ -5,7 +5,7 @@
 // importer thus runs the same rules whether a server is up or not.
 
 import { ApiClient, httpTransport, type ApiAccess, type Transport } from '../api/client';
-import { liveEndpoint } from './endpoint';
+import { liveEndpoint } from '../node/endpoint';
 import { BatonError } from '../core/errors';
 import { ReadView } from '../store/readView';
 import { Store, type StoreAccess } from '../store/store';

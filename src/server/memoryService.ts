@@ -8,7 +8,7 @@ import { BatonError } from '../core/errors';
 import { redactSecrets } from '../core/redact';
 import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
-import { writeFileAtomic } from '../store/fsync';
+import { writeFileAtomic } from '../node/fsync';
 import { stripSessionPrefix } from '../store/queries';
 import { readScope, writeAgent, type Caller } from './security';
 

@@ -7,7 +7,7 @@ import * as crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { BatonError } from '../core/errors';
 import type { Scope } from '../store/queries';
-import { DEFAULT_AGENT } from '../store/ownership';
+import { DEFAULT_AGENT } from '../core/agents';
 
 export type Permission = 'remember' | 'recall' | 'admin';
 

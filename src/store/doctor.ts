@@ -3,8 +3,8 @@
 
 import * as fs from 'node:fs';
 import { listJournalFiles, readJournalFile } from './journal';
-import { lockHolder, readLock, type LockInfo } from './lock';
-import { layout } from './paths';
+import { lockHolder, readLock, type LockInfo } from '../node/lock';
+import { layout } from '../node/paths';
 import { listSnapshots, readSnapshot } from './snapshot';
 import { Store } from './store';
 

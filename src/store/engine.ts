@@ -12,14 +12,14 @@ import { bm25FromMatchinfo, matchinfoFromBytes } from '../core/rank';
 import type { CommandContext } from './commands';
 import { WRITE_COMMANDS, type WriteName } from './writeCommands';
 import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile, type JournalFrame } from './journal';
-import type { Layout } from './paths';
+import type { Layout } from '../node/paths';
 import { READ_QUERIES, type ReadName } from './reads';
 import { applyRecord, appliedSeq, setAppliedSeq, type StoreRecord } from './records';
 import { migrate } from './schema';
 import { forgetStatements } from './db';
 import { CorruptSnapshotError, listSnapshots, readSnapshot, UnusableBaseError, writePatchedSnapshot, writeSnapshot, writeSnapshotPaced, type PageSource } from './snapshot';
 import { loadSqlJs } from './sqljs';
-import { removeGradually } from './fsync';
+import { removeGradually } from '../node/fsync';
 import { fileImage, fileSize, openWithRoom, roomFor, trackerOf } from './roomyDatabase';
 import { catchUpIndex } from './searchIndex';
 

@@ -9,10 +9,11 @@
 // Runs have ids of their own, not keys: a run is changed only by its agent or by the admin.
 
 import type { Database } from 'sql.js';
+import { DEFAULT_AGENT } from '../core/agents';
 import { BatonError } from '../core/errors';
 import { findOwnSessionRow, stripSessionPrefix } from './queries';
 
-export const DEFAULT_AGENT = 'default';
+export { DEFAULT_AGENT };
 
 /** The one row of `key` that a write acting for `agentId` may touch, if it exists. */
 export function writableSessionRow(db: Database, agentId: string | undefined, key: string) {

@@ -10,7 +10,9 @@ import { redactSecrets } from '../core/redact';
 import { all, one, remembered } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 import { catchUpIndex, indexShards } from './searchIndex';
-import { rankFromRareWord } from './rareWordMatches';
+import { rankFromRareWord, type RankedTurn } from './rareWordMatches';
+
+export type { RankedTurn };
 import { segmentText, type StoredSegment } from './segmentText';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
@@ -300,11 +302,6 @@ export const RANK_WINDOW = 200;
 const HIT_OPEN = '\u0002';
 const HIT_CLOSE = '\u0003';
 
-export interface RankedTurn extends TurnSpan {
-  session_id: number;
-  seq: number;
-  score: number;
-}
 
 /** What a compiled query tells the ranking besides its MATCH expression (see CompiledQuery). */
 export interface QueryShape {

@@ -12,8 +12,14 @@
 import type { Database } from 'sql.js';
 import { bm25FromMatchinfo, matchinfoFromBytes } from '../core/rank';
 import { all, one, remembered } from './db';
-import { turnLineReader } from './records';
-import type { RankedTurn } from './queries';
+import { turnLineReader, type TurnSpan } from './records';
+
+/** A matching turn with its BM25 score, as the ranking window keeps it. */
+export interface RankedTurn extends TurnSpan {
+  session_id: number;
+  seq: number;
+  score: number;
+}
 
 /**
  * A word is rare in a shard when at most this many of its documents hold it. A candidate costs
@@ -27,6 +33,7 @@ const rareDocs = new WeakMap<Database, Map<string, number[] | null>>();
 /** Per database: `table phrase` → how many of a sealed shard's rows hold the phrase. */
 const phraseRows = new WeakMap<Database, Map<string, number>>();
 const tokenizers = new WeakSet<Database>();
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
 const ASCII_TOKEN = /[a-z0-9]+/g;
 

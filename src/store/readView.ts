@@ -9,7 +9,7 @@ import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { forgetStatements } from './db';
 import { loadDatabase } from './engine';
-import { layout } from './paths';
+import { layout } from '../node/paths';
 import { listSnapshots } from './snapshot';
 import { READ_QUERIES, type ReadArgs, type ReadName, type ReadResult } from './reads';
 import { loadSqlJs } from './sqljs';

@@ -305,7 +305,7 @@ export function migrate(db: Database): number[] {
       db.exec('COMMIT');
     } catch (err) {
       db.exec('ROLLBACK');
-      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(err as Error).message}`);
+      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(err as Error).message}`, { cause: err });
     }
     applied.push(migration.version);
   }

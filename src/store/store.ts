@@ -6,8 +6,8 @@ import type { Worker } from 'node:worker_threads';
 import { BatonError } from '../core/errors';
 import type { WriteArgs, WriteName, WriteResult } from './writeCommands';
 import type { OpenReport, Reply, SessionChange } from './engine';
-import { DataDirLock } from './lock';
-import { layout, type Layout } from './paths';
+import { DataDirLock } from '../node/lock';
+import { layout, type Layout } from '../node/paths';
 import type { ReadArgs, ReadName, ReadResult } from './reads';
 import { spawnWorker } from './workerScript';
 

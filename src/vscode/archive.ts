@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { archivedMarker, deterministicSummary, parseModelSummary, shouldArchive, type ArchivalSettings, type ArchiveSummary, type LiveHolder } from '../core/archival';
 import type { BatonClient } from '../client/batonClient';
-import { writeFileAtomic } from '../store/fsync';
+import { writeFileAtomic } from '../node/fsync';
 import { ask } from './lmRunner';
 
 export const HOLDER_RUNNER = 'holder';

@@ -6,9 +6,9 @@
 import * as vscode from 'vscode';
 import { BatonClient } from '../client/batonClient';
 import { startDaemon, type Daemon } from '../server/daemon';
-import { liveEndpoint } from '../server/endpoint';
-import { DataDirLockedError, isAlive, lockHolder } from '../store/lock';
-import { layout } from '../store/paths';
+import { liveEndpoint } from '../node/endpoint';
+import { DataDirLockedError, isAlive, lockHolder } from '../node/lock';
+import { layout } from '../node/paths';
 import { readSettings, type BatonSettings } from './settings';
 
 export type HostRole = 'starting' | 'leader' | 'follower' | 'stopped';

@@ -2,7 +2,7 @@
 
 import * as vscode from 'vscode';
 import { validateSettings, type ValidatedSettings } from '../core/settings';
-import { resolveDataDir } from '../store/paths';
+import { resolveDataDir } from '../node/paths';
 import * as os from 'node:os';
 
 export interface BatonSettings extends ValidatedSettings {

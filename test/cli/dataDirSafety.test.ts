@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listJournalFiles } from '../../src/store/journal';
-import { layout } from '../../src/store/paths';
+import { layout } from '../../src/node/paths';
 import { Store } from '../../src/store/store';
 import { CLI, ROOT, runCli, startFixture } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';

@@ -198,7 +198,7 @@ describe('baton import claude-code', function () {
     try {
       const api = async (method: string, route: string, body?: unknown) => {
         const res = await fetch(daemon!.server.url + route, { method, headers: { authorization: `Bearer ${daemon!.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-        return (await res.json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+        return (await res.json()) as any;  
       };
       // The live hook saw S2 start and its first prompt (status active, one turn).
       await api('POST', '/api/hooks/session-start', { harness: 'claude-code', sessionKey: S2, project: '/home/dev/blog', source: 'startup' });

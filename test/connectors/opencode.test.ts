@@ -11,13 +11,13 @@ import { pathToFileURL } from 'node:url';
 import { INHERIT_HEADING } from '../../src/core/inherit';
 import { installOpenCode, openCodePluginPath, openCodePluginSource, uninstallOpenCode } from '../../src/harnesses/openCode/install';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { writeEndpoint } from '../../src/server/endpoint';
+import { writeEndpoint } from '../../src/node/endpoint';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'opencode');
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Hook = (...args: any[]) => Promise<void>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;  
+type Hook = (...args: any[]) => Promise<void>;  
 type Hooks = Record<string, Hook>;
 
 function fixture(name: string): Obj {

@@ -29,7 +29,7 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   /** Parsed JSON body (undefined when there was none or it was not JSON). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   body: any;
   /** Set for POST /v1/messages only. */
   role?: RequestRole;
@@ -66,7 +66,7 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Json = any;
 
 /** The text of a message's content (string, or the text of its text / tool_result blocks). */

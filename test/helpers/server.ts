@@ -15,7 +15,7 @@ export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   json: any;
 }
 

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { layout } from '../../src/store/paths';
+import { layout } from '../../src/node/paths';
 import {
   LOOPBACK,
   assertNoCors,

@@ -4,9 +4,8 @@
 import { strict as assert } from 'node:assert';
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { listJournalFiles } from '../../src/store/journal';
-import { layout } from '../../src/store/paths';
+import { layout } from '../../src/node/paths';
 import { listSnapshots } from '../../src/store/snapshot';
 import { Store } from '../../src/store/store';
 import { runCli, startFixture } from '../helpers/child';

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { removeGradually, writeFileAtomicPaced } from '../../src/store/fsync';
+import { removeGradually, writeFileAtomicPaced } from '../../src/node/fsync';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 describe('fsync helpers (real files)', () => {

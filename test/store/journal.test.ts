@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { Engine, type Request } from '../../src/store/engine';
 import { executeAll } from '../helpers/engine';
 import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile } from '../../src/store/journal';
-import { layout } from '../../src/store/paths';
+import { layout } from '../../src/node/paths';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 /** The fs module object itself (an `import *` namespace is read-only), so fdatasync can be wrapped. */

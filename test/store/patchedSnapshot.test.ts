@@ -10,7 +10,7 @@ import type { Database } from 'sql.js';
 import { compactByPatch, compactByReplay, Engine, type CompactionJob, type Request } from '../../src/store/engine';
 import { executeAll } from '../helpers/engine';
 import { TRACK_PAGE, type PageTracker } from '../../src/store/pageTracker';
-import { layout, type Layout } from '../../src/store/paths';
+import { layout, type Layout } from '../../src/node/paths';
 import { fileImage, fileSize, openWithRoom, trackerOf } from '../../src/store/roomyDatabase';
 import { listSnapshots, readSnapshot, UnusableBaseError, type PageSource } from '../../src/store/snapshot';
 import { loadSqlJs } from '../../src/store/sqljs';

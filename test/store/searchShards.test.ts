@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import type { Database } from 'sql.js';
 import { Engine, loadDatabase, registerFunctions, type Request } from '../../src/store/engine';
 import { forgetStatements, setMetaNumber } from '../../src/store/db';
-import { layout } from '../../src/store/paths';
+import { layout } from '../../src/node/paths';
 import { RANK_WINDOW, rankNewestMatches, searchTranscripts } from '../../src/store/queries';
 import { compileSearchQuery } from '../../src/core/searchQuery';
 import { applyRecord } from '../../src/store/records';

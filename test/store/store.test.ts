@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { listJournalFiles, readJournalFile } from '../../src/store/journal';
-import { layout } from '../../src/store/paths';
+import { layout } from '../../src/node/paths';
 import type { StoreRecord } from '../../src/store/records';
 import { Store } from '../../src/store/store';
 import { listSnapshots, readSnapshot } from '../../src/store/snapshot';

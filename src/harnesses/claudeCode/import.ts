@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ApiAccess, ApiClient } from '../../api/client';
 import { BatonError } from '../../core/errors';
-import { DEFAULT_AGENT } from '../../store/ownership';
+import { DEFAULT_AGENT } from '../../core/agents';
 import { HARNESS, subagentKey } from './hooks';
 import { claudeConfigDir } from './install';
 import { normalizeTranscript } from '../registry';

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeFileAtomic } from '../../store/fsync';
+import { writeFileAtomic } from '../../node/fsync';
 import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
 import type { HookCommandOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type Matcher } from '../hookCommand';

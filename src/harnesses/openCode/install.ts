@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BatonError } from '../../core/errors';
-import { writeFileAtomic } from '../../store/fsync';
+import { writeFileAtomic } from '../../node/fsync';
 import type { HookCommandOptions } from '../harness';
 import { mcpArgs } from '../hookCommand';
 import { readJsonFile, writeJsonFile } from '../settingsFile';

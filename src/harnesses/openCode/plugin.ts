@@ -11,7 +11,7 @@
 import { ROUTES } from '../../api/routes';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { layout, resolveDataDir } from '../../store/paths';
+import { layout, resolveDataDir } from '../../node/paths';
 
 /** Defined by the header install.ts writes: the data directory fixed at install time, or null. */
 declare const EMBEDDED_DATA_DIR: string | null;

@@ -2,9 +2,9 @@
 // authenticate to the running server. Written atomically with mode 0600: it holds the token.
 
 import * as fs from 'node:fs';
-import { writeFileAtomic } from '../store/fsync';
-import { lockHolder } from '../store/lock';
-import { layout } from '../store/paths';
+import { writeFileAtomic } from './fsync';
+import { lockHolder } from './lock';
+import { layout } from './paths';
 
 export interface EndpointInfo {
   url: string;

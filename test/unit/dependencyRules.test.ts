@@ -1,0 +1,82 @@
+// The layer table and the no-circle rule of .dependency-cruiser.cjs (docs/architecture.md), run
+// by the real dependency-cruiser on small trees with and without a violation, and on this repository.
+
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const DEPCRUISE = path.join(REPO, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+const CONFIG = path.join(REPO, '.dependency-cruiser.cjs');
+const roots: string[] = [];
+
+function tree(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-deps-'));
+  roots.push(root);
+  const all = { 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node' }, include: ['src'] }), ...files };
+  for (const [rel, text] of Object.entries(all)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  return root;
+}
+
+function cruise(cwd: string, targets = ['src']): { status: number | null; out: string } {
+  const res = spawnSync(process.execPath, [DEPCRUISE, '--config', CONFIG, ...targets], { cwd, encoding: 'utf8' });
+  return { status: res.status, out: res.stdout + res.stderr };
+}
+
+describe('dependency rules (.dependency-cruiser.cjs)', function () {
+  this.timeout(60_000);
+  after(() => {
+    for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('passes a tree where each layer imports only the layers below it', () => {
+    const res = cruise(
+      tree({
+        'src/core/a.ts': 'export const a = 1;\n',
+        'src/node/n.ts': "import { a } from '../core/a';\nexport const n = a;\n",
+        'src/store/s.ts': "import { n } from '../node/n';\nexport const s = n;\n",
+        'src/server/v.ts': "import { s } from '../store/s';\nexport const v = s;\n",
+      }),
+    );
+    assert.equal(res.status, 0, res.out);
+  });
+
+  it('fails when a layer imports one above it (store → server), naming the rule', () => {
+    const res = cruise(
+      tree({
+        'src/server/v.ts': 'export const v = 1;\n',
+        'src/store/s.ts': "import { v } from '../server/v';\nexport const s = v;\n",
+      }),
+    );
+    assert.notEqual(res.status, 0, res.out);
+    assert.match(res.out, /layer-store/);
+    assert.match(res.out, /src\/store\/s\.ts/);
+  });
+
+  it('fails when src/core imports any other folder of src', () => {
+    const res = cruise(tree({ 'src/api/r.ts': 'export const r = 1;\n', 'src/core/a.ts': "import { r } from '../api/r';\nexport const a = r;\n" }));
+    assert.notEqual(res.status, 0, res.out);
+    assert.match(res.out, /layer-core/);
+  });
+
+  it('fails on an import circle inside one layer, even through type-only imports', () => {
+    const res = cruise(
+      tree({
+        'src/store/a.ts': "import type { B } from './b';\nexport interface A { b?: B }\n",
+        'src/store/b.ts': "import type { A } from './a';\nexport interface B { a?: A }\n",
+      }),
+    );
+    assert.notEqual(res.status, 0, res.out);
+    assert.match(res.out, /no-circular/);
+  });
+
+  it('passes this repository (src, test, bench, scripts)', () => {
+    const res = cruise(REPO, ['src', 'test', 'bench', 'scripts']);
+    assert.equal(res.status, 0, res.out);
+  });
+});
