@@ -1,5 +1,5 @@
 // Enforces the layering (docs/harnesses.md, "Layers"): src/core is pure (no vscode, no Node I/O,
-// no sql.js), and so are each harness's transcript.ts and lineage.ts (they may import src/core and
+// no sql.js), and so is each harness's transcript.ts (it may import src/core and
 // each other only); nothing outside src/vscode (and extension.ts) imports vscode.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,10 +21,10 @@ function files(dir) {
   });
 }
 
-/** src/harnesses/<harness>/transcript.ts and lineage.ts: the pure parts of a harness. */
+/** src/harnesses/<harness>/transcript.ts: the pure part of a harness. */
 function isPureHarnessFile(rel) {
   const parts = rel.split(path.sep);
-  return parts.length === 4 && parts[0] === 'src' && parts[1] === 'harnesses' && ['transcript.ts', 'lineage.ts'].includes(parts[3]);
+  return parts.length === 4 && parts[0] === 'src' && parts[1] === 'harnesses' && parts[3] === 'transcript.ts';
 }
 
 const problems = [];
@@ -41,7 +41,7 @@ for (const file of files(path.join(root, 'src'))) {
     if (inCore && (forbidden || (spec.startsWith('.') && !target.startsWith(path.join(root, 'src', 'core') + path.sep)))) {
       problems.push(`${rel}: src/core must stay pure but imports '${m[1]}'`);
     } else if (pureHarnessFile && (forbidden || (spec.startsWith('.') && !target.startsWith(path.join(root, 'src', 'core') + path.sep) && !isPureHarnessFile(path.relative(root, target) + '.ts')))) {
-      problems.push(`${rel}: a harness's transcript.ts and lineage.ts must stay pure but import '${m[1]}'`);
+      problems.push(`${rel}: a harness's transcript.ts must stay pure but import '${m[1]}'`);
     } else if (spec === 'vscode' && !mayUseVscode) {
       problems.push(`${rel}: only src/vscode may import 'vscode'`);
     }

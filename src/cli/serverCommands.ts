@@ -1,6 +1,7 @@
 // `baton serve` and `baton token`: the daemon and its access tokens.
 
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { lineLogger } from '../core/logger';
 import { startDaemon } from '../server/daemon';
 import { resolveDataDir } from '../node/paths';
 import { openAccess } from './access';
@@ -37,7 +38,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       const dataDir = resolveDataDir({ flag: opts.dataDir });
       assertOwnDataDir(dataDir);
       warnAboutPermissions(dataDir);
-      const daemon = await startDaemon({ dataDir, port: opts.port, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
+      const daemon = await startDaemon({ dataDir, port: opts.port, logger: opts.quiet ? undefined : lineLogger((line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)) });
       try {
         out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
       } catch {

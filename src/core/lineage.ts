@@ -2,7 +2,7 @@
 // the detection matrix, and each harness's signals). Exact signals first; the project-recency query is only
 // a fallback for harnesses that ask for it (Claude Code sub-agents arriving without their parent's
 // id). Harness agent ids are lineage metadata, never a scope. The harness-specific signals come
-// from src/harnesses/ (each harness's lineage.ts); this file only orders them.
+// from src/harnesses/ (each harness's index.ts); this file only orders them.
 
 import type { LineageSource } from './types';
 

@@ -6,6 +6,7 @@
 
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { silentLogger, type Logger } from '../core/logger';
 import { BatonError, errorClassOf } from '../core/errors';
 import type { Store } from '../store/store';
 import type { SessionChange } from '../store/engine';
@@ -25,7 +26,8 @@ export interface ServerOptions {
   config: ServerConfig;
   /** The admin token (the one in endpoint.json). */
   adminToken: string;
-  log?(line: string): void;
+  /** Request lines at trace, failures at error; safe parts only (core/logger.ts). */
+  logger?: Logger;
 }
 
 export interface RunningServer {
@@ -46,6 +48,7 @@ function firstHeader(req: http.IncomingMessage, name: string): string | undefine
 
 export async function startServer(options: ServerOptions, ports: number[]): Promise<RunningServer> {
   const { store, config } = options;
+  const logger = options.logger ?? silentLogger;
   const adminHash = hashSecret(options.adminToken);
   const sessions = new SessionService(store, config);
   const memory = new MemoryService(store, options.dataDir);
@@ -145,18 +148,18 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       .catch((err: unknown) => {
         if (err instanceof BatonError && err.code === 'payload_too_large') res.setHeader('connection', 'close');
         const status = sendError(res, err);
-        if (!(err instanceof BatonError)) options.log?.(`error ${method} ${info.route}: ${errorClassOf(err)}`);
+        if (!(err instanceof BatonError)) logger.error(`error ${method} ${info.route}: ${errorClassOf(err)}`);
         return status;
       })
       .then((status) => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        options.log?.(`${method} ${info.route} ${status} ${ms.toFixed(1)}ms`);
+        logger.trace(`${method} ${info.route} ${status} ${ms.toFixed(1)}ms`);
         if (status === 413) req.resume();
       });
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Node's parser refused the bytes before any route saw them: its error code only.
-    options.log?.(`client error: ${errorClassOf(err)}`);
+    logger.warn(`client error: ${errorClassOf(err)}`);
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\n\r\n{"error":"bad request","code":"invalid_request"}');
     else socket.destroy();
   });

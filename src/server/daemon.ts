@@ -1,6 +1,7 @@
 // `baton serve`: the store and the HTTP endpoint in one process, with endpoint.json for clients
 // and a clean shutdown (stop accepting, finish in-flight requests, snapshot, release the lock).
 
+import { silentLogger, type Logger } from '../core/logger';
 import { newSecret } from './security';
 import { startServer, type RunningServer } from './app';
 import { DEFAULT_PORT, loadConfig, type ServerConfig } from './config';
@@ -13,7 +14,7 @@ export interface DaemonOptions {
   port?: number;
   config?: Partial<ServerConfig>;
   holder?: string;
-  log?(line: string): void;
+  logger?: Logger;
 }
 
 export interface Daemon {
@@ -30,12 +31,13 @@ export function candidatePorts(port: number | undefined): number[] {
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const config = loadConfig(options.dataDir, options.config);
+  const logger = options.logger ?? silentLogger;
   const store = await Store.open({ dataDir: options.dataDir, holder: options.holder ?? 'baton serve' });
-  store.on('log', (level: string, message: string) => options.log?.(`store ${level}: ${message}`));
+  store.on('log', (level: 'info' | 'warn' | 'error', message: string) => logger[level](`store ${level}: ${message}`));
   let server: RunningServer;
   const token = newSecret();
   try {
-    server = await startServer({ store, dataDir: options.dataDir, config, adminToken: token, log: options.log }, candidatePorts(options.port));
+    server = await startServer({ store, dataDir: options.dataDir, config, adminToken: token, logger }, candidatePorts(options.port));
     writeEndpoint(options.dataDir, { url: server.url, port: server.port, pid: process.pid, token });
     store.lock.setPort(server.port);
   } catch (err) {

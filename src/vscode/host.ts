@@ -10,13 +10,14 @@ import { liveEndpoint } from '../node/endpoint';
 import { DataDirLockedError, isAlive, lockHolder } from '../node/lock';
 import { layout } from '../node/paths';
 import { readSettings, type BatonSettings } from './settings';
+import { Disposable } from '../core/disposable';
 
 export type HostRole = 'starting' | 'leader' | 'follower' | 'stopped';
 
 const WATCH_MS = 1000;
 const FOLLOW_WAIT_MS = 10_000;
 
-export class BatonHost implements vscode.Disposable {
+export class BatonHost extends Disposable {
   private daemon: Daemon | null = null;
   private clientValue: BatonClient | null = null;
   private roleValue: HostRole = 'starting';
@@ -28,16 +29,18 @@ export class BatonHost implements vscode.Disposable {
   /** Resolves once this window is leader or follower for the first time. */
   readonly ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
 
-  private readonly roleEmitter = new vscode.EventEmitter<HostRole>();
+  private readonly roleEmitter = this._register(new vscode.EventEmitter<HostRole>());
   readonly onDidChangeRole = this.roleEmitter.event;
-  private readonly sessionsEmitter = new vscode.EventEmitter<string[]>();
+  private readonly sessionsEmitter = this._register(new vscode.EventEmitter<string[]>());
   /** Session keys changed anywhere (hooks, other windows), from the endpoint's event stream. */
   readonly onDidChangeSessions = this.sessionsEmitter.event;
 
   constructor(
     readonly log: vscode.LogOutputChannel,
     private settings: BatonSettings,
-  ) {}
+  ) {
+    super();
+  }
 
   get role(): HostRole {
     return this.roleValue;
@@ -99,7 +102,7 @@ export class BatonHost implements vscode.Disposable {
         port: this.settings.port ?? undefined,
         holder: `VS Code window (pid ${process.pid})`,
         config: { inheritContext: this.settings.inheritEnabled, tailChars: this.settings.tailChars },
-        log: (line) => this.log.trace(line),
+        logger: this.log,
       });
     } catch (err) {
       if (err instanceof DataDirLockedError) return this.follow();
@@ -176,10 +179,9 @@ export class BatonHost implements vscode.Disposable {
     await this.transition;
   }
 
-  dispose(): void {
+  override dispose(): void {
     void this.stop();
-    this.roleEmitter.dispose();
-    this.sessionsEmitter.dispose();
+    super.dispose();
   }
 }
 

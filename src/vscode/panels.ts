@@ -6,6 +6,7 @@ import { age } from '../core/format';
 import type { BatonHost } from './host';
 import type { FromWebview, InheritedState, PanelState, ToWebview, TranscriptState } from './protocol';
 import { webviewHtml, webviewOptions } from './webviewHtml';
+import { Disposable, toDisposable } from '../core/disposable';
 
 export const TRANSCRIPT_VIEW = 'baton.transcript';
 export const INHERITED_VIEW = 'baton.inherited';
@@ -19,16 +20,19 @@ interface OpenPanel {
   state: PanelState;
 }
 
-export class Panels implements vscode.Disposable {
+export class Panels extends Disposable {
   private readonly open = new Map<string, OpenPanel>();
-  private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly host: BatonHost,
   ) {
-    this.disposables.push(
+    super();
+    this._register(toDisposable(() => [...this.open.values()].forEach(({ panel }) => panel.dispose())));
+    this._register(
       vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW, { deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'transcript') }),
+    );
+    this._register(
       vscode.window.registerWebviewPanelSerializer(INHERITED_VIEW, { deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'inherited') }),
     );
   }
@@ -134,10 +138,5 @@ export class Panels implements vscode.Disposable {
     const client = await this.host.requireClient();
     const view = await client.inherited(state.sessionKey);
     post({ type: 'inherited', state, view, title: `What a new sub-agent of ${state.sessionKey} receives` });
-  }
-
-  dispose(): void {
-    for (const { panel } of [...this.open.values()]) panel.dispose();
-    for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { SessionView } from '../client/batonClient';
 import { age } from '../core/format';
 import type { BatonHost } from './host';
+import { Disposable, toDisposable } from '../core/disposable';
 
 export class SessionNode {
   constructor(
@@ -50,13 +51,12 @@ export function sessionLabel(s: SessionView): string {
   return s.key;
 }
 
-export class SessionsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
+export class SessionsTree extends Disposable implements vscode.TreeDataProvider<TreeNode> {
+  private readonly changed = this._register(new vscode.EventEmitter<TreeNode | undefined>());
   /** How many sessions each level shows (key: parent session key, '' for the roots). */
   private readonly limits = new Map<string, number>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly nodes = new Map<string, SessionNode>();
-  private readonly disposables: vscode.Disposable[] = [];
   private pending: NodeJS.Timeout | null = null;
   private showAll: boolean;
   /** Keys of the last loaded roots (for "is it empty", tests and reveal). */
@@ -66,14 +66,13 @@ export class SessionsTree implements vscode.TreeDataProvider<TreeNode>, vscode.D
     private readonly host: BatonHost,
     initialFilter: 'workspace' | 'all',
   ) {
+    super();
     this.showAll = initialFilter === 'all';
     void vscode.commands.executeCommand('setContext', 'baton.showAllProjects', this.showAll);
-    this.disposables.push(
-      this.changed,
-      // Hook traffic arrives in bursts: coalesce the refreshes.
-      host.onDidChangeSessions(() => this.scheduleRefresh()),
-      host.onDidChangeRole(() => this.scheduleRefresh()),
-    );
+    this._register(toDisposable(() => this.pending && clearTimeout(this.pending)));
+    // Hook traffic arrives in bursts: coalesce the refreshes.
+    this._register(host.onDidChangeSessions(() => this.scheduleRefresh()));
+    this._register(host.onDidChangeRole(() => this.scheduleRefresh()));
   }
 
   get filter(): 'workspace' | 'all' {
@@ -225,10 +224,5 @@ export class SessionsTree implements vscode.TreeDataProvider<TreeNode>, vscode.D
     const node = new SessionNode(session, session.parentSessionKey);
     this.nodes.set(key, node);
     return node;
-  }
-
-  dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
-    for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

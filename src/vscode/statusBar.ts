@@ -3,17 +3,20 @@
 
 import * as vscode from 'vscode';
 import type { BatonHost } from './host';
+import { Disposable, toDisposable } from '../core/disposable';
 
-export class StatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('baton.status', vscode.StatusBarAlignment.Left, 50);
-  private readonly disposables: vscode.Disposable[] = [this.item];
+export class StatusBar extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('baton.status', vscode.StatusBarAlignment.Left, 50));
   private pending: NodeJS.Timeout | null = null;
   liveCount: number | null = null;
 
   constructor(private readonly host: BatonHost) {
+    super();
+    this._register(toDisposable(() => this.pending && clearTimeout(this.pending)));
     this.item.name = 'Baton';
     this.item.command = 'baton.showMenu';
-    this.disposables.push(host.onDidChangeRole(() => this.update()), host.onDidChangeSessions(() => this.schedule()));
+    this._register(host.onDidChangeRole(() => this.update()));
+    this._register(host.onDidChangeSessions(() => this.schedule()));
     this.update();
     this.item.show();
   }
@@ -53,10 +56,5 @@ export class StatusBar implements vscode.Disposable {
       this.item.text = `$(warning) Baton ${role}`;
       this.item.tooltip = `Baton: ${(err as Error).message}`;
     }
-  }
-
-  dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
-    for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

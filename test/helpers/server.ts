@@ -1,6 +1,7 @@
 // Helpers for talking to a real, in-process Baton server over real HTTP on 127.0.0.1, with full
 // control of every header (node:http, not fetch), plus store snapshots for "nothing changed" checks.
 
+import { lineLogger } from '../../src/core/logger';
 import { strict as assert } from 'node:assert';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -178,7 +179,7 @@ export interface TestServer {
 export async function startTestServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = tempDir('baton-sec-');
   const logs: string[] = [];
-  const daemon = await startDaemon({ dataDir, port: 0, config, log: (line) => logs.push(line) });
+  const daemon = await startDaemon({ dataDir, port: 0, config, logger: lineLogger((line) => logs.push(line)) });
   return { daemon, port: daemon.server.port, token: daemon.token, dataDir, logs, store: daemon.store };
 }
 

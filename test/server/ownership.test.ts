@@ -51,7 +51,7 @@ describe('sessions belong to their agent (every write route, real server)', func
   const tokens: Record<string, Token> = {};
 
   async function start(): Promise<void> {
-    daemon = await startDaemon({ dataDir, port: 0, config: {}, log: () => undefined });
+    daemon = await startDaemon({ dataDir, port: 0, config: {} });
     port = daemon.server.port;
     admin = daemon.token;
   }

@@ -6,12 +6,22 @@ import { CLAUDE_STYLE_EVENTS, type ClaudeStylePayload } from '../claudeStyleHook
 import type { Harness } from '../harness';
 import { handleClaudeCodeEvent, HARNESS } from './hooks';
 import { claudeConfigDir, installClaudeCode, uninstallClaudeCode, type InstallTarget } from './install';
-import { claudeCodeLineage } from './lineage';
 import { CLAUDE_CODE_JSONL, claudeCodeTranscript } from './transcript';
+import type { HarnessLineage } from '../../core/lineage';
 
 function target(scope: 'project' | 'user', projectDir: string | undefined): InstallTarget {
   return scope === 'user' ? { scope: 'user' } : { scope: 'project', projectDir };
 }
+
+
+// Claude Code's lineage signals (docs/harnesses.md): SubagentStart carries the parent's session_id
+// (the hook mapping sends it as the explicit parent); a sub-agent's agent-<id>.meta.json names its
+// spawner (`parentAgentId`), sent at SubagentStop; a sub-agent that arrives with only its agent id
+// falls back to the most recent session of the same project.
+export const claudeCodeLineage: HarnessLineage = {
+  decide: (input) => (input.harnessAgentId ? { kind: 'recency' } : null),
+  reparentSource: 'claude-code-subagent',
+};
 
 export const claudeCode: Harness = {
   id: HARNESS,

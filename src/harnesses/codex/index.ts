@@ -2,13 +2,54 @@
 // transcripts under $CODEX_HOME/sessions, MCP server in $CODEX_HOME/config.toml. User scope only.
 
 import * as path from 'node:path';
-import type { ClaudeStylePayload } from '../claudeStyleHooks';
-import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
-import type { Harness } from '../harness';
-import { handleCodexEvent, HARNESS } from './hooks';
-import { codexHome, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
-import { codexLineage } from './lineage';
+import * as fs from 'node:fs';
+import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
+import type { ApiPoster, Harness, HookOutput } from '../harness';
+import { codexHome, HARNESS, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
 import { CODEX_JSONL, codexTranscript } from './transcript';
+import type { HarnessLineage } from '../../core/lineage';
+
+
+// Codex's lineage signals (docs/harnesses.md): SubagentStart carries the root session_id and the
+// child's own rollout, whose session_meta names the spawning thread (`parent_thread_id`); the hook
+// mapping sends it as the explicit parent, and again at SubagentStop (re-parenting, recorded as
+// 'codex-subagent'). No recency fallback.
+export const codexLineage: HarnessLineage = {
+  reparentSource: 'codex-subagent',
+};
+
+
+// The hook mapping: Claude Code's shape, with Codex's quirks for the shared flow
+// (claudeStyleHooks.ts): SubagentStart carries the *child's* rollout, whose first line
+// (session_meta) names the spawning thread of a nested sub-agent.
+function firstLine(file: string): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n).toString('utf8').split('\n')[0];
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The spawner of a nested sub-agent: the rollout's session_meta `parent_thread_id`, unless it is the root. */
+function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): string | null {
+  if (!agentTranscriptPath) return null;
+  try {
+    const meta = JSON.parse(firstLine(agentTranscriptPath)) as { type?: string; payload?: { parent_thread_id?: unknown } };
+    const parent = meta.type === 'session_meta' ? meta.payload?.parent_thread_id : undefined;
+    return typeof parent === 'string' && parent && parent !== sessionId ? parent : null;
+  } catch {
+    return null;
+  }
+}
+
+const quirks: ClaudeStyleQuirks = { harness: HARNESS, subagentStartTranscript: 'child', spawnerOf };
+
+export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster): Promise<HookOutput | null> {
+  return handleClaudeStyleEvent(quirks, payload, client);
+}
 
 export const codex: Harness = {
   id: HARNESS,

@@ -11,7 +11,9 @@ import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
 import type { HookCommandOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type Matcher } from '../hookCommand';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
-import { HARNESS } from './hooks';
+
+/** Codex's harness id, as its hook command line names it. */
+export const HARNESS = 'codex';
 
 export const CODEX_EVENTS = CLAUDE_STYLE_EVENTS;
 
