@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
+import { sessionRecordSchema } from '../core/session';
 import type { RouteId } from './routes';
 
 /**
@@ -248,33 +249,8 @@ export const listRunsQuery = z.object({
 const nullableString = z.string().nullable();
 const executionMode = z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']);
 
-/** A session as every client sees it (GET /api/sessions/:key, lists, the tree, events). */
-export const sessionView = z
-  .object({
-    key: z.string(),
-    runtimePath: nullableString,
-    claimedAt: nullableString,
-    expiresAt: nullableString,
-    bypassed: z.boolean(),
-    agentId: z.string(),
-    harness: z.string(),
-    project: nullableString,
-    parentSessionKey: nullableString,
-    lineageSource: nullableString,
-    harnessAgentId: nullableString,
-    harnessAgentType: nullableString,
-    executionMode: executionMode.nullable(),
-    status: z.enum(['active', 'completed', 'failed', 'ended']),
-    title: nullableString,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    endedAt: nullableString,
-    endReason: nullableString,
-    turnCount: z.number(),
-    charCount: z.number(),
-    childCount: z.number(),
-  })
-  .loose();
+/** A session as every client sees it (GET /api/sessions/:key, lists, the tree): the record and its claim's expiry. */
+export const sessionView = sessionRecordSchema.extend({ expiresAt: nullableString }).loose();
 
 export interface TreeNodeView extends z.infer<typeof sessionView> {
   children: TreeNodeView[];

@@ -1,6 +1,6 @@
 // Plain-text renderings shared by the CLI, the chat participant and exports.
 
-import type { SessionRecord } from './types';
+import type { SessionRecord } from './session';
 
 /** What a rendering reads of a session (a store record and an API session view both have it). */
 export type SessionLike = Pick<SessionRecord, 'key' | 'harness' | 'harnessAgentType' | 'status' | 'bypassed' | 'turnCount' | 'updatedAt' | 'project' | 'agentId' | 'parentSessionKey' | 'createdAt'>;

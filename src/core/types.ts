@@ -23,29 +23,6 @@ export type RunStatus = 'pending' | 'running' | 'completed' | 'failed';
 export type LineageSource = 'explicit' | 'env' | 'project-recency' | HarnessLineageSource;
 export type HarnessLineageSource = `${string}-key` | `${string}-subagent` | `${string}-parent`;
 
-export interface SessionRecord {
-  key: string;
-  agentId: string;
-  harness: string;
-  project: string | null;
-  parentSessionKey: string | null;
-  lineageSource: LineageSource | null;
-  harnessAgentId: string | null;
-  harnessAgentType: string | null;
-  executionMode: ExecutionMode | null;
-  status: SessionStatus;
-  runtimePath: string | null;
-  claimedAt: string | null;
-  bypassed: boolean;
-  title: string | null;
-  createdAt: string;
-  updatedAt: string;
-  endedAt: string | null;
-  endReason: string | null;
-  turnCount: number;
-  charCount: number;
-  childCount: number;
-}
 
 export interface SearchHit {
   sessionKey: string;

@@ -5,7 +5,8 @@
 import { BatonError } from '../core/errors';
 import { assembleInheritBlock, type InheritBlock, type InheritSettings } from '../core/inherit';
 import { redactSecrets } from '../core/redact';
-import type { ExecutionMode, SessionRecord, Turn } from '../core/types';
+import type { ExecutionMode, Turn } from '../core/types';
+import type { SessionRecord } from '../core/session';
 import type { Scope } from '../store/queries';
 import { stripSessionPrefix } from '../store/queries';
 import { claimExpiresAt } from '../store/lifecycle';
@@ -52,32 +53,9 @@ export interface SearchInput {
   limit?: number;
 }
 
-/** The documented session-status shape, plus what a UI needs. */
+/** The documented session-status shape: every field of the record, and when its claim expires. */
 export function sessionStatus(s: SessionRecord, ttlMs?: number) {
-  return {
-    key: s.key,
-    runtimePath: s.runtimePath,
-    claimedAt: s.claimedAt,
-    expiresAt: claimExpiresAt(s.claimedAt, ttlMs),
-    bypassed: s.bypassed,
-    agentId: s.agentId,
-    harness: s.harness,
-    project: s.project,
-    parentSessionKey: s.parentSessionKey,
-    lineageSource: s.lineageSource,
-    harnessAgentId: s.harnessAgentId,
-    harnessAgentType: s.harnessAgentType,
-    executionMode: s.executionMode,
-    status: s.status,
-    title: s.title,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-    endedAt: s.endedAt,
-    endReason: s.endReason,
-    turnCount: s.turnCount,
-    charCount: s.charCount,
-    childCount: s.childCount,
-  };
+  return { ...s, expiresAt: claimExpiresAt(s.claimedAt, ttlMs) };
 }
 
 export class SessionService {

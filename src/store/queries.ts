@@ -2,7 +2,8 @@
 // Every query takes a Scope: which agents' data the caller may see.
 
 import type { Database } from 'sql.js';
-import type { CheckpointRecord, ExecutionMode, LineageSource, SearchHit, SessionRecord, SessionStatus, SubagentRun, Role } from '../core/types';
+import type { CheckpointRecord, ExecutionMode, LineageSource, SearchHit, SessionStatus, SubagentRun, Role } from '../core/types';
+import type { SessionRecord } from '../core/session';
 import { BatonError } from '../core/errors';
 import { compileSearchQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';

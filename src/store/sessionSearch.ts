@@ -5,7 +5,8 @@
 
 import type { Database } from 'sql.js';
 import { parentFromKey } from '../harnesses/registry';
-import type { SearchHit, SessionRecord } from '../core/types';
+import type { SearchHit } from '../core/types';
+import type { SessionRecord } from '../core/session';
 import { getSession, searchTranscripts, stripSessionPrefix, transcriptTail, findSessionRow, type Scope } from './queries';
 
 export interface SessionSearchArgs {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionView } from '../client/batonClient';
 import { renderMarkdownSession } from '../core/format';
-import type { SessionRecord } from '../core/types';
+import type { SessionRecord } from '../core/session';
 import { installableHarnesses } from '../harnesses/registry';
 import { runDoctor } from '../store/doctor';
 import type { BatonHost } from './host';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { age, renderMarkdownSession, renderSessionTable, renderTree, sessionLine, type TreeLike } from '../../src/core/format';
-import type { SessionRecord } from '../../src/core/types';
+import type { SessionRecord } from '../../src/core/session';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
