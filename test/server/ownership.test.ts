@@ -117,47 +117,70 @@ describe('sessions belong to their agent (every write route, real server)', func
     },
   ];
 
-  // Owners: an isolated agent, a shared agent, and the default agent (the admin's hooks).
+  // Owners: an isolated agent, a shared agent, the default agent (the admin's hooks), and bob himself.
   const owners: Array<{ name: string; write: () => string; agentId: string }> = [
     { name: 'an isolated agent', write: () => tokens.iso.token, agentId: 'iso' },
     { name: 'a shared agent', write: () => tokens.shared.token, agentId: 'shared' },
     { name: 'the default agent', write: () => admin, agentId: 'default' },
+    { name: 'bob (remember token)', write: () => tokens.bob.token, agentId: 'bob' },
   ];
+  // Writers: an agent token with remember, and the admin token naming no agent (it acts for the default agent).
+  const writers = [owners[3], { ...owners[2], name: 'the admin token' }];
 
-  for (const owner of owners) {
-    for (const [w, write] of sessionWrites.entries()) {
-      it(`bob's ${write.route('k')} to a key of ${owner.name} leaves that session untouched, before and after a restart`, async () => {
-        const key = `own-${owner.agentId}-${w}`;
-        // The owner's session: a start, a long prompt (so a checkpoint-extract has something), a checkpoint.
-        ok(await post(port, owner.write(), '/api/hooks/session-start', { harness: HARNESS, sessionKey: key }), 'owner starts');
-        ok(await post(port, owner.write(), '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: key, userMessage: `OWNER words ${'x'.repeat(600)}` }), 'owner prompt');
-        ok(await post(port, owner.write(), '/api/hooks/compaction-complete', { harness: HARNESS, sessionKey: key, summary: 'OWNER summary' }), 'owner checkpoint');
-        const before = await ownedState(daemon.store, owner.agentId, key);
-        assert.ok(before, 'the owner has its session');
+  /** Every agent holding a session of `key`. */
+  async function holders(key: string): Promise<string[]> {
+    const { sessions } = await daemon.store.read('listSessions', { scope: 'all', limit: 10_000 });
+    return sessions.filter((x) => x.key === key).map((x) => x.agentId).sort();
+  }
 
-        const res = await post(port, tokens.bob.token, write.route(key), write.body(key));
-        assert.ok(res.status === 200 || res.status === 404, `bob's write answers 200 (his own session) or 404, got ${res.status}: ${res.text}`);
-        assert.doesNotMatch(res.text, /OWNER/, "the reply reveals nothing of the owner's session");
-        if (res.json?.agentId !== undefined) assert.equal(res.json.agentId, 'bob');
+  for (const writer of writers) {
+    for (const owner of owners) {
+      for (const [w, write] of sessionWrites.entries()) {
+        const own = writer.agentId === owner.agentId;
+        const title = own
+          ? `${writer.name}'s ${write.route('k')} to its own session acts on it and on nothing else`
+          : `${writer.name}'s ${write.route('k')} to a key of ${owner.name} leaves that session untouched, before and after a restart`;
+        it(title, async () => {
+          const key = `own-${writer.agentId}-${owner.agentId}-${w}`;
+          // The owner's session: a start, a long prompt (so a checkpoint-extract has something), a checkpoint.
+          ok(await post(port, owner.write(), '/api/hooks/session-start', { harness: HARNESS, sessionKey: key }), 'owner starts');
+          ok(await post(port, owner.write(), '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: key, userMessage: `OWNER words ${'x'.repeat(600)}` }), 'owner prompt');
+          ok(await post(port, owner.write(), '/api/hooks/compaction-complete', { harness: HARNESS, sessionKey: key, summary: 'OWNER summary' }), 'owner checkpoint');
+          const before = await ownedState(daemon.store, owner.agentId, key);
+          assert.ok(before, 'the owner has its session');
 
-        assert.deepEqual(await ownedState(daemon.store, owner.agentId, key), before, `${owner.name}'s session is unchanged`);
-        const bobs = await ownedState(daemon.store, 'bob', key);
-        if (write.createsOwn) assert.ok(bobs, 'bob got a session of his own under the key');
-        if (bobs) {
-          assert.doesNotMatch(bobs.transcript, /OWNER/, "bob's own session holds none of the owner's text");
-          const asBob = await get(port, tokens.bob.token, `/api/sessions/${encodeURIComponent(key)}`);
-          assert.equal(asBob.json.agentId, 'bob', 'bob reads his own session of the key first');
-        }
-        // The owner goes on writing into its own row, never into bob's newer one.
-        ok(await post(port, owner.write(), '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: key, userMessage: 'OWNER again' }), 'owner again');
-        const after = await ownedState(daemon.store, owner.agentId, key);
-        assert.match(after!.transcript, /OWNER words[\s\S]*OWNER again/);
-        if (bobs) assert.deepEqual((await ownedState(daemon.store, 'bob', key))?.transcript, bobs.transcript, "the owner's write did not land in bob's row");
+          const res = await post(port, writer.write(), write.route(key), write.body(key));
+          if (own) {
+            // The positive control: the same write by the owner is served, on its own row only.
+            ok(res, 'the owner writes its own session');
+            assert.deepEqual(await holders(key), [owner.agentId], 'no other agent gained a session of the key');
+            return;
+          }
+          assert.ok(res.status === 200 || res.status === 404, `the write answers 200 (a session of its own) or 404, got ${res.status}: ${res.text}`);
+          assert.doesNotMatch(res.text, /OWNER/, "the reply reveals nothing of the owner's session");
+          if (res.json?.agentId !== undefined) assert.equal(res.json.agentId, writer.agentId);
 
-        await daemon.stop();
-        await start();
-        assert.deepEqual((await ownedState(daemon.store, owner.agentId, key))?.transcript, after!.transcript, 'the same after a restart');
-      });
+          assert.deepEqual(await ownedState(daemon.store, owner.agentId, key), before, `${owner.name}'s session is unchanged`);
+          const theirs = await ownedState(daemon.store, writer.agentId, key);
+          if (write.createsOwn) assert.ok(theirs, 'the writer got a session of its own under the key');
+          if (theirs) {
+            assert.doesNotMatch(theirs.transcript, /OWNER/, "the writer's own session holds none of the owner's text");
+            if (writer.agentId === 'bob') {
+              const asBob = await get(port, tokens.bob.token, `/api/sessions/${encodeURIComponent(key)}`);
+              assert.equal(asBob.json.agentId, 'bob', 'bob reads his own session of the key first');
+            }
+          }
+          // The owner goes on writing into its own row, never into the writer's newer one.
+          ok(await post(port, owner.write(), '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: key, userMessage: 'OWNER again' }), 'owner again');
+          const after = await ownedState(daemon.store, owner.agentId, key);
+          assert.match(after!.transcript, /OWNER words[\s\S]*OWNER again/);
+          if (theirs) assert.deepEqual((await ownedState(daemon.store, writer.agentId, key))?.transcript, theirs.transcript, "the owner's write did not land in the writer's row");
+
+          await daemon.stop();
+          await start();
+          assert.deepEqual((await ownedState(daemon.store, owner.agentId, key))?.transcript, after!.transcript, 'the same after a restart');
+        });
+      }
     }
   }
 
