@@ -4,10 +4,10 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from './core/errors';
 import { renderMarkdownSession, renderSessionTable, renderTree } from './core/format';
-import { runDoctor } from './store/doctor';
 import { DataDirLockedError } from './store/lock';
 import { resolveDataDir } from './store/paths';
 import { openAccess, type Access } from './cli/access';
+import { registerDoctorCommand } from './cli/doctorCommand';
 import { registerServerCommands } from './cli/serverCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
@@ -121,29 +121,7 @@ export function buildProgram(): Command {
       });
     });
 
-  program
-    .command('doctor')
-    .description('check the data directory: lock, snapshots, journal and database integrity')
-    .addOption(dataDirOption())
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const report = await runDoctor(resolveDataDir({ flag: opts.dataDir }));
-      if (opts.json) out(JSON.stringify(report, null, 2));
-      else {
-        const lines = [
-          `data dir   ${report.dataDir}${report.exists ? '' : ' (does not exist yet)'}`,
-          `lock       ${report.lock.state}${report.lock.holder ? ` (${report.lock.holder.holder}, pid ${report.lock.holder.pid}${report.lock.holder.port ? `, port ${report.lock.holder.port}` : ''})` : ''}`,
-          `snapshots  ${report.snapshots.length === 0 ? 'none' : report.snapshots.map((s) => `seq ${s.seq} ${(s.bytes / 1e6).toFixed(1)} MB ${s.valid ? 'ok' : 'INVALID'}`).join('; ')}`,
-          `journal    ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frame(s), ${report.journal.reduce((n, j) => n + j.bytes, 0)} bytes`,
-          `integrity  ${report.integrity ? report.integrity.join('; ') : report.lock.state === 'held' ? 'not checked (held by a running process)' : 'n/a'}`,
-          report.store ? `store      ${report.store.sessions} sessions, ${report.store.turns} turns, ${report.store.textChars} chars, seq ${report.store.appliedSeq}` : '',
-          ...report.problems.map((p) => `problem    ${p}`),
-        ].filter(Boolean);
-        out(lines.join('\n'));
-      }
-      if (report.problems.some((p) => p.startsWith('integrity'))) process.exitCode = 1;
-    });
-
+  registerDoctorCommand(program, { dataDirOption, out });
   registerServerCommands(program, { dataDirOption, out });
   registerConnectorCommands(program, { dataDirOption, out });
   registerImportCommands(program, { dataDirOption, out });

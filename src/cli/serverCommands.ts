@@ -34,9 +34,12 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .addOption(dataDirOption())
     .option('--port <n>', 'port to listen on (0: any free port; default 7433, or the next free one)', portNumber)
     .option('--quiet', 'do not log requests to stderr')
-    .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean }) => {
+    .option('--accept-loss', 'start even when damaged files mean acknowledged writes are missing (they are named at startup)')
+    .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean; acceptLoss?: boolean }) => {
       const dataDir = resolveDataDir({ flag: opts.dataDir });
-      const daemon = await startDaemon({ dataDir, port: opts.port, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
+      const daemon = await startDaemon({ dataDir, port: opts.port, acceptLoss: opts.acceptLoss, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
+      // Damage found at open is shown even with --quiet: one line each, file names and numbers only.
+      for (const event of daemon.store.report.events) process.stderr.write(`recovery: ${event.message}\n`);
       out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {

@@ -14,6 +14,8 @@ export interface DaemonOptions {
   config?: Partial<ServerConfig>;
   holder?: string;
   log?(line: string): void;
+  /** Open the store even when acknowledged writes are missing (`baton serve --accept-loss`). */
+  acceptLoss?: boolean;
 }
 
 export interface Daemon {
@@ -30,7 +32,7 @@ export function candidatePorts(port: number | undefined): number[] {
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const config = loadConfig(options.dataDir, options.config);
-  const store = await Store.open({ dataDir: options.dataDir, holder: options.holder ?? 'baton serve' });
+  const store = await Store.open({ dataDir: options.dataDir, holder: options.holder ?? 'baton serve', acceptLoss: options.acceptLoss });
   store.on('log', (level: string, message: string) => options.log?.(`store ${level}: ${message}`));
   let server: RunningServer;
   const token = newSecret();

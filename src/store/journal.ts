@@ -121,7 +121,8 @@ function looksTorn(data: Buffer, offset: number): boolean {
   if (offset + HEADER > data.length) return true; // not even a whole header
   const length = data.readUInt32LE(offset);
   if (offset + HEADER + length > data.length) return true; // the frame was cut short
-  if (data[data.length - 1] === 0) return true; // its last bytes never reached the disk (a payload ends in '}')
+  // Its last bytes never reached the disk (a payload ends in '}'); one damaged byte cannot look like this.
+  if (data.length - offset >= HEADER + 4 && data.readUInt32LE(data.length - 4) === 0) return true;
   const region = data.subarray(offset);
   return region.indexOf(PAYLOAD_START) < 0 && region.indexOf(RECORDS_KEY) < 0; // no frame content at all
 }

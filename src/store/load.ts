@@ -33,6 +33,8 @@ export interface OpenReport {
   knownSeq: number;
   /** Writes that should be there but could not be read. Empty when recovery was complete. */
   missing: MissingRange[];
+  /** Frames that failed to apply: after missing writes, the ones that depended on them. */
+  failedFrames: number[];
   /** Everything found and done about damage, in order. */
   events: RecoveryEvent[];
   migrations: number[];
@@ -104,6 +106,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
     appliedSeq: 0,
     knownSeq: 0,
     missing: [],
+    failedFrames: [],
     events: [],
     migrations: [],
     openMs: 0,
@@ -155,7 +158,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
       }
       if (frame.seq <= seq) continue;
       gap(frame.seq - 1, `no journal file holds them (${file.path} continues at seq ${frame.seq})`);
-      applyFrame(db, frame);
+      if (!applyFrame(db, frame)) report.failedFrames.push(frame.seq);
       seq = frame.seq;
       report.replayedFrames++;
     }
@@ -174,16 +177,32 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
   return { db, report };
 }
 
-function applyFrame(db: Database, frame: JournalFrame<StoreRecord>): void {
+/** Applies one frame in a transaction; false when it could not apply (and nothing of it did). */
+/** 3,4,5,9 → "3-5, 9". */
+function compactList(seqs: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < seqs.length; ) {
+    let j = i;
+    while (j + 1 < seqs.length && seqs[j + 1] === seqs[j] + 1) j++;
+    parts.push(i === j ? `${seqs[i]}` : `${seqs[i]}-${seqs[j]}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}
+
+function applyFrame(db: Database, frame: JournalFrame<StoreRecord>): boolean {
   db.exec('BEGIN');
   try {
     for (const rec of frame.records) applyRecord(db, rec);
     setAppliedSeq(db, frame.seq);
     db.exec('COMMIT');
+    return true;
   } catch {
     db.exec('ROLLBACK');
-    // A record that cannot apply failed the same way when it was first written and was never acknowledged.
+    // Without missing writes before it, a record that cannot apply failed the same way when it was
+    // first written and was never acknowledged.
     setAppliedSeq(db, frame.seq);
+    return false;
   }
 }
 
@@ -195,6 +214,10 @@ function applyFrame(db: Database, frame: JournalFrame<StoreRecord>): void {
 export function settleRecovery(layout: Layout, report: OpenReport): void {
   for (const range of report.missing) {
     report.events.push({ kind: 'loss-accepted', message: `opened without ${describeRange(range)} (${range.cause})` });
+  }
+  const dependent = report.missing.length > 0 ? report.failedFrames.filter((seq) => seq > report.missing[0].from) : [];
+  if (dependent.length > 0) {
+    report.events.push({ kind: 'loss-accepted', message: `${dependent.length} later write(s) could not be applied without the missing ones: seq ${compactList(dependent)}` });
   }
   for (const file of report.damagedJournals) {
     const data = fs.readFileSync(file);

@@ -50,7 +50,7 @@ export class DataLossError extends Error {
     super(
       `refusing to open ${dataDir}: acknowledged data would be missing:\n` +
         missing.map((m) => `  ${describeRange(m)}: ${m.cause}`).join('\n') +
-        `\nNothing was changed. \`baton doctor\` shows the details; to open anyway without these writes` +
+        `\nNo file was changed or moved. \`baton doctor\` shows the details; to open anyway without these writes` +
         ` (damaged files are moved to ${path.join(dataDir, 'quarantine')}), run: ${ACCEPT_LOSS_COMMAND}`,
     );
     this.name = 'DataLossError';
