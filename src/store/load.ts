@@ -171,6 +171,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
       cause = `${damageText(file.path, tail)} (at the end of the file, where seq ${seq + 1} would follow)`;
     }
   }
+  report.knownSeq = Math.max(report.knownSeq, seq);
   if (report.knownSeq > seq) gap(report.knownSeq, lastFile ? `the journal ends at seq ${seq} (${lastFile})` : `no journal file holds them`);
   report.appliedSeq = seq;
   report.openMs = Date.now() - started;
