@@ -9,6 +9,8 @@ import { startDaemon, type Daemon } from '../server/daemon';
 import { liveEndpoint } from '../server/endpoint';
 import { DataDirLockedError, isAlive, lockHolder } from '../store/lock';
 import { layout } from '../store/paths';
+import { DataLossError } from '../store/recovery';
+import { noticeRecovery, noticeRefusal } from './recoveryNotice';
 import { readSettings, type BatonSettings } from './settings';
 
 export type HostRole = 'starting' | 'leader' | 'follower' | 'stopped';
@@ -103,6 +105,11 @@ export class BatonHost implements vscode.Disposable {
       });
     } catch (err) {
       if (err instanceof DataDirLockedError) return this.follow();
+      // Serving what is left would hide the loss: stay without a store and say why.
+      if (err instanceof DataLossError) {
+        this.setRole('stopped', null);
+        return noticeRefusal(this.log, this.dataDir, err.message);
+      }
       throw err;
     }
     if (this.stopped) {
@@ -111,6 +118,7 @@ export class BatonHost implements vscode.Disposable {
       return;
     }
     this.log.info(`Leader: store in ${this.dataDir}, endpoint ${this.daemon.server.url}`);
+    noticeRecovery(this.log, this.dataDir, this.daemon.store.report.events);
     this.setRole('leader', new BatonClient({ url: this.daemon.server.url, port: this.daemon.server.port, pid: process.pid, token: this.daemon.token }));
   }
 
