@@ -40,7 +40,6 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       const daemon = await startDaemon({ dataDir, port: opts.port, acceptLoss: opts.acceptLoss, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
       // Damage found at open is shown even with --quiet: one line each, file names and numbers only.
       for (const event of daemon.store.report.events) process.stderr.write(`recovery: ${event.message}\n`);
-      out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           process.stderr.write(`${signal}: finishing in-flight requests and flushing the store\n`);
@@ -52,6 +51,8 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
         };
         process.once('SIGINT', () => stop('SIGINT'));
         process.once('SIGTERM', () => stop('SIGTERM'));
+        // Only now: whoever waits for this line may signal at once.
+        out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
       });
     });
 

@@ -17,6 +17,7 @@ import type { Layout } from './paths';
 import { READ_QUERIES, type ReadName } from './reads';
 import { applyRecord, setAppliedSeq, type StoreRecord } from './records';
 import { DataLossError } from './recovery';
+import { moveToQuarantine } from './quarantine';
 import { forgetStatements } from './db';
 import { listSnapshots, UnusableBaseError, writePatchedSnapshot, writeSnapshot, writeSnapshotPaced, type PageSource } from './snapshot';
 import { loadSqlJs } from './sqljs';
@@ -317,13 +318,30 @@ export class Engine {
       })
       .catch((err: Error) => {
         tracker?.finishCapture(false);
-        if (err instanceof UnusableBaseError) this.base = null; // the next snapshot is written whole
+        if (err instanceof UnusableBaseError) {
+          this.quarantineDamagedBase(err);
+          this.base = null; // the next snapshot is written whole
+        }
         this.options.onLog?.('error', `compaction failed: ${err.message}`);
       })
       .finally(() => {
         this.compacting = null;
       });
     return this.compacting;
+  }
+
+  /**
+   * A base snapshot that no longer matches its checksum must not stay on as the fallback generation
+   * (pruning would keep it and delete the valid one before it): it goes into quarantine.
+   */
+  private quarantineDamagedBase(err: Error): void {
+    if (!this.base || !fs.existsSync(this.base) || !/no longer matches its checksum|too short|no trailer|length mismatch|shorter than/.test(err.message)) return;
+    try {
+      const moved = moveToQuarantine(this.layout.dataDir, this.base);
+      this.options.onLog?.('warn', `damaged snapshot ${this.base} moved to ${moved}`);
+    } catch (moveErr) {
+      this.options.onLog?.('error', `damaged snapshot ${this.base} could not be moved to quarantine: ${(moveErr as Error).message}`);
+    }
   }
 
   get status() {

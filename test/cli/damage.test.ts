@@ -25,7 +25,8 @@ function serve(args: string[]): Promise<{ status: number | null; stdout: string;
       if (stdout.includes('Baton listening')) child.kill('SIGTERM');
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('exit', (status) => {
+    child.on('exit', (status, signal) => {
+      if (status === null) stderr += `\n(killed by ${signal})`;
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
     });
@@ -57,7 +58,7 @@ describe('baton CLI on damaged data', function () {
     const staged = copyStore(template);
     const newest = damageNewestSnapshot(staged.dir, 1);
     const run = await serve(['--data-dir', staged.dir]);
-    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.status, 0, run.stdout + run.stderr);
     const lines = run.stderr.split('\n').filter((l) => l.startsWith('recovery: '));
     assert.equal(lines.length, 3, run.stderr);
     assert.match(lines[0], new RegExp(`recovery: snapshot ${newest} skipped: checksum mismatch|recovery: snapshot ${newest} skipped`));
@@ -66,7 +67,7 @@ describe('baton CLI on damaged data', function () {
     assert.doesNotMatch(run.stderr, /marker|lorem/, 'stored text on stderr');
     // Recovered once: the next start has nothing to report.
     const again = await serve(['--data-dir', staged.dir]);
-    assert.equal(again.status, 0, again.stderr);
+    assert.equal(again.status, 0, again.stdout + again.stderr);
     assert.doesNotMatch(again.stderr, /recovery:/);
   });
 
@@ -84,7 +85,7 @@ describe('baton CLI on damaged data', function () {
     assert.deepEqual(fingerprint(staged.dir), before, 'the refused start changed files');
 
     const accepted = await serve(['--data-dir', staged.dir, '--accept-loss']);
-    assert.equal(accepted.status, 0, accepted.stderr);
+    assert.equal(accepted.status, 0, accepted.stdout + accepted.stderr);
     assert.match(accepted.stdout, /Baton listening/);
     assert.match(accepted.stderr, /recovery: opened without writes seq 1-20/);
   });
