@@ -5,7 +5,8 @@ import type { TreeNode } from '../store/queries';
 import type { SearchHit, SessionRecord } from '../core/types';
 import { BatonError, type ErrorCode } from '../core/errors';
 import { liveEndpoint, type EndpointInfo } from '../server/endpoint';
-import { Store } from '../store/store';
+import type { Store } from '../store/store';
+import { openStoreForCli } from './openStore';
 
 export interface SessionList {
   sessions: SessionRecord[];
@@ -95,5 +96,5 @@ class RemoteAccess implements Access {
 export async function openAccess(dataDir: string, holder: string): Promise<Access> {
   const endpoint = liveEndpoint(dataDir);
   if (endpoint) return new RemoteAccess(new HttpClient(endpoint));
-  return new LocalAccess(await Store.open({ dataDir, holder }));
+  return new LocalAccess(await openStoreForCli({ dataDir, holder }));
 }

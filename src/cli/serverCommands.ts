@@ -5,8 +5,8 @@ import { startDaemon } from '../server/daemon';
 import { liveEndpoint } from '../server/endpoint';
 import { hashSecret, newSecret } from '../server/security';
 import { resolveDataDir } from '../store/paths';
-import { Store } from '../store/store';
 import { HttpClient } from './access';
+import { openStoreForCli, printRecovery } from './openStore';
 
 interface Helpers {
   dataDirOption(): Option;
@@ -39,7 +39,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       const dataDir = resolveDataDir({ flag: opts.dataDir });
       const daemon = await startDaemon({ dataDir, port: opts.port, acceptLoss: opts.acceptLoss, log: opts.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
       // Damage found at open is shown even with --quiet: one line each, file names and numbers only.
-      for (const event of daemon.store.report.events) process.stderr.write(`recovery: ${event.message}\n`);
+      printRecovery(daemon.store);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           process.stderr.write(`${signal}: finishing in-flight requests and flushing the store\n`);
@@ -73,7 +73,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       if (endpoint) {
         created = await new HttpClient(endpoint).call('POST', '/api/tokens', { agentId: opts.agent, permissions: opts.permissions, readPolicy: opts.readPolicy, label: opts.label });
       } else {
-        const store = await Store.open({ dataDir, holder: 'baton token' });
+        const store = await openStoreForCli({ dataDir, holder: 'baton token' });
         try {
           if (opts.readPolicy) await store.write('setAgentPolicy', { agentId: opts.agent, readPolicy: opts.readPolicy });
           const secret = newSecret();
@@ -95,7 +95,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       const endpoint = liveEndpoint(dataDir);
       if (endpoint) await new HttpClient(endpoint).call('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
       else {
-        const store = await Store.open({ dataDir, holder: 'baton token' });
+        const store = await openStoreForCli({ dataDir, holder: 'baton token' });
         try {
           await store.write('revokeToken', { id });
         } finally {

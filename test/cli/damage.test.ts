@@ -71,6 +71,20 @@ describe('baton CLI on damaged data', function () {
     assert.doesNotMatch(again.stderr, /recovery:/);
   });
 
+  it('a command that opens the store itself prints the recovery events too, and refuses on missing writes', () => {
+    const staged = copyStore(template);
+    damageNewestSnapshot(staged.dir, 10);
+    const listed = runCli(['sessions', '--json', '--data-dir', staged.dir]);
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.equal((JSON.parse(listed.stdout) as { count: number }).count, 7);
+    assert.match(listed.stderr, /^recovery: snapshot .*snapshot-0+40\.db skipped/m);
+    const lost = copyStore(template);
+    damageBothSnapshots(lost.dir, 11);
+    const refused = runCli(['sessions', '--data-dir', lost.dir]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /writes seq 1-20/);
+  });
+
   it('serve refuses when acknowledged writes are missing, names them, changes nothing; --accept-loss starts and says what is gone', async () => {
     const staged = copyStore(template);
     damageBothSnapshots(staged.dir, 2);
