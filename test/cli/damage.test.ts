@@ -161,6 +161,7 @@ describe('baton CLI on damaged data', function () {
       const listed = runCliAs(['sessions', '--data-dir', staged.dir], user);
       assert.equal(listed.status, 1);
       assert.doesNotMatch(listed.stderr, /in use by/);
+      assert.match(listed.stderr, new RegExp(`stale lock left by crash-test child \\(pid ${lock.pid}, not running\\), and it cannot be taken over`));
     } finally {
       makeWritable(staged.dir);
     }
