@@ -7,12 +7,10 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from './core/errors';
 import { renderMarkdownSession, renderSessionTable, renderTree } from './core/format';
-import { runDoctor } from './store/doctor';
 import { resolveDataDir } from './node/paths';
 import { openAccess, type Access } from './cli/access';
-import { warnAboutPermissions } from './cli/dataDirChecks';
+import { registerDoctorCommand } from './cli/doctorCommand';
 import { Output } from './cli/output';
-import { hasBatonData, noDataError } from './store/readView';
 import { registerServerCommands } from './cli/serverCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
@@ -143,32 +141,7 @@ export function buildProgram(): Command {
       });
     });
 
-  program
-    .command('doctor')
-    .description('check the data directory: lock, snapshots, journal and database integrity')
-    .addOption(dataDirOption())
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const dataDir = resolveDataDir({ flag: opts.dataDir });
-      if (!hasBatonData(dataDir)) throw noDataError(dataDir);
-      warnAboutPermissions(dataDir);
-      const report = await runDoctor(dataDir);
-      if (opts.json) out(JSON.stringify(report, null, 2));
-      else {
-        const lines = [
-          `data dir   ${report.dataDir}${report.exists ? '' : ' (does not exist yet)'}`,
-          `lock       ${report.lock.state}${report.lock.holder ? ` (${report.lock.holder.holder}, pid ${report.lock.holder.pid}${report.lock.holder.port ? `, port ${report.lock.holder.port}` : ''})` : ''}`,
-          `snapshots  ${report.snapshots.length === 0 ? 'none' : report.snapshots.map((s) => `seq ${s.seq} ${(s.bytes / 1e6).toFixed(1)} MB ${s.valid ? 'ok' : 'INVALID'}`).join('; ')}`,
-          `journal    ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frame(s), ${report.journal.reduce((n, j) => n + j.bytes, 0)} bytes`,
-          `integrity  ${report.integrity ? report.integrity.join('; ') : report.lock.state === 'held' ? 'not checked (held by a running process)' : 'n/a'}`,
-          report.store ? `store      ${report.store.sessions} sessions, ${report.store.turns} turns, ${report.store.textChars} chars, seq ${report.store.appliedSeq}` : '',
-          ...report.problems.map((p) => `problem    ${p}`),
-        ].filter(Boolean);
-        out(lines.join('\n'));
-      }
-      if (report.problems.some((p) => p.startsWith('integrity'))) process.exitCode = 1;
-    });
-
+  registerDoctorCommand(program, { dataDirOption, out });
   registerServerCommands(program, { dataDirOption, out });
   registerConnectorCommands(program, { dataDirOption, out });
   registerImportCommands(program, { dataDirOption, out });
@@ -200,7 +173,8 @@ export async function main(argv: string[]): Promise<number> {
     code = 1;
     message = (err as Error).message;
   }
-  if (message !== null) process.stderr.write(`error: ${message.split('\n')[0]}\n`);
+  // Messages are composed from safe parts; a refused open lists what is missing on the lines after the first.
+  if (message !== null) process.stderr.write(`error: ${message}\n`);
   return code;
 }
 

@@ -8,6 +8,7 @@ import type { ApiAccess } from '../api/client';
 import { openApi } from '../server/localApi';
 import { hasBatonData, noDataError } from '../store/readView';
 import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
+import { printRecoveryLine } from './openStore';
 
 export type Access = ApiAccess;
 
@@ -15,5 +16,5 @@ export async function openAccess(dataDir: string, opts: { mode: 'read' } | { mod
   if (opts.mode === 'read' && !hasBatonData(dataDir)) throw noDataError(dataDir);
   warnAboutPermissions(dataDir);
   if (opts.mode === 'write' && !liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
-  return openApi(dataDir, opts.mode === 'read' ? { readOnly: true } : { holder: opts.holder }, timeoutMs);
+  return openApi(dataDir, opts.mode === 'read' ? { readOnly: true, onRecovery: printRecoveryLine } : { holder: opts.holder, onRecovery: printRecoveryLine }, timeoutMs);
 }

@@ -5,6 +5,7 @@ import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
 import { liveEndpoint } from '../node/endpoint';
 import { openApi } from '../server/localApi';
+import { printRecoveryLine } from './openStore';
 import { resolveDataDir } from '../node/paths';
 import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 
@@ -73,7 +74,7 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
       const progress = new ProgressLine('importing Claude Code history');
       const result = await importClaudeCode({
         projectsDir: dir ?? defaultClaudeProjectsDir(),
-        open: () => openApi(dataDir, { holder: 'baton import' }, 60_000),
+        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
         onProgress: (done, total) => progress.update(done, total),
         onWarning: (message) => {
           progress.clear();

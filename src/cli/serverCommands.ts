@@ -5,6 +5,7 @@ import { lineLogger } from '../core/logger';
 import { startDaemon } from '../server/daemon';
 import { resolveDataDir } from '../node/paths';
 import { openAccess } from './access';
+import { printRecovery } from './openStore';
 import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
 import type { Permission } from '../api/routes';
 
@@ -34,11 +35,19 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .addOption(dataDirOption())
     .option('--port <n>', 'port to listen on (0: any free port; default 7433, or the next free one)', portNumber)
     .option('--quiet', 'do not log requests to stderr')
-    .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean }) => {
+    .option('--accept-loss', 'start even when damaged files mean acknowledged writes are missing (they are named at startup)')
+    .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean; acceptLoss?: boolean }) => {
       const dataDir = resolveDataDir({ flag: opts.dataDir });
       assertOwnDataDir(dataDir);
       warnAboutPermissions(dataDir);
-      const daemon = await startDaemon({ dataDir, port: opts.port, logger: opts.quiet ? undefined : lineLogger((line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)) });
+      const daemon = await startDaemon({
+        dataDir,
+        port: opts.port,
+        acceptLoss: opts.acceptLoss,
+        logger: opts.quiet ? undefined : lineLogger((line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)),
+      });
+      // Damage found at open is shown even with --quiet: one line each, file names and numbers only.
+      printRecovery(daemon.store);
       try {
         out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
       } catch {
@@ -55,6 +64,8 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
         };
         process.once('SIGINT', () => stop('SIGINT'));
         process.once('SIGTERM', () => stop('SIGTERM'));
+        // Only now: whoever waits for this line may signal at once.
+        out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
       });
     });
 

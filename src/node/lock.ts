@@ -23,6 +23,18 @@ export class DataDirLockedError extends Error {
   }
 }
 
+/** A lock left by a process that is no longer running, which this process cannot take over. */
+export class StaleLockError extends Error {
+  constructor(readonly lockPath: string, readonly info: LockInfo | null, cause: Error) {
+    super(
+      `The data directory ${path.dirname(lockPath)} has a stale lock` +
+        (info ? ` left by ${info.holder} (pid ${info.pid}, not running)` : ' (unreadable)') +
+        `, and it cannot be taken over: ${cause.message}`,
+    );
+    this.name = 'StaleLockError';
+  }
+}
+
 export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -84,8 +96,10 @@ export class DataDirLock {
           continue;
         }
         fs.rmSync(aside, { force: true });
-      } catch {
-        /* another process took it first; retry */
+      } catch (err) {
+        // ENOENT: another process took it first; retry. Anything else (a read-only file system, no
+        // permission) would otherwise end as "in use" by a process that is not running.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StaleLockError(lockPath, existing, err as Error);
       }
     }
     const existing = readLock(lockPath);

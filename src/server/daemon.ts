@@ -15,6 +15,8 @@ export interface DaemonOptions {
   config?: Partial<ServerConfig>;
   holder?: string;
   logger?: Logger;
+  /** Open the store even when acknowledged writes are missing (`baton serve --accept-loss`). */
+  acceptLoss?: boolean;
 }
 
 export interface Daemon {
@@ -32,7 +34,7 @@ export function candidatePorts(port: number | undefined): number[] {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const config = loadConfig(options.dataDir, options.config);
   const logger = options.logger ?? silentLogger;
-  const store = await Store.open({ dataDir: options.dataDir, holder: options.holder ?? 'baton serve' });
+  const store = await Store.open({ dataDir: options.dataDir, holder: options.holder ?? 'baton serve', acceptLoss: options.acceptLoss });
   store.on('log', (level: 'info' | 'warn' | 'error', message: string) => logger[level](`store ${level}: ${message}`));
   let server: RunningServer;
   const token = newSecret();

@@ -20,11 +20,15 @@ export interface LocalApi {
   close(): Promise<void>;
 }
 
-export async function openLocalApi(dataDir: string, opts: { readOnly: true } | { holder: string }): Promise<LocalApi> {
+/** `onRecovery`: told each recovery event of the open (file names and numbers only, docs/storage.md). */
+export type LocalOpen = ({ readOnly: true } | { holder: string }) & { onRecovery?(message: string): void };
+
+export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<LocalApi> {
   let store: StoreAccess;
   let close: () => Promise<void>;
   if ('readOnly' in opts) {
     const view = await ReadView.open(dataDir);
+    for (const event of view.report.events) opts.onRecovery?.(event.message);
     store = {
       read: async <N extends ReadName>(name: N, args: ReadArgs<N>) => view.read(name, args),
       write: async () => {
@@ -34,6 +38,7 @@ export async function openLocalApi(dataDir: string, opts: { readOnly: true } | {
     close = async () => view.close();
   } else {
     const opened = await Store.open({ dataDir, holder: opts.holder });
+    for (const event of opened.report.events) opts.onRecovery?.(event.message);
     store = opened;
     close = () => opened.close();
   }
@@ -49,7 +54,7 @@ export async function openLocalApi(dataDir: string, opts: { readOnly: true } | {
  * "The running server, else the store itself", the one place that decides it: over HTTP when a
  * server holds the data directory (never behind its back), else in-process (openLocalApi).
  */
-export async function openApi(dataDir: string, opts: { readOnly: true } | { holder: string }, timeoutMs = 30_000): Promise<ApiAccess> {
+export async function openApi(dataDir: string, opts: LocalOpen, timeoutMs = 30_000): Promise<ApiAccess> {
   const endpoint = liveEndpoint(dataDir);
   if (endpoint) return { api: new ApiClient(httpTransport(endpoint, timeoutMs)), via: 'server', close: async () => undefined };
   const local = await openLocalApi(dataDir, opts);

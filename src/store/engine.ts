@@ -6,36 +6,25 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import { BatonError, errorCode } from '../core/errors';
-import { bm25FromMatchinfo, matchinfoFromBytes } from '../core/rank';
 import type { CommandContext } from './commands';
 import { WRITE_COMMANDS, type WriteName } from './writeCommands';
-import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile, type JournalFrame } from './journal';
+import { encodeFrame, JournalWriter, listJournalFiles } from './journal';
+import { loadDatabase, settleRecovery, type OpenReport } from './load';
 import type { Layout } from '../node/paths';
 import { READ_QUERIES, type ReadName } from './reads';
-import { applyRecord, appliedSeq, setAppliedSeq, type StoreRecord } from './records';
-import { migrate } from './schema';
+import { applyRecord, setAppliedSeq, type StoreRecord } from './records';
+import { DataLossError } from './recovery';
+import { moveToQuarantine } from './quarantine';
 import { forgetStatements } from './db';
-import { CorruptSnapshotError, listSnapshots, readSnapshot, UnusableBaseError, writePatchedSnapshot, writeSnapshot, writeSnapshotPaced, type PageSource } from './snapshot';
+import { listSnapshots, UnusableBaseError, writePatchedSnapshot, writeSnapshot, writeSnapshotPaced, type PageSource } from './snapshot';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from '../node/fsync';
-import { fileImage, fileSize, openWithRoom, roomFor, trackerOf } from './roomyDatabase';
+import { fileImage, fileSize, trackerOf } from './roomyDatabase';
 import { catchUpIndex } from './searchIndex';
 
-export interface OpenReport {
-  snapshot: string | null;
-  snapshotSeq: number;
-  skippedSnapshots: Array<{ file: string; reason: string }>;
-  journalFiles: number;
-  replayedFrames: number;
-  /** Journal bytes read past the snapshot: what the next open would replay again without a new snapshot. */
-  replayedBytes: number;
-  droppedTails: Array<{ file: string; bytes: number }>;
-  appliedSeq: number;
-  migrations: number[];
-  openMs: number;
-}
+export { loadDatabase, registerFunctions, type OpenReport } from './load';
 
 export interface Request {
   id: number;
@@ -49,97 +38,6 @@ export interface Reply {
   ok: boolean;
   value?: unknown;
   error?: { message: string; code: string };
-}
-
-export function registerFunctions(db: Database): void {
-  db.create_function('bm25', (info: Uint8Array | null) => (info ? bm25FromMatchinfo(matchinfoFromBytes(info)) : 0));
-  // The database file lives in memory and durability comes from Baton's own journal, so SQLite's
-  // rollback journal need not be a file: keeping it in memory saves a file create, copy and delete
-  // per transaction (ROLLBACK still works). No other connection ever opens this file, so the lock
-  // is kept (EXCLUSIVE): otherwise every statement outside a transaction checks for a hot journal
-  // and re-reads the header through sql.js's JS file system (about 16 µs a statement).
-  db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY');
-}
-
-/** Opens a database from the newest valid snapshot and replays the journal after it. */
-export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinity): { db: Database; report: OpenReport } {
-  const started = Date.now();
-  const report: OpenReport = {
-    snapshot: null,
-    snapshotSeq: 0,
-    skippedSnapshots: [],
-    journalFiles: 0,
-    replayedFrames: 0,
-    replayedBytes: 0,
-    droppedTails: [],
-    appliedSeq: 0,
-    migrations: [],
-    openMs: 0,
-  };
-  let db: Database | null = null;
-  for (const snap of listSnapshots(layout.snapshotDir)) {
-    if (snap.seq > uptoSeq) continue;
-    try {
-      // The SHA-256 in the trailer proves the image is the one written; a full quick_check here
-      // would cost seconds at thousands of sessions (`baton doctor` runs integrity_check instead).
-      // Read straight into the room the database file grows in: no second copy of the image.
-      const { image } = readSnapshot(snap.path, roomFor);
-      const candidate = openWithRoom(SQL, image);
-      let version = 0;
-      try {
-        version = Number(candidate.exec('PRAGMA user_version')[0].values[0][0]);
-      } finally {
-        if (version < 1) candidate.close(); // not ours, or not a database at all: free its file
-      }
-      if (version < 1) throw new CorruptSnapshotError('not a Baton database');
-      db = candidate;
-      report.snapshot = snap.path;
-      report.snapshotSeq = snap.seq;
-      break;
-    } catch (err) {
-      report.skippedSnapshots.push({ file: snap.path, reason: (err as Error).message });
-    }
-  }
-  db ??= openWithRoom(SQL);
-  registerFunctions(db);
-  report.migrations = migrate(db);
-  const files = listJournalFiles(layout.journalDir);
-  report.journalFiles = files.length;
-  let seq = appliedSeq(db);
-  for (let i = 0; i < files.length; i++) {
-    const next = files[i + 1];
-    if (next && next.firstSeq - 1 <= seq) continue; // wholly inside the snapshot
-    if (files[i].firstSeq > uptoSeq) break;
-    const read = readJournalFile<StoreRecord>(files[i].path);
-    if (read.droppedBytes > 0) {
-      report.droppedTails.push({ file: files[i].path, bytes: read.droppedBytes });
-      // Cut the torn tail off so later appends (and later opens) never see it again.
-      if (uptoSeq === Infinity) fs.truncateSync(files[i].path, read.validBytes);
-    }
-    report.replayedBytes += read.validBytes;
-    for (const frame of read.frames) {
-      if (frame.seq <= seq || frame.seq > uptoSeq) continue;
-      applyFrame(db, frame);
-      seq = frame.seq;
-      report.replayedFrames++;
-    }
-  }
-  report.appliedSeq = seq;
-  report.openMs = Date.now() - started;
-  return { db, report };
-}
-
-function applyFrame(db: Database, frame: JournalFrame<StoreRecord>): void {
-  db.exec('BEGIN');
-  try {
-    for (const rec of frame.records) applyRecord(db, rec);
-    setAppliedSeq(db, frame.seq);
-    db.exec('COMMIT');
-  } catch (err) {
-    db.exec('ROLLBACK');
-    // A record that cannot apply failed the same way when it was first written and was never acknowledged.
-    setAppliedSeq(db, frame.seq);
-  }
 }
 
 /** Files no longer needed: all but the two newest snapshots, journal files wholly before the older one, stale temp files. */
@@ -195,6 +93,8 @@ export interface EngineOptions {
   onLog?(level: 'info' | 'warn' | 'error', message: string): void;
   /** Writes the job's snapshot; resolves with its path. Rejects with UnusableBaseError when the base snapshot could not be used. */
   startCompaction?(job: CompactionJob): Promise<string>;
+  /** Open even when acknowledged writes are missing (see DataLossError); without it such an open throws and changes nothing. */
+  acceptLoss?: boolean;
 }
 
 export class Engine {
@@ -222,10 +122,27 @@ export class Engine {
     fs.mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
     const SQL = await loadSqlJs();
     const { db, report } = loadDatabase(SQL, layout);
+    if (report.missing.length > 0 && !options.acceptLoss) {
+      db.close();
+      throw new DataLossError(layout.dataDir, report.missing);
+    }
+    settleRecovery(layout, report);
+    // After a skipped snapshot or an accepted loss, a snapshot of what was recovered restores two
+    // generations, and the next open no longer meets the gap.
+    let fresh: string | null = null;
+    if (report.appliedSeq > 0 && (report.skippedSnapshots.length > 0 || report.missing.length > 0)) {
+      catchUpIndex(db);
+      forgetStatements(db);
+      fresh = writeSnapshot(layout.snapshotDir, report.appliedSeq, fileImage(db));
+      report.events.push({ kind: 'snapshot-written', file: fresh, message: `snapshot ${fresh} written from the recovered state (seq ${report.appliedSeq})` });
+    }
     const engine = new Engine(db, layout, report, options);
+    if (fresh) {
+      engine.snapshotSeq = report.appliedSeq;
+      engine.base = fresh;
+    }
     prune(layout, engine.journal.firstSeq);
-    for (const skipped of report.skippedSnapshots) options.onLog?.('warn', `snapshot skipped: ${skipped.file}: ${skipped.reason}`);
-    for (const dropped of report.droppedTails) options.onLog?.('warn', `journal tail dropped: ${dropped.file}: ${dropped.bytes} bytes`);
+    for (const event of report.events) options.onLog?.('warn', event.message);
     // A long journal left by a crash is folded into a snapshot now, so the next open is fast again.
     if (report.replayedBytes >= options.compactBytes && report.replayedFrames > 0) void engine.compact();
     return engine;
@@ -400,13 +317,30 @@ export class Engine {
       })
       .catch((err: Error) => {
         tracker?.finishCapture(false);
-        if (err instanceof UnusableBaseError) this.base = null; // the next snapshot is written whole
+        if (err instanceof UnusableBaseError) {
+          this.quarantineDamagedBase(err);
+          this.base = null; // the next snapshot is written whole
+        }
         this.options.onLog?.('error', `compaction failed: ${err.message}`);
       })
       .finally(() => {
         this.compacting = null;
       });
     return this.compacting;
+  }
+
+  /**
+   * A base snapshot that no longer matches its checksum must not stay on as the fallback generation
+   * (pruning would keep it and delete the valid one before it): it goes into quarantine.
+   */
+  private quarantineDamagedBase(err: Error): void {
+    if (!this.base || !fs.existsSync(this.base) || !/no longer matches its checksum|too short|no trailer|length mismatch|shorter than/.test(err.message)) return;
+    try {
+      const moved = moveToQuarantine(this.layout.dataDir, this.base);
+      this.options.onLog?.('warn', `damaged snapshot ${this.base} moved to ${moved}`);
+    } catch (moveErr) {
+      this.options.onLog?.('error', `damaged snapshot ${this.base} could not be moved to quarantine: ${(moveErr as Error).message}`);
+    }
   }
 
   get status() {

@@ -1,7 +1,7 @@
 // The append-only journal that makes a write durable before it is acknowledged.
 // Frame: u32 length | u32 crc32(payload) | payload (UTF-8 JSON of one committed command:
-// {seq, records}). A frame whose length runs past the end of the file or whose checksum
-// fails is a torn tail: everything from there on is dropped (and reported), never fatal.
+// {seq, records}). Reading never stops at damage: a scan resynchronises on the next frame that
+// passes its checksum, and reports every damaged byte range (see docs/storage.md).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -40,34 +40,130 @@ export function encodeFrame(frame: JournalFrame): Buffer {
   return out;
 }
 
+/** A frame read back: where its payload lies in the file, and whether its length field had to be inferred. */
+export interface ScannedFrame<R> extends JournalFrame<R> {
+  payloadStart: number;
+  payloadEnd: number;
+  /** The length field was damaged; the payload was found to end where the next frame (or the file) begins, and matched its checksum. */
+  lengthRepaired: boolean;
+}
+
+/** Bytes that are not part of any valid frame. */
+export interface DamagedRange {
+  offset: number;
+  bytes: number;
+  /** No valid frame follows in this file. */
+  atEnd: boolean;
+  /**
+   * Only at the end: what an interrupted append leaves (an incomplete frame, bytes that never
+   * reached the disk, or no frame content at all). Such a frame was never acknowledged.
+   */
+  torn: boolean;
+}
+
 export interface ReadResult<R> {
-  frames: JournalFrame<R>[];
-  /** Byte offset just past the last good frame. */
+  frames: ScannedFrame<R>[];
+  damage: DamagedRange[];
+  size: number;
+  /** Bytes inside valid frames. */
   validBytes: number;
-  /** Bytes after the last good frame (a torn or corrupt tail), 0 when clean. */
+  /** Bytes outside valid frames (damaged or torn), 0 when clean. */
   droppedBytes: number;
 }
 
-export function readJournalFile<R>(file: string): ReadResult<R> {
-  const data = fs.readFileSync(file);
-  const frames: JournalFrame<R>[] = [];
-  let offset = 0;
-  while (offset + HEADER <= data.length) {
-    const length = data.readUInt32LE(offset);
-    const crc = data.readUInt32LE(offset + 4);
-    if (length > MAX_FRAME || offset + HEADER + length > data.length) break;
-    const payload = data.subarray(offset + HEADER, offset + HEADER + length);
-    if (zlib.crc32(payload) !== crc) break;
-    let frame: JournalFrame<R>;
-    try {
-      frame = JSON.parse(payload.toString('utf8')) as JournalFrame<R>;
-    } catch {
-      break;
-    }
-    frames.push(frame);
-    offset += HEADER + length;
+/** Every frame payload starts with these bytes (encodeFrame stringifies {seq, records}). */
+const PAYLOAD_START = Buffer.from('{"seq":', 'utf8');
+const RECORDS_KEY = Buffer.from('"records":', 'utf8');
+
+function parsePayload<R>(payload: Buffer): JournalFrame<R> | null {
+  if (!payload.subarray(0, PAYLOAD_START.length).equals(PAYLOAD_START)) return null;
+  try {
+    const frame = JSON.parse(payload.toString('utf8')) as JournalFrame<R>;
+    return Number.isSafeInteger(frame.seq) && frame.seq > 0 && Array.isArray(frame.records) ? frame : null;
+  } catch {
+    return null;
   }
-  return { frames, validBytes: offset, droppedBytes: data.length - offset };
+}
+
+/** The frame whose header starts at `offset`, when its length fits and its checksum and JSON hold. */
+function frameAt<R>(data: Buffer, offset: number): ScannedFrame<R> | null {
+  if (offset + HEADER > data.length) return null;
+  const length = data.readUInt32LE(offset);
+  if (length >= MAX_FRAME || offset + HEADER + length > data.length) return null;
+  const payload = data.subarray(offset + HEADER, offset + HEADER + length);
+  if (zlib.crc32(payload) !== data.readUInt32LE(offset + 4)) return null;
+  const frame = parsePayload<R>(payload);
+  return frame && { ...frame, payloadStart: offset + HEADER, payloadEnd: offset + HEADER + length, lengthRepaired: false };
+}
+
+/** The start of the next valid frame after `from`, found by its payload's first bytes; null when none. */
+function resync(data: Buffer, from: number): number | null {
+  for (let at = data.indexOf(PAYLOAD_START, from + HEADER); at >= 0; at = data.indexOf(PAYLOAD_START, at + 1)) {
+    if (frameAt(data, at - HEADER)) return at - HEADER;
+  }
+  return null;
+}
+
+/**
+ * A frame at `offset` whose length field alone is damaged: its payload runs up to `end` (the next
+ * valid frame, or the end of the file) and still matches the checksum in its header.
+ */
+function frameWithDamagedLength<R>(data: Buffer, offset: number, end: number): ScannedFrame<R> | null {
+  if (end - offset <= HEADER) return null;
+  const payload = data.subarray(offset + HEADER, end);
+  if (zlib.crc32(payload) !== data.readUInt32LE(offset + 4)) return null;
+  const frame = parsePayload<R>(payload);
+  return frame && { ...frame, payloadStart: offset + HEADER, payloadEnd: end, lengthRepaired: true };
+}
+
+/** Whether damage at the end of a file is what an interrupted append leaves, rather than a damaged complete frame. */
+function looksTorn(data: Buffer, offset: number): boolean {
+  if (offset + HEADER > data.length) return true; // not even a whole header
+  const length = data.readUInt32LE(offset);
+  if (offset + HEADER + length > data.length) return true; // the frame was cut short
+  // Its last bytes never reached the disk (a payload ends in '}'); one damaged byte cannot look like this.
+  if (data.length - offset >= HEADER + 4 && data.readUInt32LE(data.length - 4) === 0) return true;
+  const region = data.subarray(offset);
+  return region.indexOf(PAYLOAD_START) < 0 && region.indexOf(RECORDS_KEY) < 0; // no frame content at all
+}
+
+/** Reads every valid frame of a journal file, resynchronising after damage; never changes the file. */
+export function readJournalFile<R>(file: string): ReadResult<R> {
+  return scanJournal<R>(fs.readFileSync(file));
+}
+
+export function scanJournal<R>(data: Buffer): ReadResult<R> {
+  const frames: ScannedFrame<R>[] = [];
+  const damage: DamagedRange[] = [];
+  let offset = 0;
+  let validBytes = 0;
+  while (offset < data.length) {
+    let frame = frameAt<R>(data, offset);
+    const end = frame ? frame.payloadEnd : (resync(data, offset + 1) ?? data.length);
+    if (!frame) frame = frameWithDamagedLength<R>(data, offset, end);
+    if (frame) {
+      frames.push(frame);
+      validBytes += end - offset;
+    } else {
+      const atEnd = end === data.length;
+      damage.push({ offset, bytes: end - offset, atEnd, torn: atEnd && looksTorn(data, offset) });
+    }
+    offset = end;
+  }
+  return { frames, damage, size: data.length, validBytes, droppedBytes: data.length - validBytes };
+}
+
+/** The file's valid frames, re-framed (a damaged length field written correctly): what a clean copy holds. */
+export function cleanJournalBytes(data: Buffer, frames: ScannedFrame<unknown>[]): Buffer {
+  return Buffer.concat(
+    frames.map((f) => {
+      const payload = data.subarray(f.payloadStart, f.payloadEnd);
+      const header = Buffer.allocUnsafe(HEADER);
+      header.writeUInt32LE(payload.length, 0);
+      header.writeUInt32LE(zlib.crc32(payload), 4);
+      return Buffer.concat([header, payload]);
+    }),
+  );
 }
 
 /**

@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { forgetStatements } from './db';
-import { loadDatabase } from './engine';
+import { loadDatabase, type OpenReport } from './load';
+import { DataLossError } from './recovery';
 import { layout } from '../node/paths';
 import { listSnapshots } from './snapshot';
 import { READ_QUERIES, type ReadArgs, type ReadName, type ReadResult } from './reads';
@@ -34,7 +35,11 @@ export function noDataError(dataDir: string): BatonError {
 }
 
 export class ReadView {
-  private constructor(private db: Database | null) {}
+  private constructor(
+    private db: Database | null,
+    /** What loading found: recovery events (a read-only view moves nothing aside, docs/storage.md). */
+    readonly report: OpenReport,
+  ) {}
 
   static async open(dataDir: string): Promise<ReadView> {
     if (!hasBatonData(dataDir)) throw noDataError(dataDir);
@@ -51,8 +56,17 @@ export class ReadView {
         const skipped = new Set(loaded.report.skippedSnapshots.map((s) => s.file));
         const vanished = [...skipped].some((file) => !fs.existsSync(file));
         const newer = listSnapshots(paths.snapshotDir).some((s) => s.seq > loaded.report.snapshotSeq && !skipped.has(s.path));
-        if (!vanished && !newer) return new ReadView(db);
+        if (!vanished && !newer) {
+          // Reading a store with acknowledged writes missing would show partial data: refuse, as an open does.
+          if (loaded.report.missing.length > 0) throw new DataLossError(dataDir, loaded.report.missing);
+          return new ReadView(db, loaded.report);
+        }
       } catch (err) {
+        if (db) {
+          forgetStatements(db);
+          db.close();
+          db = null;
+        }
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= ATTEMPTS) throw err;
       }
       if (db) {

@@ -8,6 +8,7 @@ import type { WriteArgs, WriteName, WriteResult } from './writeCommands';
 import type { OpenReport, Reply, SessionChange } from './engine';
 import { DataDirLock } from '../node/lock';
 import { layout, type Layout } from '../node/paths';
+import { DataLossError, type MissingRange } from './recovery';
 import type { ReadArgs, ReadName, ReadResult } from './reads';
 import { spawnWorker } from './workerScript';
 
@@ -17,6 +18,8 @@ export interface StoreOptions {
   holder?: string;
   /** Journal size that triggers a background snapshot. */
   compactBytes?: number;
+  /** Open even when acknowledged writes are missing; without it Store.open rejects with DataLossError and changes nothing. */
+  acceptLoss?: boolean;
 }
 
 export interface StoreStatus {
@@ -62,16 +65,16 @@ export class Store extends EventEmitter {
     const paths = layout(options.dataDir);
     const lock = DataDirLock.acquire(paths.lock, options.holder ?? `baton (pid ${process.pid})`);
     try {
-      const worker = spawnWorker('storeWorker', { dataDir: options.dataDir, compactBytes: options.compactBytes ?? 64 * 1024 * 1024 });
+      const worker = spawnWorker('storeWorker', { dataDir: options.dataDir, compactBytes: options.compactBytes ?? 64 * 1024 * 1024, acceptLoss: options.acceptLoss ?? false });
       const report = await new Promise<OpenReport>((resolve, reject) => {
-        const onMessage = (msg: { type: string; report?: OpenReport; error?: string }) => {
+        const onMessage = (msg: { type: string; report?: OpenReport; error?: string; missing?: MissingRange[] }) => {
           if (msg.type === 'ready') {
             worker.off('message', onMessage);
             resolve(msg.report!);
           } else if (msg.type === 'failed') {
             worker.off('message', onMessage);
             void worker.terminate();
-            reject(new Error(`could not open the store in ${options.dataDir}: ${msg.error}`));
+            reject(msg.missing ? new DataLossError(options.dataDir, msg.missing) : new Error(`could not open the store in ${options.dataDir}: ${msg.error}`));
           }
         };
         worker.on('message', onMessage);

@@ -5,12 +5,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { CompactorData, CompactorMessage, OverlaidMessage } from './compactorWorker';
 import { COMPACTION_PACE, Engine, type CompactionJob, type Request } from './engine';
 import { layout } from '../node/paths';
+import { DataLossError } from './recovery';
 import { UnusableBaseError } from './snapshot';
 import { spawnWorker } from './workerScript';
 
 interface Init {
   dataDir: string;
   compactBytes: number;
+  acceptLoss: boolean;
 }
 
 type Incoming = Request | { kind: 'close' } | { kind: 'compact'; id: number } | { kind: 'status'; id: number };
@@ -160,6 +162,7 @@ Engine.open(paths, {
   onChange: (keys) => port.postMessage({ type: 'change', keys }),
   onLog: (level, message) => port.postMessage({ type: 'log', level, message }),
   startCompaction: runCompactor,
+  acceptLoss: init.acceptLoss,
 }).then(
   (opened) => {
     engine = opened;
@@ -169,5 +172,5 @@ Engine.open(paths, {
       setImmediate(drain);
     }
   },
-  (err: Error) => port.postMessage({ type: 'failed', error: err.message, stack: err.stack }),
+  (err: Error) => port.postMessage({ type: 'failed', error: err.message, stack: err.stack, missing: err instanceof DataLossError ? err.missing : undefined }),
 );

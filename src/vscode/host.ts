@@ -9,6 +9,8 @@ import { startDaemon, type Daemon } from '../server/daemon';
 import { liveEndpoint } from '../node/endpoint';
 import { DataDirLockedError, isAlive, lockHolder } from '../node/lock';
 import { layout } from '../node/paths';
+import { DataLossError } from '../store/recovery';
+import { noticeRecovery, noticeRefusal } from './recoveryNotice';
 import { readSettings, type BatonSettings } from './settings';
 import { Disposable } from '../core/disposable';
 
@@ -106,6 +108,11 @@ export class BatonHost extends Disposable {
       });
     } catch (err) {
       if (err instanceof DataDirLockedError) return this.follow();
+      // Serving what is left would hide the loss: stay without a store and say why.
+      if (err instanceof DataLossError) {
+        this.setRole('stopped', null);
+        return noticeRefusal(this.log, this.dataDir, err.message);
+      }
       throw err;
     }
     if (this.stopped) {
@@ -114,6 +121,7 @@ export class BatonHost extends Disposable {
       return;
     }
     this.log.info(`Leader: store in ${this.dataDir}, endpoint ${this.daemon.server.url}`);
+    noticeRecovery(this.log, this.dataDir, this.daemon.store.report.events);
     this.setRole('leader', new BatonClient({ url: this.daemon.server.url, port: this.daemon.server.port, pid: process.pid, token: this.daemon.token }));
   }
 
