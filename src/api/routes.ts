@@ -50,6 +50,7 @@ export const ROUTES = {
   deliverRuns: route('POST', '/api/runs/deliver', 'remember', "Takes the finished ASYNC_CALLBACK runs of a parent not delivered yet (each is delivered once)."),
   createToken: route('POST', '/api/tokens', 'admin', 'Creates an agent token (its secret is shown once).'),
   revokeToken: route('DELETE', '/api/tokens/:key', 'admin', 'Revokes a token.'),
+  recovery: route('GET', '/api/store/recovery', 'admin', 'What the store found and did about damaged files when this server opened it (docs/storage.md).'),
 } satisfies Record<string, RouteInfo>;
 
 export type RouteId = keyof typeof ROUTES;

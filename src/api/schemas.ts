@@ -390,6 +390,7 @@ export const SCHEMAS = {
     response: z.object({ id: z.string(), token: z.string(), agentId: z.string(), permissions: z.array(z.string()), readPolicy: z.enum(['shared', 'isolated']).nullable() }).loose(),
   },
   revokeToken: { response: z.object({ ok: z.literal(true) }) },
+  recovery: { response: z.object({ events: z.array(z.object({ kind: z.string(), message: z.string(), file: z.string().optional() })) }).loose() },
 } satisfies Record<RouteId, { body?: z.ZodType; query?: z.ZodType; response: z.ZodType }>;
 
 export type Schemas = typeof SCHEMAS;

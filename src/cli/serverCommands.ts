@@ -48,11 +48,6 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       });
       // Damage found at open is shown even with --quiet: one line each, file names and numbers only.
       printRecovery(daemon.store);
-      try {
-        out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
-      } catch {
-        // Standard output is gone: keep serving (it is reported when the command ends).
-      }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           process.stderr.write(`${signal}: finishing in-flight requests and flushing the store\n`);
@@ -65,7 +60,11 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
         process.once('SIGINT', () => stop('SIGINT'));
         process.once('SIGTERM', () => stop('SIGTERM'));
         // Only now: whoever waits for this line may signal at once.
-        out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
+        try {
+          out(`Baton listening on ${daemon.server.url} (data: ${dataDir})`);
+        } catch {
+          // Standard output is gone: keep serving (it is reported when the command ends).
+        }
       });
     });
 

@@ -55,7 +55,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
-  const dispatch = createDispatch({ store, config, sessions, memory });
+  const dispatch = createDispatch({ store, config, sessions, memory, recovery: () => store.report.events });
   let port = 0;
   /** Requests not yet answered, long-lived streams included. */
   const active = new Set<http.ServerResponse>();

@@ -8,6 +8,7 @@ import { ApiClient, httpTransport, type ApiAccess, type Transport } from '../api
 import { liveEndpoint } from '../node/endpoint';
 import { BatonError } from '../core/errors';
 import { ReadView } from '../store/readView';
+import type { RecoveryEvent } from '../store/recovery';
 import { Store, type StoreAccess } from '../store/store';
 import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';
@@ -25,10 +26,12 @@ export type LocalOpen = ({ readOnly: true } | { holder: string }) & { onRecovery
 
 export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<LocalApi> {
   let store: StoreAccess;
+  let events: RecoveryEvent[] = [];
   let close: () => Promise<void>;
   if ('readOnly' in opts) {
     const view = await ReadView.open(dataDir);
-    for (const event of view.report.events) opts.onRecovery?.(event.message);
+    events = view.report.events;
+    for (const event of events) opts.onRecovery?.(event.message);
     store = {
       read: async <N extends ReadName>(name: N, args: ReadArgs<N>) => view.read(name, args),
       write: async () => {
@@ -38,12 +41,13 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     close = async () => view.close();
   } else {
     const opened = await Store.open({ dataDir, holder: opts.holder });
-    for (const event of opened.report.events) opts.onRecovery?.(event.message);
+    events = opened.report.events;
+    for (const event of events) opts.onRecovery?.(event.message);
     store = opened;
     close = () => opened.close();
   }
   const config = loadConfig(dataDir);
-  const dispatch = createDispatch({ store, config, sessions: new SessionService(store, config), memory: new MemoryService(store, dataDir) });
+  const dispatch = createDispatch({ store, config, sessions: new SessionService(store, config), memory: new MemoryService(store, dataDir), recovery: () => events });
   const transport: Transport = {
     send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
   };

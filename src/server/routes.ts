@@ -10,6 +10,7 @@ import { explicitParentOf } from '../core/lineage';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { stripSessionPrefix } from '../store/queries';
+import type { RecoveryEvent } from '../store/recovery';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import type { MemoryService } from './memoryService';
@@ -40,6 +41,8 @@ export interface Services {
   config: ServerConfig;
   sessions: SessionService;
   memory: MemoryService;
+  /** The recovery events of the store's open (file names and numbers only). */
+  recovery?(): RecoveryEvent[];
 }
 
 function runtimePathOf(ctx: CallContext, body: { runtimePath?: string }): string | undefined {
@@ -217,6 +220,8 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     revokeToken: async (_input, ctx) => store.write('revokeToken', { id: ctx.params.key }),
+
+    recovery: async () => ({ events: svc.recovery?.() ?? [] }),
   };
 }
 

@@ -9,7 +9,7 @@ import { startDaemon, type Daemon } from '../server/daemon';
 import { liveEndpoint } from '../node/endpoint';
 import { DataDirLockedError, isAlive, lockHolder } from '../node/lock';
 import { layout } from '../node/paths';
-import { DataLossError } from '../store/recovery';
+import { DataLossError, type RecoveryEvent } from '../store/recovery';
 import { noticeRecovery, noticeRefusal } from './recoveryNotice';
 import { readSettings, type BatonSettings } from './settings';
 import { Disposable } from '../core/disposable';
@@ -27,6 +27,8 @@ export class BatonHost extends Disposable {
   private watch: NodeJS.Timeout | null = null;
   private transition: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The leader whose recovery events this window has shown (pid). */
+  private noticedLeader: number | null = null;
   private readyResolve!: () => void;
   /** Resolves once this window is leader or follower for the first time. */
   readonly ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
@@ -140,7 +142,16 @@ export class BatonHost extends Disposable {
       throw new Error(`the data directory ${this.dataDir} is held by ${holder?.holder ?? 'another process'} (pid ${holder?.pid ?? '?'}), which serves no endpoint`);
     }
     this.log.info(`Follower: using the endpoint of pid ${endpoint.pid} at ${endpoint.url}`);
-    this.setRole('follower', new BatonClient(endpoint));
+    const client = new BatonClient(endpoint);
+    this.setRole('follower', client);
+    // Damage the leader's open recovered from is news in this window too, once per leader.
+    if (this.noticedLeader !== endpoint.pid) {
+      this.noticedLeader = endpoint.pid;
+      client.call('recovery').then(
+        (r) => noticeRecovery(this.log, this.dataDir, r.events as RecoveryEvent[]),
+        () => undefined,
+      );
+    }
     this.watchLeader(endpoint.pid);
   }
 

@@ -12,6 +12,8 @@ import { listSnapshots } from '../../src/store/snapshot';
 import { CLI, ROOT, runCli } from '../helpers/child';
 import { copyStore, fingerprint, flipBytes, makeWritable, readOnlyFor, runCliAs, seeded, stageStore, type StagedStore } from '../helpers/damage';
 import { cleanupTempDirs } from '../helpers/tmp';
+import { bearer, rawRequest } from '../helpers/server';
+import { startDaemon } from '../../src/server/daemon';
 
 /** Runs `baton serve` until it listens (then SIGTERM) or exits; resolves with its output and exit code. */
 function serve(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -69,6 +71,24 @@ describe('baton CLI on damaged data', function () {
     const again = await serve(['--data-dir', staged.dir]);
     assert.equal(again.status, 0, again.stdout + again.stderr);
     assert.doesNotMatch(again.stderr, /recovery:/);
+  });
+
+  it('the running server tells its recovery events to the admin (GET /api/store/recovery), as a VS Code window joining it shows them', async () => {
+    const staged = copyStore(template);
+    damageNewestSnapshot(staged.dir, 12);
+    const daemon = await startDaemon({ dataDir: staged.dir, port: 0 });
+    try {
+      const admin = await rawRequest({ port: daemon.server.port, path: '/api/store/recovery', headers: bearer(daemon.token) });
+      assert.equal(admin.status, 200, admin.text);
+      const messages = (admin.json.events as Array<{ message: string }>).map((e) => e.message).join('\n');
+      assert.match(messages, /snapshot .*snapshot-0+40\.db skipped/);
+      assert.doesNotMatch(messages, /marker|lorem/, 'stored text in the events');
+      const agent = await rawRequest({ port: daemon.server.port, method: 'POST', path: '/api/tokens', headers: bearer(daemon.token), body: { agentId: 'a', permissions: ['recall', 'remember'] } });
+      const refused = await rawRequest({ port: daemon.server.port, path: '/api/store/recovery', headers: bearer(agent.json.token) });
+      assert.equal(refused.status, 403, 'only the admin reads file names of the data directory');
+    } finally {
+      await daemon.stop();
+    }
   });
 
   it('a command that opens the store itself prints the recovery events too, and refuses on missing writes', () => {
