@@ -5,6 +5,7 @@
 // generated from both (scripts/api-docs.ts).
 
 import { BatonError } from '../core/errors';
+import { stripSessionPrefix } from '../core/sessionKey';
 
 export type Permission = 'remember' | 'recall' | 'admin';
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -72,7 +73,7 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
         throw new BatonError('invalid_request', `${want[i].slice(1)}: is not valid percent-encoded UTF-8`);
       }
       if (!value) return null;
-      params[want[i].slice(1)] = want[i] === ':key' && value.startsWith('session:') ? value.slice('session:'.length) : value;
+      params[want[i].slice(1)] = want[i] === ':key' ? stripSessionPrefix(value) : value;
     } else if (want[i] !== got[i]) return null;
   }
   return params;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
 import { sessionRecordSchema } from '../core/session';
+import { stripSessionPrefix } from '../core/sessionKey';
 import type { RouteId } from './routes';
 
 /**
@@ -20,7 +21,7 @@ const key = z
   .trim()
   .min(1)
   .max(512)
-  .refine((k) => !['', '.', '..'].includes(k.startsWith('session:') ? k.slice('session:'.length) : k), 'must not be "." or ".." (such a key could never be read back as /api/sessions/<key>)')
+  .refine((k) => !['', '.', '..'].includes(stripSessionPrefix(k)), 'must not be "." or ".." (such a key could never be read back as /api/sessions/<key>)')
   .refine((k) => !/\p{Cs}/u.test(k), 'must be well-formed Unicode (no lone surrogates)');
 const text = z.string().max(10_000_000);
 const harness = z.string().trim().min(1).max(64);

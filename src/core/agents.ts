@@ -2,3 +2,12 @@
 
 /** The agent a write acts for when nobody names one: the user's own hooks, VS Code, the CLI. */
 export const DEFAULT_AGENT = 'default';
+
+/** Which agents' data a caller may read: 'all' for the admin, else its agent plus the shared ones. */
+export type Scope = 'all' | { agentId: string };
+
+/** A change to one session, as the store reports it and the event stream forwards it. */
+export interface SessionChange {
+  agentId: string;
+  key: string;
+}

@@ -32,3 +32,4 @@ export const sessionRecordSchema = z.object({
 });
 
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
+

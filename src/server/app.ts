@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../core/logger';
 import { BatonError, errorClassOf } from '../core/errors';
 import type { Store } from '../store/store';
-import type { SessionChange } from '../store/engine';
+import type { SessionChange } from '../core/agents';
 import type { ServerConfig } from './config';
 import { EventHub } from './events';
 import { readJsonBody, sendError, sendJson } from './http';

@@ -2,8 +2,7 @@
 // Each client only hears about sessions its token can see.
 
 import type { ServerResponse } from 'node:http';
-import type { Scope } from '../store/queries';
-import type { SessionChange } from '../store/engine';
+import type { Scope, SessionChange } from '../core/agents';
 
 interface Client {
   res: ServerResponse;

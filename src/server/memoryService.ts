@@ -9,7 +9,7 @@ import { redactSecrets } from '../core/redact';
 import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
 import { writeFileAtomic } from '../node/fsync';
-import { stripSessionPrefix } from '../store/queries';
+import { stripSessionPrefix } from '../core/sessionKey';
 import { readScope, writeAgent, type Caller } from './security';
 
 const CHECKPOINT_MIN_DELTA = 500;

@@ -9,7 +9,7 @@ import { BatonError } from '../core/errors';
 import { explicitParentOf } from '../core/lineage';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
-import { stripSessionPrefix } from '../store/queries';
+import { stripSessionPrefix } from '../core/sessionKey';
 import type { RecoveryEvent } from '../store/recovery';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';

@@ -6,7 +6,7 @@
 import * as crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { BatonError } from '../core/errors';
-import type { Scope } from '../store/queries';
+import type { Scope } from '../core/agents';
 import { DEFAULT_AGENT } from '../core/agents';
 
 export type Permission = 'remember' | 'recall' | 'admin';

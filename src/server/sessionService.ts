@@ -7,9 +7,8 @@ import { assembleInheritBlock, type InheritBlock, type InheritSettings } from '.
 import { redactSecrets } from '../core/redact';
 import type { ExecutionMode, Turn } from '../core/types';
 import type { SessionRecord } from '../core/session';
-import type { Scope } from '../store/queries';
-import { stripSessionPrefix } from '../store/queries';
-import { claimExpiresAt } from '../store/lifecycle';
+import type { Scope } from '../core/agents';
+import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
 import type { StoreAccess } from '../store/store';
 import type { ReadResult } from '../store/reads';
 import type { ServerConfig } from './config';

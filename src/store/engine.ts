@@ -23,6 +23,7 @@ import { loadSqlJs } from './sqljs';
 import { removeGradually } from '../node/fsync';
 import { fileImage, fileSize, trackerOf } from './roomyDatabase';
 import { catchUpIndex } from './searchIndex';
+import type { SessionChange } from '../core/agents';
 
 export { loadDatabase, registerFunctions, type OpenReport } from './load';
 
@@ -70,10 +71,7 @@ export async function pruneGradually(layout: Layout, currentJournalFirstSeq: num
   for (const file of obsoleteFiles(layout, currentJournalFirstSeq)) await removeGradually(file);
 }
 
-export interface SessionChange {
-  agentId: string;
-  key: string;
-}
+export type { SessionChange };
 
 /**
  * A snapshot to be written off the store thread. Normally ('patch') the previous snapshot with the

@@ -9,15 +9,12 @@ import { recordTranscript, upsertSession, type CommandContext } from './commands
 import { DEFAULT_AGENT, requireWritableSessionRow, writableSessionRow } from './ownership';
 import { one } from './db';
 import { findSessionRow, inheritSources, stripSessionPrefix } from './queries';
+import { CLAIM_TTL_MS, claimExpiresAt } from '../core/sessionKey';
 
-/** How long a runtime-path claim lasts without activity. */
-export const CLAIM_TTL_MS = 4 * 60 * 60 * 1000;
+export { CLAIM_TTL_MS, claimExpiresAt };
 
 type Row = NonNullable<ReturnType<typeof findSessionRow>>;
 
-export function claimExpiresAt(claimedAt: string | null, ttlMs = CLAIM_TTL_MS): string | null {
-  return claimedAt ? new Date(Date.parse(claimedAt) + ttlMs).toISOString() : null;
-}
 
 /** Throws 409 when another runtime path holds a live claim on the session. */
 function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefined, ttlMs = CLAIM_TTL_MS): void {

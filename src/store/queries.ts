@@ -15,9 +15,11 @@ import { rankFromRareWord, type RankedTurn } from './rareWordMatches';
 
 export type { RankedTurn };
 import { segmentText, type StoredSegment } from './segmentText';
+import type { Scope } from '../core/agents';
+import { stripSessionPrefix } from '../core/sessionKey';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
-export type Scope = 'all' | { agentId: string };
+export type { Scope };
 
 export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; params: string[] } {
   if (scope === 'all') return { sql: '1', params: [] };
@@ -34,9 +36,7 @@ function rowScopeSql(scope: Scope): { sql: string; params: string[] } {
   return { sql: `(s.agent_id = ? OR (SELECT read_policy FROM agents WHERE id = s.agent_id) = 'shared')`, params: [scope.agentId] };
 }
 
-export function stripSessionPrefix(key: string): string {
-  return key.startsWith('session:') ? key.slice('session:'.length) : key;
-}
+export { stripSessionPrefix };
 
 interface SessionRow {
   id: number;
