@@ -245,7 +245,8 @@ export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: strin
   }
   // A finished run is a record of what happened: nothing about it changes any more (docs/runs.md).
   if (existing && isTerminal(existing.status)) {
-    throw new BatonError('conflict', `run ${id} is ${existing.status}; a finished run cannot change`);
+    const what = set.status && set.status !== existing.status ? `it cannot become ${set.status}` : 'a finished run cannot change';
+    throw new BatonError('conflict', `run ${id} is ${existing.status}; ${what}`);
   }
   if (existing && set.status && set.status !== existing.status && !canMove(existing.status, set.status)) {
     throw new BatonError('conflict', `run ${id} is ${existing.status}; it cannot become ${set.status}`);

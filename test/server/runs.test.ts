@@ -52,3 +52,44 @@ describe('sub-agent runs (real HTTP, real store)', function () {
     }
   });
 });
+
+describe('ASYNC_CALLBACK results reach a harness parent at its next prompt (real HTTP, real store)', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it('delivers finished callback runs once, aggregated, into the UserPromptSubmit inject, kept across a restart', async () => {
+    const dataDir = tempDir();
+    let daemon = await startDaemon({ dataDir, port: 0 });
+    try {
+      await post(daemon, '/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'cc-parent', project: '/repo' });
+      const ids: string[] = [];
+      for (const result of ['RESULT ALPHA', 'RESULT BETA']) {
+        const id = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_CALLBACK', prompt: 'work' })).body.id;
+        await post(daemon, '/api/runs', { id, status: 'running' });
+        assert.equal((await post(daemon, '/api/runs', { id, status: 'completed', resultContent: result })).status, 200);
+        ids.push(id);
+      }
+      // An ASYNC_POLL run of the same parent is never delivered.
+      const poll = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_POLL', prompt: 'poll' })).body.id;
+      await post(daemon, '/api/runs', { id: poll, status: 'failed', error: 'POLL ONLY' });
+      // A transcript sync (the Stop hook) is not a prompt: nothing is taken.
+      const sync = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'cc-parent', lastAssistantMessage: 'ok' });
+      assert.doesNotMatch(sync.body.inject, /RESULT/);
+
+      await daemon.stop();
+      daemon = await startDaemon({ dataDir, port: 0 });
+      const first = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'cc-parent', userPrompt: 'next question' });
+      assert.equal(first.status, 200);
+      assert.match(first.body.inject, /Sub-agent results \(2\)/);
+      assert.match(first.body.inject, /RESULT ALPHA[\s\S]*RESULT BETA/);
+      assert.doesNotMatch(first.body.inject, /POLL ONLY/);
+      const second = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'cc-parent', userPrompt: 'and then' });
+      assert.doesNotMatch(second.body.inject, /RESULT/, 'a result is delivered exactly once');
+      for (const id of ids) assert.ok((await get(daemon, `/api/runs/${id}`)).body.callbackDeliveredAt, 'marked delivered');
+      const deliver = await post(daemon, '/api/runs/deliver', { parentSessionKey: 'cc-parent' });
+      assert.equal(deliver.body.count, 0);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
