@@ -93,3 +93,21 @@ describe('ASYNC_CALLBACK results reach a harness parent at its next prompt (real
     }
   });
 });
+
+describe('MEMORY.md Global Head (real HTTP, real store)', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it("lists the agent's stored memories instead of '(none yet)'", async () => {
+    const daemon = await startDaemon({ dataDir: tempDir(), port: 0 });
+    try {
+      assert.equal((await post(daemon, '/api/hooks/remember', { harness: 'claude-code', content: 'The user prefers dark mode in every UI', importance: 0.9 })).status, 200);
+      const synth = await post(daemon, '/api/hooks/synthesis', {});
+      assert.equal(synth.status, 200, JSON.stringify(synth.body));
+      const text = JSON.stringify(synth.body);
+      assert.match(text, /Global Head \(Tier 1\)\\n- The user prefers dark mode/);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
