@@ -1,6 +1,6 @@
 // A runner that starts an external CLI as a child process (for example `claude -p` or
 // `codex exec`): the prompt goes to its stdin, its stdout is the result. The child gets
-// AGENT_SESSION_ID (decision record 003), and `${AGENT_SESSION_ID}` in its arguments is replaced,
+// AGENT_SESSION_ID (docs/runs.md), and `${AGENT_SESSION_ID}` in its arguments is replaced,
 // so whatever it starts in turn (hooks, MCP servers) records its parent.
 
 import { spawn } from 'node:child_process';

@@ -1,7 +1,7 @@
-// The sub-agent session manager (seed 002): spawns a child session that inherits its parent's
+// The sub-agent session manager (docs/runs.md): spawns a child session that inherits its parent's
 // context, runs it with a runner (a VS Code language model, an external CLI), and records the run
 // pending → running → completed | failed with its context, result, tokens, duration and error.
-// Execution modes (decision record 003): SYNC waits; ASYNC_POLL returns the run id; ASYNC_CALLBACK
+// Execution modes (docs/runs.md): SYNC waits; ASYNC_POLL returns the run id; ASYNC_CALLBACK
 // delivers the result into the parent session when it finishes, queued while the parent is busy,
 // aggregated, never twice (the server marks deliveries atomically). The parent is always recorded.
 

@@ -1,4 +1,4 @@
-// Archival (seed 001), the pure parts: when a finished turn collapses into a holder sub-agent,
+// Archival (docs/memory.md, "Archival"), the pure parts: when a finished turn collapses into a holder sub-agent,
 // what the parent keeps in its place, and the summary (structured when a model gave valid JSON,
 // a deterministic one otherwise; invalid model JSON is kept but marked).
 
@@ -31,8 +31,8 @@ export function shouldArchive(settings: ArchivalSettings, facts: TurnFacts): Arc
   if (facts.toolCallOpen) return { archive: false, reason: 'tool call in flight' };
   if (facts.depth >= settings.depthCap) return { archive: false, reason: 'at depth cap' };
   if (facts.conversationTurns >= settings.maxTurns) return { archive: true, reason: 'max_turns' };
-  if (estimateTokens(facts.text) > settings.tokenThreshold) return { archive: true, reason: 'token_threshold' };
-  if (facts.toolCalls > settings.toolCallThreshold) return { archive: true, reason: 'tool_call_threshold' };
+  if (estimateTokens(facts.text) >= settings.tokenThreshold) return { archive: true, reason: 'token_threshold' };
+  if (facts.toolCalls >= settings.toolCallThreshold) return { archive: true, reason: 'tool_call_threshold' };
   return { archive: false, reason: 'below thresholds' };
 }
 

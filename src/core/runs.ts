@@ -1,10 +1,15 @@
-// Sub-agent runs (seed 002) and parent propagation (decision record 003), the pure parts:
+// Sub-agent runs and parent propagation (docs/runs.md), the pure parts:
 // the status lifecycle, the environment and placeholder a spawned process gets, and the text of
 // aggregated callback deliveries.
 
 import type { ExecutionMode, RunStatus, SubagentRun } from './types';
 
 export const EXECUTION_MODES: ExecutionMode[] = ['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK'];
+
+/** completed and failed are terminal: a finished run never changes again. */
+export function isTerminal(status: RunStatus): boolean {
+  return status === 'completed' || status === 'failed';
+}
 
 /** pending → running → completed | failed; terminal states never change. */
 export function canMove(from: RunStatus, to: RunStatus): boolean {

@@ -39,7 +39,7 @@ export const SETTING_DEFAULTS: ValidatedSettings = {
   projectFilter: 'workspace',
   subagentsEnabled: false,
   externalCommand: [],
-  archival: { enabled: false, maxTurns: 40, tokenThreshold: 24_000, toolCallThreshold: 30, depthCap: 2 },
+  archival: { enabled: false, maxTurns: 40, tokenThreshold: 8_000, toolCallThreshold: 5, depthCap: 3 },
 };
 
 function int(value: unknown, name: string, min: number, max: number, fallback: number, errors: string[]): number {

@@ -184,7 +184,7 @@ export class MemoryService {
     const scope = { agentId };
     const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
     const [memories, summaries, ledger, open] = await Promise.all([
-      this.store.read('recall', { scope, query: '*', keywordQuery: '' }).catch(() => []),
+      this.store.read('topMemories', { scope, limit: 20 }),
       this.store.read('summaries', { scope, limit: 50 }),
       this.store.read('listSessions', { scope, since, limit: 200 }),
       this.store.read('listSessions', { scope, status: 'active', limit: 50 }),

@@ -6,6 +6,7 @@
 
 import * as crypto from 'node:crypto';
 import { BatonError } from '../core/errors';
+import { aggregateDeliveries } from '../core/runs';
 import { explicitParentOf } from '../core/lineage';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
@@ -59,6 +60,16 @@ const BYPASSED = { bypassed: true as const, inject: '' };
 
 export function buildHandlers(svc: Services): Handlers {
   const { sessions, memory, store } = svc;
+
+  /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
+  // Only the runs of the session's own agent: a run of another agent never reaches this parent.
+  async function callbackResults(parentSessionKey: string, agentId: string): Promise<string> {
+    const { ids } = await store.write('takeDeliveries', { parentSessionKey, agentId });
+    if (!ids.length) return '';
+    const runs = await Promise.all(ids.map((id) => store.read('getRun', { scope: 'all', id })));
+    return aggregateDeliveries(runs.filter((r) => r !== null));
+  }
+
   return {
     health: async () => ({ status: 'ok' as const }),
 
@@ -90,7 +101,12 @@ export function buildHandlers(svc: Services): Handlers {
       early.catch(() => undefined);
       const written = await sessions.writeTranscript(ctx.caller, { ...body, sessionKey: requireKey(body), runtimePath: runtimePathOf(ctx, body) });
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
-      const inject = written.agentId === expectedAgent ? await early : await sessions.entityInject(written.agentId, prompt);
+      const entities = written.agentId === expectedAgent ? await early : await sessions.entityInject(written.agentId, prompt);
+      // A new prompt (not a transcript sync) also carries the parent's finished ASYNC_CALLBACK runs,
+      // each taken once (docs/runs.md, "Callback delivery").
+      const isPrompt = body.userPrompt !== undefined || body.userMessage !== undefined;
+      const results = isPrompt ? await callbackResults(written.sessionKey, written.agentId) : '';
+      const inject = [entities, results].filter((part) => part.trim()).join('\n\n');
       return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
 

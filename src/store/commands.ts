@@ -5,7 +5,7 @@
 import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { planTranscriptDelta } from '../core/transcriptDelta';
-import { canMove } from '../core/runs';
+import { canMove, isTerminal } from '../core/runs';
 import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRunContext, Turn } from '../core/types';
 import { all, one } from './db';
 import { findOwnSessionRow, type findSessionRow, stripSessionPrefix } from './queries';
@@ -242,6 +242,11 @@ export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: strin
     // A run keeps the agent it was created for, and only that agent (or the admin) changes it.
     if (!mayWriteRun(args, existing.agent_id)) throw new BatonError('conflict', `run id ${id} is taken`);
     delete set.agentId;
+  }
+  // A finished run is a record of what happened: nothing about it changes any more (docs/runs.md).
+  if (existing && isTerminal(existing.status)) {
+    const what = set.status && set.status !== existing.status ? `it cannot become ${set.status}` : 'a finished run cannot change';
+    throw new BatonError('conflict', `run ${id} is ${existing.status}; ${what}`);
   }
   if (existing && set.status && set.status !== existing.status && !canMove(existing.status, set.status)) {
     throw new BatonError('conflict', `run ${id} is ${existing.status}; it cannot become ${set.status}`);

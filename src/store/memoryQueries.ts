@@ -31,6 +31,21 @@ export interface MemoryHit {
   score: number;
 }
 
+/** The agent's most important memories, newest first among equals: MEMORY.md's Global Head (docs/memory.md). */
+export function topMemories(db: Database, scope: Scope, opts: { limit?: number } = {}): MemoryHit[] {
+  const s = scopeSql(scope, 'm.agent_id');
+  const limit = Math.max(1, Math.min(opts.limit ?? 20, 100));
+  const rows = all<{ id: string; content: string; type: string | null; tags: string | null; who: string | null; project: string | null; session_key: string | null; importance: number; created_at: string }>(
+    db,
+    `SELECT m.* FROM memories m WHERE ${s.sql} ORDER BY m.importance DESC, m.created_at DESC LIMIT ?`,
+    [...s.params, limit],
+  );
+  return rows.map((r) => ({
+    id: r.id, content: r.content, type: r.type, tags: r.tags, who: r.who, project: r.project,
+    sessionKey: r.session_key, importance: r.importance, createdAt: r.created_at, score: 0,
+  }));
+}
+
 export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): MemoryHit[] {
   const compiled = compileSearchQuery(opts.keywordQuery || opts.query);
   const s = scopeSql(scope, 'm.agent_id');

@@ -1,4 +1,4 @@
-// Archival (seed 001): after a turn, if the triggers say so, the finished turn moves into a holder
+// Archival (docs/memory.md, "Archival"): after a turn, if the triggers say so, the finished turn moves into a holder
 // sub-agent that keeps its whole transcript (JSONL on disk and in the store); the parent keeps
 // `[archived turn]` with a summary. Holders answer questions about their turn and, up to the depth
 // cap, archive their own turns the same way.

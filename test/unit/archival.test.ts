@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { archivedMarker, deterministicSummary, liveSubagentsSection, parseModelSummary, renderSummary, shouldArchive } from '../../src/core/archival';
-import { aggregateDeliveries, canMove, childEnvironment, expandAgentSession, runSessionKey } from '../../src/core/runs';
+import { SETTING_DEFAULTS } from '../../src/core/settings';
+import { aggregateDeliveries, canMove, isTerminal, childEnvironment, expandAgentSession, runSessionKey } from '../../src/core/runs';
 import type { SubagentRun } from '../../src/core/types';
 
 const settings = { enabled: true, maxTurns: 10, tokenThreshold: 100, toolCallThreshold: 3, depthCap: 2 };
@@ -12,6 +13,26 @@ describe('archival triggers and summaries', () => {
     assert.deepEqual(shouldArchive(settings, { ...facts, text: 'x'.repeat(401) }), { archive: true, reason: 'token_threshold' });
     assert.deepEqual(shouldArchive(settings, { ...facts, toolCalls: 4 }), { archive: true, reason: 'tool_call_threshold' });
     assert.equal(shouldArchive(settings, facts).archive, false);
+  });
+
+  it('fires at the thresholds, not only above them (docs/memory.md, "Archival")', () => {
+    assert.deepEqual(shouldArchive(settings, { ...facts, toolCalls: 3 }), { archive: true, reason: 'tool_call_threshold' });
+    assert.deepEqual(shouldArchive(settings, { ...facts, text: 'x'.repeat(400) }), { archive: true, reason: 'token_threshold' });
+    assert.equal(shouldArchive(settings, { ...facts, toolCalls: 2, text: 'x'.repeat(390) }).archive, false);
+  });
+
+  it('defaults to 8,000 tokens, 5 tool calls and a depth cap of 3', () => {
+    assert.equal(SETTING_DEFAULTS.archival.tokenThreshold, 8000);
+    assert.equal(SETTING_DEFAULTS.archival.toolCallThreshold, 5);
+    assert.equal(SETTING_DEFAULTS.archival.depthCap, 3);
+    const defaults = { ...SETTING_DEFAULTS.archival, enabled: true };
+    assert.equal(shouldArchive(defaults, { ...facts, toolCalls: 5 }).archive, true, '5 tool calls at threshold 5 archive');
+  });
+
+  it('a finished run is terminal', () => {
+    assert.equal(isTerminal('completed'), true);
+    assert.equal(isTerminal('failed'), true);
+    assert.equal(isTerminal('running'), false);
   });
 
   it('never archives when disabled, at the depth cap, or mid tool call', () => {

@@ -745,6 +745,7 @@ describe('@baton chat: archival', () => {
     this.timeout(30_000);
     await setBaton('archival.enabled', undefined);
     await setBaton('archival.maxTurns', undefined);
+    await setBaton('archival.depthCap', undefined);
     await setBaton('subagents.enabled', undefined);
     restoreWarnings?.();
   });
@@ -769,6 +770,7 @@ describe('@baton chat: archival', () => {
     this.timeout(60_000);
     await setBaton('subagents.enabled', true);
     await setBaton('archival.maxTurns', 2);
+    await setBaton('archival.depthCap', 2);
     warnings.length = 0;
     await setBaton('archival.enabled', true);
     await subagentsInEffect(a, true);

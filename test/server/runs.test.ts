@@ -1,0 +1,113 @@
+// Sub-agent runs through the real server on 127.0.0.1 and the real store on disk (docs/runs.md):
+// a finished run is terminal, so any change to it is refused with 409, also after a restart.
+
+import { strict as assert } from 'node:assert';
+import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+
+async function post(daemon: Daemon, route: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(daemon.server.url + route, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function get(daemon: Daemon, route: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(daemon.server.url + route, { headers: { authorization: `Bearer ${daemon.token}` } });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('sub-agent runs (real HTTP, real store)', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it('a completed or failed run never changes again: 409, and the stored result stays', async () => {
+    const dataDir = tempDir();
+    let daemon = await startDaemon({ dataDir, port: 0 });
+    try {
+      const created = await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'p', executionMode: 'ASYNC_POLL', prompt: 'work' });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const id = created.body.id;
+      assert.equal((await post(daemon, '/api/runs', { id, status: 'running' })).status, 200);
+      assert.equal((await post(daemon, '/api/runs', { id, resultContent: 'partial' })).status, 200, 'a running run may still change');
+      assert.equal((await post(daemon, '/api/runs', { id, status: 'completed', resultContent: 'DONE' })).status, 200);
+      for (const change of [{ resultContent: 'rewritten' }, { status: 'failed', error: 'x' }, { status: 'completed', resultContent: 'again' }, { outputTokens: 5 }, { files: ["a.ts"] }]) {
+        const res = await post(daemon, '/api/runs', { id, ...change });
+        assert.equal(res.status, 409, `${JSON.stringify(change)}: ${JSON.stringify(res.body)}`);
+      }
+      assert.equal((await get(daemon, `/api/runs/${id}`)).body.resultContent, 'DONE');
+
+      const failed = (await post(daemon, '/api/runs', { runner: 'external', prompt: 'x' })).body.id;
+      assert.equal((await post(daemon, '/api/runs', { id: failed, status: 'failed', error: 'boom' })).status, 200);
+      assert.equal((await post(daemon, '/api/runs', { id: failed, error: 'other' })).status, 409);
+
+      await daemon.stop();
+      daemon = await startDaemon({ dataDir, port: 0 });
+      assert.equal((await post(daemon, '/api/runs', { id, resultContent: 'after restart' })).status, 409);
+      assert.equal((await get(daemon, `/api/runs/${id}`)).body.resultContent, 'DONE');
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
+
+describe('ASYNC_CALLBACK results reach a harness parent at its next prompt (real HTTP, real store)', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it('delivers finished callback runs once, aggregated, into the UserPromptSubmit inject, kept across a restart', async () => {
+    const dataDir = tempDir();
+    let daemon = await startDaemon({ dataDir, port: 0 });
+    try {
+      await post(daemon, '/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'cc-parent', project: '/repo' });
+      const ids: string[] = [];
+      for (const result of ['RESULT ALPHA', 'RESULT BETA']) {
+        const id = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_CALLBACK', prompt: 'work' })).body.id;
+        await post(daemon, '/api/runs', { id, status: 'running' });
+        assert.equal((await post(daemon, '/api/runs', { id, status: 'completed', resultContent: result })).status, 200);
+        ids.push(id);
+      }
+      // An ASYNC_POLL run of the same parent is never delivered.
+      const poll = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_POLL', prompt: 'poll' })).body.id;
+      await post(daemon, '/api/runs', { id: poll, status: 'failed', error: 'POLL ONLY' });
+      // A transcript sync (the Stop hook) is not a prompt: nothing is taken.
+      const sync = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'cc-parent', lastAssistantMessage: 'ok' });
+      assert.doesNotMatch(sync.body.inject, /RESULT/);
+
+      await daemon.stop();
+      daemon = await startDaemon({ dataDir, port: 0 });
+      const first = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'cc-parent', userPrompt: 'next question' });
+      assert.equal(first.status, 200);
+      assert.match(first.body.inject, /Sub-agent results \(2\)/);
+      assert.match(first.body.inject, /RESULT ALPHA[\s\S]*RESULT BETA/);
+      assert.doesNotMatch(first.body.inject, /POLL ONLY/);
+      const second = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'cc-parent', userPrompt: 'and then' });
+      assert.doesNotMatch(second.body.inject, /RESULT/, 'a result is delivered exactly once');
+      for (const id of ids) assert.ok((await get(daemon, `/api/runs/${id}`)).body.callbackDeliveredAt, 'marked delivered');
+      const deliver = await post(daemon, '/api/runs/deliver', { parentSessionKey: 'cc-parent' });
+      assert.equal(deliver.body.count, 0);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
+
+describe('MEMORY.md Global Head (real HTTP, real store)', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it("lists the agent's stored memories instead of '(none yet)'", async () => {
+    const daemon = await startDaemon({ dataDir: tempDir(), port: 0 });
+    try {
+      assert.equal((await post(daemon, '/api/hooks/remember', { harness: 'claude-code', content: 'The user prefers dark mode in every UI', importance: 0.9 })).status, 200);
+      const synth = await post(daemon, '/api/hooks/synthesis', {});
+      assert.equal(synth.status, 200, JSON.stringify(synth.body));
+      const text = JSON.stringify(synth.body);
+      assert.match(text, /Global Head \(Tier 1\)\\n- The user prefers dark mode/);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
