@@ -399,7 +399,8 @@ export const SCHEMAS = {
         sections: inheritSections.nullable(),
         chars: z.number(),
         estimatedTokens: z.number(),
-        settings: z.object({ inheritContext: z.boolean(), tailChars: z.number() }),
+        budget: z.object({ maxTokens: z.number(), usedTokens: z.number(), cut: z.array(z.string()) }).nullable().optional(),
+        settings: z.object({ inheritContext: z.boolean(), tailChars: z.number(), maxTokens: z.number().optional() }),
         parentUpdatedAt: z.string(),
       })
       .loose(),

@@ -87,7 +87,7 @@ export class SessionService {
   ) {}
 
   get inheritSettings(): InheritSettings {
-    return { inheritContext: this.config.inheritContext, tailChars: this.config.tailChars };
+    return { inheritContext: this.config.inheritContext, tailChars: this.config.tailChars, maxTokens: this.config.inheritMaxTokens };
   }
 
   /** The exact block a new child of `parentKey` would receive now (null when there is nothing to inherit). */
@@ -207,6 +207,7 @@ export class SessionService {
       sections: block?.sections ?? null,
       chars: block?.chars ?? 0,
       estimatedTokens: block?.estimatedTokens ?? 0,
+      budget: block?.budget ?? null,
       settings: this.inheritSettings,
       parentUpdatedAt: session.updatedAt,
     };

@@ -286,6 +286,17 @@ export function activeConstraints(db: Database, agentId: string, entityNames: st
   );
 }
 
+/** Active constraints recorded for a session (stated in it or added by hand), most important first. */
+export function sessionConstraints(db: Database, agentId: string, sessionKey: string): Array<{ id: number; entity: string; content: string; importance: number; from: string | null }> {
+  return all<{ id: number; entity: string; content: string; importance: number; from: string | null }>(
+    db,
+    `SELECT a.id, e.name AS entity, a.content, a.importance, a.kind AS kind, a.confidence AS conf, a.session_key AS "from" FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+     WHERE e.agent_id = ? AND a.session_key = ? AND a.kind = 'constraint' AND a.active = 1
+     ORDER BY a.importance DESC, a.id`,
+    [agentId, sessionKey],
+  ).map((r) => ({ id: r.id, entity: r.entity, content: r.content, importance: r.importance, from: r.from }));
+}
+
 export interface SearchOptions {
   query: string;
   sessionKey?: string;
@@ -543,7 +554,22 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
   const afterSeq = checkpoint ? checkpoint.extractionCursor : 0;
   const full = transcriptTail(db, row.id, tailChars + 1, afterSeq);
   const tail = full.length > tailChars ? full.slice(full.length - tailChars) : full;
-  const focal = checkpoint?.focalEntities ?? [];
+  // The rolling digest: the last compaction summary and every checkpoint since (oldest first).
+  const rows = all<{ id: number; digest: string; source: string | null; focal_entities: string }>(
+    db,
+    'SELECT id, digest, source, focal_entities FROM checkpoints WHERE session_id = ? ORDER BY id DESC LIMIT 200',
+    [row.id],
+  );
+  const stop = rows.findIndex((r) => r.source === 'compaction');
+  const rolling = stop >= 0 ? rows.slice(0, stop + 1) : rows;
+  const digests = [...rolling].reverse().map((r) => ({ digest: r.digest, source: r.source }));
+  // Focal entities of the whole rolling span, newest checkpoint's first.
+  const focal = [...new Set(rolling.flatMap((r) => JSON.parse(r.focal_entities) as string[]))];
+  const byKey = new Map<string, { entity: string; content: string; from: string | null }>();
+  for (const c of [...sessionConstraints(db, row.agent_id, row.session_key), ...activeConstraints(db, row.agent_id, focal)]) {
+    const k = `${c.entity}\u0000${c.content}`;
+    if (!byKey.has(k)) byKey.set(k, { entity: c.entity, content: c.content, from: null });
+  }
   return {
     parentKey: row.session_key,
     agentId: row.agent_id,
@@ -552,7 +578,8 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
     checkpoint: checkpoint ? { digest: checkpoint.digest, focalEntities: focal, createdAt: checkpoint.createdAt } : null,
     tail,
     tailTruncated: full.length > tailChars,
-    constraints: activeConstraints(db, row.agent_id, focal).map((c) => ({ entity: c.entity, content: c.content })),
+    digests,
+    constraints: [...byKey.values()],
     updatedAt: row.updated_at,
   };
 }
