@@ -102,6 +102,7 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     remember: async ({ body }, ctx) => {
+      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body as { runtimePath?: string }) });
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
       return memory.remember(ctx.caller, body);
     },
@@ -120,10 +121,12 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
+      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       return memory.compactionComplete(ctx.caller, body);
     },
 
     checkpointExtract: async ({ body }, ctx) => {
+      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       if (body.transcript !== undefined || body.transcriptPath) {
         // A transcript given here is stored first (as a delta), then the checkpoint looks at what is new.
         const written = await sessions.writeTranscript(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });

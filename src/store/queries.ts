@@ -4,7 +4,7 @@
 import type { Database } from 'sql.js';
 import type { CheckpointRecord, ExecutionMode, LineageSource, SearchHit, SessionRecord, SessionStatus, SubagentRun, Role } from '../core/types';
 import { BatonError } from '../core/errors';
-import { compileSearchQuery } from '../core/searchQuery';
+import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
 import { all, one, remembered } from './db';
@@ -18,7 +18,11 @@ export type Scope = 'all' | { agentId: string };
 
 export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; params: string[] } {
   if (scope === 'all') return { sql: '1', params: [] };
-  return { sql: `(${column} = ? OR ${column} IN (SELECT id FROM agents WHERE read_policy = 'shared'))`, params: [scope.agentId] };
+  // An isolated reader sees only its own rows; others see their own and the shared agents' rows.
+  return {
+    sql: `(${column} = ? OR (${column} IN (SELECT id FROM agents WHERE read_policy = 'shared') AND NOT EXISTS (SELECT 1 FROM agents WHERE id = ? AND read_policy = 'isolated')))`,
+    params: [scope.agentId, scope.agentId],
+  };
 }
 
 /**
@@ -28,7 +32,10 @@ export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; pa
  */
 function rowScopeSql(scope: Scope): { sql: string; params: string[] } {
   if (scope === 'all') return { sql: '1', params: [] };
-  return { sql: `(s.agent_id = ? OR (SELECT read_policy FROM agents WHERE id = s.agent_id) = 'shared')`, params: [scope.agentId] };
+  return {
+    sql: `(s.agent_id = ? OR ((SELECT read_policy FROM agents WHERE id = s.agent_id) = 'shared' AND NOT EXISTS (SELECT 1 FROM agents WHERE id = ? AND read_policy = 'isolated')))`,
+    params: [scope.agentId, scope.agentId],
+  };
 }
 
 export function stripSessionPrefix(key: string): string {
@@ -391,10 +398,14 @@ function shardHasWord(db: Database, table: string, word: string, sealed: boolean
  * Excerpts mark hits with [[ and ]] unless other markers are asked for.
  */
 export function searchTranscripts(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
-  const compiled = compileSearchQuery(opts.query);
+  const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
+  // The strict query first; a question's any-of form only when it finds little (docs/inheritance.md).
+  return withQuestionFallback(opts.query, limit, (compiled) => searchCompiled(db, scope, opts, compiled, limit, markers), (hit) => hit.sessionKey);
+}
+
+function searchCompiled(db: Database, scope: Scope, opts: SearchOptions, compiled: CompiledQuery, limit: number, markers: { open: string; close: string }): SearchHit[] {
   if (!compiled.match) return [];
   catchUpIndex(db); // every stored turn is searchable
-  const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
   const s = scopeSql(scope);
   const where = [s.sql];
   const params: Array<string | number> = [...s.params];
@@ -579,6 +590,7 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
     tail,
     tailTruncated: full.length > tailChars,
     digests,
+    inferredParent: false,
     constraints: [...byKey.values()],
     updatedAt: row.updated_at,
   };

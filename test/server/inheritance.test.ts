@@ -5,6 +5,7 @@ import { strict as assert } from 'node:assert';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { estimateTokens } from '../../src/core/inherit';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { CORPUS, QUESTIONS } from '../fixtures/questionCorpus';
 
 interface Reply {
   status: number;
@@ -102,5 +103,67 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.deepEqual(constraints.filter((c) => c.includes('must not commit generated files')).length, 1, JSON.stringify(constraints));
     assert.ok(preview.body.sections.focalEntities.includes('login.ts'), JSON.stringify(preview.body.sections));
     assert.ok(preview.body.sections.focalEntities.includes('refreshToken'));
+  });
+
+  it('the recency fallback picks the most recently active session with turns, never a just-started sibling, and says the parent was inferred', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'main', project: '/repo', title: 'Main work' });
+    await turn('main', 'Refactor the payment module.');
+    // A sibling sub-agent that just started (0 turns) is newer than the main session.
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'sib', project: '/repo', harnessAgentId: 'agent-1' });
+    const sub = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'sub2', project: '/repo', harnessAgentId: 'agent-2' });
+    assert.equal(sub.body.lineageSource, 'project-recency');
+    assert.equal(sub.body.parentSessionKey, 'main');
+    assert.match(sub.body.inject, /Main work \(claude-code session main\) — parent inferred from recent activity/);
+    assert.match(sub.body.inject, /Refactor the payment module/);
+  });
+
+  it('the runtime-path claim is enforced on compaction-complete, checkpoint-extract and remember (409)', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'claimed', project: '/repo', runtimePath: 'plugin' });
+    await api.post('/api/hooks/user-prompt-submit', { harness: 'openclaw', sessionKey: 'claimed', userPrompt: 'x'.repeat(600), runtimePath: 'plugin' });
+    const compaction = await api.post('/api/hooks/compaction-complete', { harness: 'openclaw', sessionKey: 'claimed', summary: 'replaced', runtimePath: 'legacy' });
+    assert.equal(compaction.status, 409, JSON.stringify(compaction.body));
+    const extract = await api.post('/api/hooks/session-checkpoint-extract', { harness: 'openclaw', sessionKey: 'claimed', runtimePath: 'legacy' });
+    assert.equal(extract.status, 409);
+    const remember = await api.post('/api/hooks/remember', { harness: 'openclaw', sessionKey: 'claimed', content: 'a fact', runtimePath: 'legacy' });
+    assert.equal(remember.status, 409, JSON.stringify(remember.body));
+    assert.equal((await api.get('/api/sessions/claimed/inherited')).body.sections.checkpoint, null, 'the checkpoint was not replaced');
+    const same = await api.post('/api/hooks/compaction-complete', { harness: 'openclaw', sessionKey: 'claimed', summary: 'kept', runtimePath: 'plugin' });
+    assert.equal(same.status, 200);
+  });
+
+  it('an isolated agent reads only its own sessions, not the shared agents\' ones', async () => {
+    const token = async (agentId: string, readPolicy: string) => (await api.post('/api/tokens', { agentId, permissions: ['remember', 'recall'], readPolicy })).body.token as string;
+    const iso = client(daemon, await token('iso', 'isolated'));
+    const shared = client(daemon, await token('pub', 'shared'));
+    await shared.post('/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'pub-s', userPrompt: 'shared zebracorn notes' });
+    await iso.post('/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'iso-s', userPrompt: 'isolated zebracorn notes' });
+    const isoSearch = await iso.post('/api/sessions/search', { query: 'zebracorn' });
+    assert.deepEqual(isoSearch.body.hits.map((h: any) => h.sessionKey), ['iso-s']);
+    assert.equal((await iso.get('/api/sessions/pub-s')).status, 404);
+    const sharedSearch = await shared.post('/api/sessions/search', { query: 'zebracorn' });
+    assert.deepEqual(sharedSearch.body.hits.map((h: any) => h.sessionKey), ['pub-s'], 'the isolated session stays hidden from others');
+  });
+
+  it('search understands a question (route, with recall@5 over a realistic corpus), a quoted phrase stays exact, and recall falls back the same way', async () => {
+    for (const session of CORPUS) {
+      for (const [user, assistant] of session.turns) await turn(session.key, user, assistant);
+    }
+    const strict = await api.post('/api/sessions/search', { query: 'JWT login bug' });
+    assert.equal(strict.body.hits[0].sessionKey, 'jwt-login');
+    let found = 0;
+    for (const { q, answer } of QUESTIONS) {
+      const r = await api.post('/api/sessions/search', { query: q, limit: 5 });
+      assert.equal(r.status, 200);
+      if (r.body.hits.slice(0, 5).some((h: any) => h.sessionKey === answer)) found++;
+    }
+    const recallAt5 = found / QUESTIONS.length;
+    console.log(`      question search recall@5: ${found}/${QUESTIONS.length} = ${recallAt5.toFixed(2)}`);
+    assert.ok(recallAt5 >= 0.9, `recall@5 ${recallAt5}`);
+    const phrase = await api.post('/api/sessions/search', { query: '"what did we decide about the JWT login bug"' });
+    assert.equal(phrase.body.hits.length, 0, 'a quoted phrase stays exact');
+    await api.post('/api/hooks/remember', { harness: 'codex', content: 'The JWT login bug was clock skew; verifyJwt allows 30 seconds of leeway.' });
+    const recalled = await api.post('/api/hooks/recall', { harness: 'codex', query: 'what did we decide about the JWT login bug?' });
+    assert.equal(recalled.status, 200);
+    assert.match(JSON.stringify(recalled.body.results ?? recalled.body.memories), /clock skew/);
   });
 });
