@@ -48,6 +48,9 @@ export const ROUTES = {
   listRuns: route('GET', '/api/runs', 'recall', 'Sub-agent runs, with filters.'),
   getRun: route('GET', '/api/runs/:id', 'recall', 'One sub-agent run.'),
   deliverRuns: route('POST', '/api/runs/deliver', 'remember', "Takes the finished ASYNC_CALLBACK runs of a parent not delivered yet (each is delivered once)."),
+  listConstraints: route('GET', '/api/constraints', 'recall', 'Constraints (rules every sub-agent inherits), of one session or all readable ones.'),
+  addConstraint: route('POST', '/api/constraints', 'remember', 'Adds a constraint by hand, to a session or to an entity of the agent.'),
+  editConstraint: route('POST', '/api/constraints/:id', 'remember', "Edits, deactivates or reactivates one of the agent's constraints."),
   createToken: route('POST', '/api/tokens', 'admin', 'Creates an agent token (its secret is shown once).'),
   revokeToken: route('DELETE', '/api/tokens/:key', 'admin', 'Revokes a token.'),
 } satisfies Record<string, RouteInfo>;

@@ -199,6 +199,31 @@ export function buildHandlers(svc: Services): Handlers {
       return { runs, count: runs.length };
     },
 
+    listConstraints: async ({ query }, ctx) => {
+      const constraints = await store.read('listConstraints', { scope: readScope(ctx.caller), sessionKey: query.sessionKey, includeInactive: query.all === '1' || query.all === 'true', limit: query.limit });
+      return { constraints, count: constraints.length };
+    },
+
+    addConstraint: async ({ body }, ctx) => {
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
+      if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
+      await store.write('addAttribute', { agentId, entity: body.entity ?? 'rules', kind: 'constraint', content: body.content, importance: body.importance ?? 0.9, sessionKey: key });
+      const added = await store.read('getConstraint', { scope: { agentId }, ownAgent: agentId });
+      if (!added) throw new BatonError('not_found', 'constraint not found');
+      return added;
+    },
+
+    editConstraint: async ({ body }, ctx) => {
+      const id = Number(ctx.params.id);
+      if (!Number.isInteger(id) || id < 1) throw new BatonError('invalid_request', 'id: must be a positive integer');
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      await store.write('setAttribute', { agentId, id, content: body.content, active: body.active, importance: body.importance });
+      const edited = await store.read('getConstraint', { scope: { agentId }, id });
+      if (!edited) throw new BatonError('not_found', `constraint ${id} not found`);
+      return edited;
+    },
+
     getRun: async (_input, ctx) => {
       const run = await store.read('getRun', { scope: readScope(ctx.caller), id: ctx.params.id });
       if (!run) throw new BatonError('not_found', `run ${ctx.params.id} not found`);

@@ -304,6 +304,49 @@ export function sessionConstraints(db: Database, agentId: string, sessionKey: st
   ).map((r) => ({ id: r.id, entity: r.entity, content: r.content, importance: r.importance, from: r.from }));
 }
 
+export type ConstraintView = {
+  id: number;
+  agentId: string;
+  entity: string;
+  content: string;
+  importance: number;
+  active: boolean;
+  sessionKey: string | null;
+  createdAt: string;
+};
+
+/** Constraints readable in the scope, newest first; of one session, or inactive ones too, on request. */
+export function listConstraints(db: Database, scope: Scope, opts: { sessionKey?: string; includeInactive?: boolean; limit?: number }): ConstraintView[] {
+  const s = scopeSql(scope, 'e.agent_id');
+  const where = [s.sql, "a.kind = 'constraint'"];
+  const params: Array<string | number> = [...s.params];
+  if (opts.sessionKey) {
+    where.push('a.session_key = ?');
+    params.push(stripSessionPrefix(opts.sessionKey));
+  }
+  if (!opts.includeInactive) where.push('a.active = 1');
+  return all<{ id: number; agent_id: string; entity: string; content: string; importance: number; active: number; session_key: string | null; created_at: string }>(
+    db,
+    `SELECT a.id, e.agent_id, e.name AS entity, a.content, a.importance, a.active, a.session_key, a.created_at FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+     WHERE ${where.join(' AND ')} ORDER BY a.id DESC LIMIT ?`,
+    [...params, Math.max(1, Math.min(opts.limit ?? 200, 1000))],
+  ).map((r) => ({ id: r.id, agentId: r.agent_id, entity: r.entity, content: r.content, importance: r.importance, active: r.active === 1, sessionKey: r.session_key, createdAt: r.created_at }));
+}
+
+/** One constraint by id within the scope (or the newest one of an agent, id omitted). */
+export function getConstraint(db: Database, scope: Scope, id?: number, ownAgent?: string): ConstraintView | null {
+  const s = scopeSql(scope, 'e.agent_id');
+  const row = one<{ id: number }>(
+    db,
+    id !== undefined
+      ? `SELECT a.id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE a.id = ? AND a.kind = 'constraint' AND ${s.sql}`
+      : `SELECT MAX(a.id) AS id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE e.agent_id = ? AND a.kind = 'constraint'`,
+    id !== undefined ? [id, ...s.params] : [ownAgent ?? ''],
+  );
+  if (!row || row.id === null) return null;
+  return listConstraints(db, 'all', { includeInactive: true, limit: 1000 }).find((c) => c.id === row.id) ?? null;
+}
+
 export interface SearchOptions {
   query: string;
   sessionKey?: string;

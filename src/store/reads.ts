@@ -39,6 +39,8 @@ export const READ_QUERIES = {
   search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) => q.searchTranscripts(db, a.scope, a, a.markers),
   /** Everything `POST /api/sessions/search` needs from the store, in one round trip. */
   sessionSearch: (db: Database, a: { scope: q.Scope } & SessionSearchArgs) => sessionSearch(db, a.scope, a),
+  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => q.listConstraints(db, a.scope, a),
+  getConstraint: (db: Database, a: { scope: q.Scope; id?: number; ownAgent?: string }) => q.getConstraint(db, a.scope, a.id, a.ownAgent),
   sessionConstraints: (db: Database, a: { agentId: string; key: string }) => q.sessionConstraints(db, a.agentId, a.key),
   latestCheckpoint: (db: Database, a: { scope: q.Scope; key: string }) => {
     const row = sessionRowOrThrow(db, a.scope, a.key);

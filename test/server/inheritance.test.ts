@@ -166,4 +166,29 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal(recalled.status, 200);
     assert.match(JSON.stringify(recalled.body.results ?? recalled.body.memories), /clock skew/);
   });
+
+  it('constraints can be added, listed, edited and deactivated by hand over HTTP; active ones reach the child, agent-scoped', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'hand', project: '/repo' });
+    await turn('hand', 'Work on the billing export.');
+    const added = await api.post('/api/constraints', { sessionKey: 'hand', content: 'Do not touch the invoices table.' });
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+    assert.equal(added.body.entity, 'rules');
+    assert.equal(added.body.active, true);
+    const listed = await api.get('/api/constraints?sessionKey=hand');
+    assert.deepEqual(listed.body.constraints.map((c: any) => c.content), ['Do not touch the invoices table.']);
+    let child = await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'hand-c1', parentSessionKey: 'hand' });
+    assert.match(child.body.inject, /Active constraints:\n {2}- rules: Do not touch the invoices table\./);
+    const edited = await api.post(`/api/constraints/${added.body.id}`, { content: 'Do not touch the invoices or payments tables.' });
+    assert.equal(edited.body.content, 'Do not touch the invoices or payments tables.');
+    const off = await api.post(`/api/constraints/${added.body.id}`, { active: false });
+    assert.equal(off.body.active, false);
+    assert.equal((await api.get('/api/constraints?sessionKey=hand')).body.count, 0);
+    assert.equal((await api.get('/api/constraints?sessionKey=hand&all=1')).body.count, 1);
+    child = await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'hand-c2', parentSessionKey: 'hand' });
+    assert.doesNotMatch(child.body.inject, /invoices/);
+    // Another agent can neither edit it nor add to a session it does not own.
+    const other = client(daemon, (await api.post('/api/tokens', { agentId: 'other', permissions: ['remember', 'recall'], readPolicy: 'shared' })).body.token);
+    assert.equal((await other.post(`/api/constraints/${added.body.id}`, { active: true })).status, 404);
+    assert.equal((await other.post('/api/constraints', { sessionKey: 'hand', content: 'Always be nice.' })).status, 404);
+  });
 });
