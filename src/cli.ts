@@ -14,6 +14,7 @@ import { warnAboutPermissions } from './cli/dataDirChecks';
 import { Output } from './cli/output';
 import { hasBatonData, noDataError } from './store/readView';
 import { registerServerCommands } from './cli/serverCommands';
+import { registerConstraintCommands } from './cli/constraintCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
 
@@ -172,6 +173,7 @@ export function buildProgram(): Command {
   registerServerCommands(program, { dataDirOption, out });
   registerConnectorCommands(program, { dataDirOption, out });
   registerImportCommands(program, { dataDirOption, out });
+  registerConstraintCommands(program, { dataDirOption, out });
   return program;
 }
 

@@ -6,6 +6,17 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { estimateTokens } from '../../src/core/inherit';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 import { CORPUS, QUESTIONS } from '../fixtures/questionCorpus';
+import { execFile } from 'node:child_process';
+import { CLI, ROOT } from '../helpers/child';
+
+/** The built CLI, asynchronously (the daemon answering it runs in this process). */
+function runCli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, timeout: 30_000, encoding: 'utf8' }, (err, stdout, stderr) => {
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 interface Reply {
   status: number;
@@ -35,10 +46,12 @@ const FILLER = 'We looked at the build output and the profiler trace again, noth
 describe('what a sub-agent inherits (real HTTP, real store)', function () {
   this.timeout(120_000);
   let daemon: Daemon;
+  let dataDir: string;
   let api: ReturnType<typeof client>;
 
   beforeEach(async () => {
-    daemon = await startDaemon({ dataDir: tempDir(), port: 0, config: { transcriptRoots: [tempDir('baton-transcripts-')] } });
+    dataDir = tempDir();
+    daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [tempDir('baton-transcripts-')] } });
     api = client(daemon);
   });
   afterEach(async () => daemon.stop());
@@ -190,5 +203,18 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     const other = client(daemon, (await api.post('/api/tokens', { agentId: 'other', permissions: ['remember', 'recall'], readPolicy: 'shared' })).body.token);
     assert.equal((await other.post(`/api/constraints/${added.body.id}`, { active: true })).status, 404);
     assert.equal((await other.post('/api/constraints', { sessionKey: 'hand', content: 'Always be nice.' })).status, 404);
+  });
+
+  it('baton constraints add / list / deactivate (CLI through the running server)', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'cli-s', project: '/repo' });
+    await turn('cli-s', 'Refactor the exporter.');
+    const added = await runCli(['constraints', 'add', '--session', 'cli-s', '--data-dir', dataDir, '--json', 'never', 'drop', 'the', 'users', 'table']);
+    assert.equal(added.status, 0, added.stderr);
+    const id = JSON.parse(added.stdout).id;
+    const listed = await runCli(['constraints', 'list', '--session', 'cli-s', '--data-dir', dataDir]);
+    assert.match(listed.stdout, /active +cli-s  rules: never drop the users table/);
+    assert.match((await api.get('/api/sessions/cli-s/inherited')).body.block, /never drop the users table/);
+    assert.equal((await runCli(['constraints', 'deactivate', String(id), '--data-dir', dataDir])).status, 0);
+    assert.doesNotMatch((await api.get('/api/sessions/cli-s/inherited')).body.block, /never drop the users table/);
   });
 });
