@@ -127,8 +127,11 @@ export const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-/** When the strict query found fewer hits than this, a question query is tried (docs/inheritance.md). */
-export const QUESTION_FALLBACK_BELOW = 3;
+/**
+ * When the strict query found fewer hits than this, a question query is tried (docs/inheritance.md).
+ * One: a strict query that finds anything keeps its exact answer.
+ */
+export const QUESTION_FALLBACK_BELOW = 1;
 
 /**
  * The question-friendly form of a query: stop words dropped, any of the remaining words (FTS4's

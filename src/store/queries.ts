@@ -442,7 +442,12 @@ function shardHasWord(db: Database, table: string, word: string, sealed: boolean
  */
 export function searchTranscripts(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
-  // The strict query first; a question's any-of form only when it finds little (docs/inheritance.md).
+  return searchCompiled(db, scope, opts, compileSearchQuery(opts.query), limit, markers);
+}
+
+/** searchTranscripts, then a question's any-of form when the strict query finds little (docs/inheritance.md). */
+export function searchTranscriptsOrQuestion(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
+  const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
   return withQuestionFallback(opts.query, limit, (compiled) => searchCompiled(db, scope, opts, compiled, limit, markers), (hit) => hit.sessionKey);
 }
 

@@ -6,7 +6,7 @@
 import type { Database } from 'sql.js';
 import { parentFromKey } from '../harnesses/registry';
 import type { SearchHit, SessionRecord } from '../core/types';
-import { getSession, searchTranscripts, stripSessionPrefix, transcriptTail, findSessionRow, type Scope } from './queries';
+import { getSession, searchTranscriptsOrQuestion as searchTranscripts, stripSessionPrefix, transcriptTail, findSessionRow, type Scope } from './queries';
 
 export interface SessionSearchArgs {
   query: string;
