@@ -12,6 +12,7 @@ import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { stripSessionPrefix } from '../store/queries';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
+import { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
@@ -98,6 +99,8 @@ export function buildHandlers(svc: Services): Handlers {
         { reason: body.reason ?? null, status: body.status ?? 'ended', parentSessionKey: body.parentSessionKey },
       );
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
+      // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
+      await new InheritService(store).extractRules(written.agentId, written.sessionKey, 1);
       return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
 

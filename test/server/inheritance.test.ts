@@ -217,4 +217,13 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal((await runCli(['constraints', 'deactivate', String(id), '--data-dir', dataDir])).status, 0);
     assert.doesNotMatch((await api.get('/api/sessions/cli-s/inherited')).body.block, /never drop the users table/);
   });
+
+  it('session end extracts the rules stated in the session as its constraints', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'ending', project: '/repo' });
+    await turn('ending', 'Ship the release notes. Always run the full test suite before tagging.');
+    const ended = await api.post('/api/hooks/session-end', { harness: 'codex', sessionKey: 'ending' });
+    assert.equal(ended.status, 200);
+    const listed = await api.get('/api/constraints?sessionKey=ending');
+    assert.deepEqual(listed.body.constraints.map((c: any) => c.content), ['Always run the full test suite before tagging.']);
+  });
 });
