@@ -245,9 +245,37 @@ export const listRunsQuery = z.object({
   limit: intQuery(100, 1, 1000),
 });
 
+export const listConstraintsQuery = z.object({ sessionKey: textQuery, all: textQuery, limit: intQuery(200, 1, 1000) });
+
+export const addConstraintBody = z
+  .object({
+    content: z.string().trim().min(1).max(2000),
+    sessionKey: z.string().trim().min(1).max(512).optional(),
+    entity: z.string().trim().min(1).max(256).optional(),
+    importance: z.number().min(0).max(1).optional(),
+    agentId,
+  })
+  .strict();
+
+export const editConstraintBody = z
+  .object({ content: z.string().trim().min(1).max(2000).optional(), active: z.boolean().optional(), importance: z.number().min(0).max(1).optional(), agentId })
+  .strict();
+
 // --- Responses. Top-level objects are open (.loose()): a newer server may add fields.
 
 const nullableString = z.string().nullable();
+const constraintView = z
+  .object({
+    id: z.number(),
+    agentId: z.string(),
+    entity: z.string(),
+    content: z.string(),
+    importance: z.number(),
+    active: z.boolean(),
+    sessionKey: nullableString,
+    createdAt: z.string(),
+  })
+  .loose();
 const executionMode = z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']);
 
 /** A session as every client sees it (GET /api/sessions/:key, lists, the tree): the record and its claim's expiry. */
@@ -376,7 +404,8 @@ export const SCHEMAS = {
         sections: inheritSections.nullable(),
         chars: z.number(),
         estimatedTokens: z.number(),
-        settings: z.object({ inheritContext: z.boolean(), tailChars: z.number() }),
+        budget: z.object({ maxTokens: z.number(), usedTokens: z.number(), cut: z.array(z.string()) }).nullable().optional(),
+        settings: z.object({ inheritContext: z.boolean(), tailChars: z.number(), maxTokens: z.number().optional() }),
         parentUpdatedAt: z.string(),
       })
       .loose(),
@@ -385,6 +414,9 @@ export const SCHEMAS = {
   upsertRun: { body: runBody, response: runView },
   listRuns: { query: listRunsQuery, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
   getRun: { response: runView },
+  listConstraints: { query: listConstraintsQuery, response: z.object({ constraints: z.array(constraintView), count: z.number() }).loose() },
+  addConstraint: { body: addConstraintBody, response: constraintView },
+  editConstraint: { body: editConstraintBody, response: constraintView },
   deliverRuns: { body: deliverBody, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
   createToken: {
     body: tokenBody,

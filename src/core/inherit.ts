@@ -7,20 +7,30 @@ import { redactSecrets } from './redact';
 export interface InheritSettings {
   inheritContext: boolean;
   tailChars: number;
+  /** Total budget of the block in (estimated) tokens; active constraints are never cut. */
+  maxTokens?: number;
 }
 
-export const DEFAULT_INHERIT: InheritSettings = { inheritContext: true, tailChars: 3000 };
+export const DEFAULT_MAX_TOKENS = 2000;
+export const DEFAULT_INHERIT: InheritSettings = { inheritContext: true, tailChars: 3000, maxTokens: DEFAULT_MAX_TOKENS };
 
 export interface InheritSources {
   parentKey: string;
   title: string | null;
   harness: string;
   checkpoint: { digest: string; focalEntities: string[]; createdAt: string } | null;
+  /**
+   * The rolling digest: the last compaction summary and every checkpoint since, oldest first.
+   * When absent, the checkpoint's digest alone.
+   */
+  digests?: Array<{ digest: string; source: string | null }>;
   /** The parent's transcript since its last checkpoint, already cut to the last tailChars characters. */
   tail: string;
   /** Whether the tail was cut (there was more before it). */
   tailTruncated: boolean;
-  constraints: Array<{ entity: string; content: string }>;
+  constraints: Array<{ entity: string; content: string; from?: string | null }>;
+  /** Set when the parent was inferred (recency fallback) rather than named. */
+  inferredParent?: boolean;
 }
 
 export interface InheritBlock {
@@ -34,6 +44,7 @@ export interface InheritBlock {
   };
   chars: number;
   estimatedTokens: number;
+  budget: { maxTokens: number; usedTokens: number; cut: string[] };
 }
 
 export const INHERIT_HEADING = '## Inherited from Parent Session';
@@ -50,24 +61,112 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+export const CUT_MARKER = '[…cut]';
+
+/** The first part of `text` within `max` characters, ended on a sentence boundary, with a marker. */
+export function cutHead(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = max - CUT_MARKER.length - 1;
+  if (room <= 0) return '';
+  const slice = text.slice(0, room);
+  const ends = [...slice.matchAll(/[.!?](?=\s)|\n/g)].map((m) => (m.index ?? 0) + 1);
+  const at = ends.length ? ends[ends.length - 1] : slice.lastIndexOf(' ') > 0 ? slice.lastIndexOf(' ') : room;
+  return `${slice.slice(0, at).trimEnd()} ${CUT_MARKER}`;
+}
+
+/** The last part of `text` within `max` characters, started on a turn (line) boundary, with a marker. */
+export function cutTail(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = max - CUT_MARKER.length - 1;
+  if (room <= 0) return '';
+  const slice = text.slice(text.length - room);
+  const nl = slice.indexOf('\n');
+  const from = nl >= 0 && nl < slice.length - 1 ? nl + 1 : 0;
+  const kept = slice.slice(from).trimStart();
+  return kept ? `${CUT_MARKER}\n${kept}` : '';
+}
+
+/** The rolling digest condensed within `max` characters: every part keeps its opening sentences. */
+function condenseDigests(parts: string[], max: number): { text: string; cut: boolean } {
+  const whole = parts.join('\n');
+  if (whole.length <= max) return { text: whole, cut: false };
+  // Share the room equally; a short part gives what it does not use to the others.
+  const sorted = parts.map((p, i) => ({ p, i })).sort((a, b) => a.p.length - b.p.length);
+  const out: string[] = new Array(parts.length);
+  let room = max - (parts.length - 1);
+  let left = parts.length;
+  for (const { p, i } of sorted) {
+    const share = Math.floor(room / left);
+    out[i] = cutHead(p, share);
+    room -= out[i].length;
+    left--;
+  }
+  return { text: out.filter(Boolean).join('\n'), cut: true };
+}
+
 export function assembleInheritBlock(src: InheritSources, settings: InheritSettings = DEFAULT_INHERIT): InheritBlock | null {
   if (!settings.inheritContext) return null;
-  const digest = src.checkpoint?.digest.trim() ? redactSecrets(src.checkpoint.digest.trim()) : null;
-  const tail = src.tail.trim() ? redactSecrets(src.tail.trim()) : null;
-  if (!digest && !tail) return null;
-  const focal = [...new Set(src.checkpoint?.focalEntities ?? [])].filter(Boolean);
-  const constraints = src.constraints.map((c) => redactSecrets(`${c.entity}: ${c.content}`));
+  const maxTokens = settings.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const digestParts = (src.digests ?? (src.checkpoint ? [{ digest: src.checkpoint.digest, source: null }] : []))
+    .map((d) => d.digest.trim())
+    .filter(Boolean)
+    .map((d) => redactSecrets(d));
+  const fullTail = src.tail.trim() ? redactSecrets(src.tail.trim()) : null;
+  const allConstraints = src.constraints.map((c) => redactSecrets(`${c.entity}: ${c.content}${c.from ? ` (from ${c.from})` : ''}`));
+  if (!digestParts.length && !fullTail && !allConstraints.length) return null;
+  const focalAll = [...new Set(src.checkpoint?.focalEntities ?? [])].filter(Boolean);
   const header = src.title?.trim() ? src.title.trim() : 'active session';
-  const lines = [INHERIT_HEADING, '', `${header} (${src.harness} session ${src.parentKey})`];
+  const headLines = [INHERIT_HEADING, '', `${header} (${src.harness} session ${src.parentKey})${src.inferredParent ? ' — parent inferred from recent activity' : ''}`];
+  const cut: string[] = [];
+  // Priority: constraints (never cut), then the digest, then entities, then the tail.
+  const constraintLines = allConstraints.length ? ['Active constraints:', ...allConstraints.map((c) => `  - ${c}`)] : [];
+  const budgetReserve = 90;
+  let room = maxTokens * 4 - [...headLines, ...constraintLines].join('\n').length - budgetReserve;
+  let digest: string | null = null;
+  if (digestParts.length && room > 40) {
+    // The digest may take the room the tail does not need, but at most 60% when there is a tail.
+    const tailNeed = fullTail ? Math.min(fullTail.length + 40, Math.floor(room * 0.4)) : 0;
+    const share = room - tailNeed - 30;
+    const condensed = condenseDigests(digestParts, Math.max(0, Math.floor(share / 1.05)));
+    // Indentation adds two characters a line.
+    if (condensed.text) {
+      digest = condensed.text;
+      if (condensed.cut) cut.push('checkpoint summary');
+      room -= 'Checkpoint summary:\n'.length + indent(digest).length + 1;
+    } else cut.push('checkpoint summary');
+  } else if (digestParts.length) cut.push('checkpoint summary');
+  const focal: string[] = [];
+  if (focalAll.length) {
+    for (const f of focalAll) {
+      const line = `Focal entities: ${[...focal, f].join(', ')}`;
+      if (line.length + 1 > room) break;
+      focal.push(f);
+    }
+    if (focal.length < focalAll.length) cut.push('focal entities');
+    if (focal.length) room -= `Focal entities: ${focal.join(', ')}`.length + 1;
+  }
+  let tail: string | null = null;
+  if (fullTail) {
+    const label = src.tailTruncated ? 'Recent context (most recent part):' : 'Recent context:';
+    const lines = fullTail.split('\n').length;
+    const max = room - label.length - 1 - lines * 2 - 2;
+    tail = max > 40 ? cutTail(fullTail, max) || null : null;
+    if (tail !== fullTail) cut.push('recent context');
+  }
+  if (!digest && !tail && !allConstraints.length) return null;
+  const lines = [...headLines, ...constraintLines];
   if (digest) lines.push('Checkpoint summary:', indent(digest));
   if (tail) lines.push(src.tailTruncated ? 'Recent context (most recent part):' : 'Recent context:', indent(tail));
   if (focal.length) lines.push(`Focal entities: ${focal.join(', ')}`);
-  if (constraints.length) lines.push('Active constraints:', ...constraints.map((c) => `  - ${c}`));
-  const text = lines.join('\n');
+  const body = lines.join('\n');
+  const budgetLine = (used: number) => `Budget: ~${used} of ${maxTokens} tokens${cut.length ? ` (cut: ${cut.join(', ')})` : ''}`;
+  let text = `${body}\n${budgetLine(estimateTokens(body))}`;
+  text = `${body}\n${budgetLine(estimateTokens(text))}`;
   return {
     text,
-    sections: { header, checkpoint: digest, recentContext: tail, focalEntities: focal, constraints },
+    sections: { header, checkpoint: digest, recentContext: tail, focalEntities: focal, constraints: allConstraints },
     chars: text.length,
     estimatedTokens: estimateTokens(text),
+    budget: { maxTokens, usedTokens: estimateTokens(text), cut },
   };
 }

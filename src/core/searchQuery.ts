@@ -114,3 +114,60 @@ export function compileSearchQuery(raw: string): CompiledQuery {
   const phrases = plain ? standalone : null;
   return { match: positive + negative, terms, prefixTerms, requiredWords, phrases };
 }
+
+/** Words a question carries that say nothing about what it looks for. */
+export const STOP_WORDS = new Set(
+  (
+    'a about above after again all also am an and any are as at be been before being below between both but by can could did do does doing done ' +
+    'down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my ' +
+    'no nor not now of off on once only or other our ours out over own same she should so some such than that the their theirs them then there ' +
+    'these they this those through to too under until up very was we were what when where which while who whom why will with would you your ' +
+    'yours decide decided decision discuss discussed talk talked said say tell told know think thing things anything something everything ' +
+    'please find show look looked get got make made use used want wanted need needed again ever still there yes ok okay'
+  ).split(' '),
+);
+
+/**
+ * When the strict query found fewer hits than this, a question query is tried (docs/inheritance.md).
+ * One: a strict query that finds anything keeps its exact answer.
+ */
+export const QUESTION_FALLBACK_BELOW = 1;
+
+/**
+ * The question-friendly form of a query: stop words dropped, any of the remaining words (FTS4's
+ * BM25 ranks a document matching more of them higher), words of four letters or more as prefixes
+ * so identifiers and inflections match. Null when the strict form is the right one: the text
+ * holds a quoted phrase (stays exact), operators, or fewer than two words.
+ */
+export function compileQuestionQuery(raw: string): CompiledQuery | null {
+  const text = (raw ?? '').slice(0, 10_000);
+  if (text.includes('"') || /(^|\s)(OR|NOT)(\s|$)|(^|\s)-\S|\*/.test(text)) return null;
+  const all = wordsOf(text);
+  if (all.length < 2) return null;
+  const words = [...new Set(all.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\d/.test(w))))].slice(0, MAX_ITEMS);
+  if (words.length === 0) return null;
+  const items: Item[] = words.map((w) => ({ words: [w], prefix: w.length >= 4, negated: false }));
+  return {
+    match: items.length === 1 ? quote(items[0]) : items.map(quote).join(' OR '),
+    terms: words,
+    prefixTerms: items.filter((i) => i.prefix).map((i) => i.words[0]),
+    requiredWords: [],
+    phrases: null,
+  };
+}
+
+/**
+ * Search with the question fallback: run the strict query; when it finds fewer than
+ * QUESTION_FALLBACK_BELOW hits and the text reads as a question, run the question query and append
+ * its hits the strict ones did not find. Reusable by every search (sessions, recall).
+ */
+export function withQuestionFallback<T>(raw: string, limit: number, run: (compiled: CompiledQuery) => T[], keyOf: (hit: T) => string): T[] {
+  const strict = compileSearchQuery(raw);
+  const first = strict.match ? run(strict) : [];
+  if (first.length >= Math.min(QUESTION_FALLBACK_BELOW, limit)) return first;
+  const question = compileQuestionQuery(raw);
+  if (!question || question.match === strict.match) return first;
+  const seen = new Set(first.map(keyOf));
+  const more = run(question).filter((hit) => !seen.has(keyOf(hit)));
+  return [...first, ...more].slice(0, limit);
+}

@@ -6,6 +6,7 @@ export interface BatonSettingsInput {
   port?: unknown;
   'inherit.enabled'?: unknown;
   'inherit.tailChars'?: unknown;
+  'inherit.maxTokens'?: unknown;
   'search.limit'?: unknown;
   projectFilter?: unknown;
   'subagents.enabled'?: unknown;
@@ -22,6 +23,7 @@ export interface ValidatedSettings {
   port: number | null;
   inheritEnabled: boolean;
   tailChars: number;
+  inheritMaxTokens: number;
   searchLimit: number;
   projectFilter: 'workspace' | 'all';
   subagentsEnabled: boolean;
@@ -35,6 +37,7 @@ export const SETTING_DEFAULTS: ValidatedSettings = {
   port: null,
   inheritEnabled: true,
   tailChars: 3000,
+  inheritMaxTokens: 2000,
   searchLimit: 20,
   projectFilter: 'workspace',
   subagentsEnabled: false,
@@ -90,6 +93,7 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
     port: port === -1 ? null : port,
     inheritEnabled: bool(raw['inherit.enabled'], 'inherit.enabled', d.inheritEnabled, errors),
     tailChars: int(raw['inherit.tailChars'], 'inherit.tailChars', 0, 100_000, d.tailChars, errors),
+    inheritMaxTokens: int(raw['inherit.maxTokens'], 'inherit.maxTokens', 100, 200_000, d.inheritMaxTokens, errors),
     searchLimit: int(raw['search.limit'], 'search.limit', 1, 20, d.searchLimit, errors),
     projectFilter,
     subagentsEnabled: bool(raw['subagents.enabled'], 'subagents.enabled', d.subagentsEnabled, errors),

@@ -12,6 +12,8 @@ export const DEFAULT_PORT = 7433;
 export interface ServerConfig {
   inheritContext: boolean;
   tailChars: number;
+  /** Total budget of the inherited block, in estimated tokens (docs/inheritance.md). */
+  inheritMaxTokens: number;
   /** Request body cap in bytes (inline transcripts are the large case). */
   maxBodyBytes: number;
   /** transcriptPath files larger than this are refused. */
@@ -30,6 +32,7 @@ const fileSchema = z
   .object({
     inheritContext: z.boolean(),
     tailChars: z.number().int().min(0).max(100_000),
+    inheritMaxTokens: z.number().int().min(100).max(200_000),
     maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024),
     maxTranscriptBytes: z.number().int().min(1024).max(1024 * 1024 * 1024),
     transcriptRoots: z.array(z.string().min(1)),
@@ -50,6 +53,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
   return {
     inheritContext: true,
     tailChars: 3000,
+    inheritMaxTokens: 2000,
     maxBodyBytes: 8 * 1024 * 1024,
     maxTranscriptBytes: 64 * 1024 * 1024,
     transcriptRoots: defaultTranscriptRoots(dataDir),

@@ -10,6 +10,7 @@ import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
 import { writeFileAtomic } from '../node/fsync';
 import { stripSessionPrefix } from '../core/sessionKey';
+import { InheritService } from './inheritService';
 import { readScope, writeAgent, type Caller } from './security';
 
 const CHECKPOINT_MIN_DELTA = 500;
@@ -117,7 +118,18 @@ export class MemoryService {
       sourceType: 'compaction',
       sourceId: node.id,
     });
-    if (session) await this.store.write('addCheckpoint', { agentId, key: session.key, digest: input.summary, source: 'compaction' });
+    if (session) {
+      // Rules stated since the last checkpoint must outlive the transcript the summary replaces.
+      const previous = await this.store.read('latestCheckpoint', { scope: { agentId }, key: session.key });
+      const rules = await new InheritService(this.store).extractRules(agentId, session.key, (previous?.extractionCursor ?? 0) + 1);
+      await this.store.write('addCheckpoint', {
+        agentId,
+        key: session.key,
+        digest: input.summary,
+        focalEntities: [...new Set([...rules.entities, ...(previous?.focalEntities ?? [])])].slice(0, 12),
+        source: 'compaction',
+      });
+    }
     const contextEpoch = session ? await this.store.read('compactionCount', { agentId, key: session.key }) : 1;
     return { success: true, memoryId: memory.id, summaryId: node.id, contextEpoch };
   }
@@ -144,7 +156,8 @@ export class MemoryService {
       score: 0.85,
       meta: { source: 'session-checkpoint-extract', fromSeq: cursor + 1, toSeq: session.turnCount },
     });
-    await this.store.write('addCheckpoint', { agentId: session.agentId, key: session.key, digest, extractionCursor: session.turnCount, source: 'checkpoint-extract' });
+    const rules = await new InheritService(this.store).extractRules(session.agentId, session.key, cursor + 1);
+    await this.store.write('addCheckpoint', { agentId: session.agentId, key: session.key, digest, focalEntities: rules.entities, extractionCursor: session.turnCount, source: 'checkpoint-extract' });
     return { queued: true, jobId: node.id };
   }
 

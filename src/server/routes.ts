@@ -14,6 +14,7 @@ import { stripSessionPrefix } from '../core/sessionKey';
 import type { RecoveryEvent } from '../store/recovery';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
+import { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
@@ -117,10 +118,13 @@ export function buildHandlers(svc: Services): Handlers {
         { reason: body.reason ?? null, status: body.status ?? 'ended', parentSessionKey: body.parentSessionKey },
       );
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
+      // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
+      await new InheritService(store).extractRules(written.agentId, written.sessionKey, 1);
       return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
 
     remember: async ({ body }, ctx) => {
+      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body as { runtimePath?: string }) });
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
       return memory.remember(ctx.caller, body);
     },
@@ -139,10 +143,12 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
+      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       return memory.compactionComplete(ctx.caller, body);
     },
 
     checkpointExtract: async ({ body }, ctx) => {
+      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       if (body.transcript !== undefined || body.transcriptPath) {
         // A transcript given here is stored first (as a delta), then the checkpoint looks at what is new.
         const written = await sessions.writeTranscript(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
@@ -213,6 +219,31 @@ export function buildHandlers(svc: Services): Handlers {
         limit: query.limit,
       });
       return { runs, count: runs.length };
+    },
+
+    listConstraints: async ({ query }, ctx) => {
+      const constraints = await store.read('listConstraints', { scope: readScope(ctx.caller), sessionKey: query.sessionKey, includeInactive: query.all === '1' || query.all === 'true', limit: query.limit });
+      return { constraints, count: constraints.length };
+    },
+
+    addConstraint: async ({ body }, ctx) => {
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
+      if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
+      await store.write('addAttribute', { agentId, entity: body.entity ?? 'rules', kind: 'constraint', content: body.content, importance: body.importance ?? 0.9, sessionKey: key });
+      const added = await store.read('getConstraint', { scope: { agentId }, ownAgent: agentId });
+      if (!added) throw new BatonError('not_found', 'constraint not found');
+      return added;
+    },
+
+    editConstraint: async ({ body }, ctx) => {
+      const id = Number(ctx.params.id);
+      if (!Number.isInteger(id) || id < 1) throw new BatonError('invalid_request', 'id: must be a positive integer');
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      await store.write('setAttribute', { agentId, id, content: body.content, active: body.active, importance: body.importance });
+      const edited = await store.read('getConstraint', { scope: { agentId }, id });
+      if (!edited) throw new BatonError('not_found', `constraint ${id} not found`);
+      return edited;
     },
 
     getRun: async (_input, ctx) => {

@@ -64,7 +64,7 @@ export class SessionService {
   ) {}
 
   get inheritSettings(): InheritSettings {
-    return { inheritContext: this.config.inheritContext, tailChars: this.config.tailChars };
+    return { inheritContext: this.config.inheritContext, tailChars: this.config.tailChars, maxTokens: this.config.inheritMaxTokens };
   }
 
   /** The exact block a new child of `parentKey` would receive now (null when there is nothing to inherit). */
@@ -173,6 +173,20 @@ export class SessionService {
     return { query: input.query, hits: out, count: out.length, ...(searchedParent ? { searchedSession: searchedParent } : {}) };
   }
 
+  /**
+   * The runtime-path claim on a write route that is not a lifecycle hook (docs/inheritance.md):
+   * 409 when another runtime path holds a live claim on the session. No key, no path: no check.
+   */
+  async checkClaim(caller: Caller, input: { sessionKey?: string; agentId?: string; runtimePath?: string }): Promise<void> {
+    if (!input.sessionKey || !input.runtimePath) return;
+    const session = await this.store.read('writableSession', { agentId: writeAgent(caller, input.agentId), key: stripSessionPrefix(input.sessionKey) });
+    if (!session || !session.runtimePath || session.runtimePath === input.runtimePath) return;
+    const expires = claimExpiresAt(session.claimedAt, this.config.claimTtlMs);
+    if (expires && Date.parse(expires) > Date.now()) {
+      throw new BatonError('conflict', `session ${session.key} is claimed by the ${session.runtimePath} runtime path until ${expires}`);
+    }
+  }
+
   async inheritedPreview(caller: Caller, key: string) {
     const scope = readScope(caller);
     const session = await this.getSession(caller, key);
@@ -184,6 +198,7 @@ export class SessionService {
       sections: block?.sections ?? null,
       chars: block?.chars ?? 0,
       estimatedTokens: block?.estimatedTokens ?? 0,
+      budget: block?.budget ?? null,
       settings: this.inheritSettings,
       parentUpdatedAt: session.updatedAt,
     };

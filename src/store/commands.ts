@@ -148,6 +148,23 @@ export function addAttribute(ctx: CommandContext, args: AddAttributeArgs): { ok:
   return { ok: true };
 }
 
+export interface SetAttributeArgs {
+  agentId?: string;
+  id: number;
+  content?: string;
+  active?: boolean;
+  importance?: number;
+}
+
+/** Edits or (de)activates an entity attribute (a constraint) of the writer's own agent. */
+export function setAttribute(ctx: CommandContext, args: SetAttributeArgs): { updated: boolean } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  const own = one<{ id: number }>(ctx.db, 'SELECT a.id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE a.id = ? AND e.agent_id = ?', [args.id, agentId]);
+  if (!own) throw new BatonError('not_found', `constraint ${args.id} not found`);
+  ctx.emit({ t: 'attributeSet', agentId, id: args.id, content: args.content ?? null, active: args.active ?? null, importance: args.importance ?? null, at: ctx.now() });
+  return { updated: true };
+}
+
 export interface AddMemoryArgs {
   agentId?: string;
   sessionKey?: string | null;

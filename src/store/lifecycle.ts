@@ -61,7 +61,8 @@ export function startSession(ctx: CommandContext, args: StartSessionArgs): Start
   if (args.inheritTailChars === undefined || !started.parentSessionKey || started.bypassed) return started;
   // The parent is read with the caller's read scope (the admin reads every agent's sessions).
   const scope = args.readableAgent === 'all' ? 'all' : { agentId: started.agentId };
-  return { ...started, inheritSources: inheritSources(ctx.db, scope, started.parentSessionKey, args.inheritTailChars) };
+  const sources = inheritSources(ctx.db, scope, started.parentSessionKey, args.inheritTailChars);
+  return { ...started, inheritSources: sources && started.lineageSource === 'project-recency' ? { ...sources, inferredParent: true } : sources };
 }
 
 function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
@@ -96,10 +97,12 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
     source = decision.source;
   } else if (decision.kind === 'recency') {
     // Spec fallback for Claude Code sub-agents without an explicit parent: the most recently
-    // active session of the same project, harness and agent scope.
+    // active session of the same project, harness and agent scope that has turns and is still
+    // active (never a just-started sibling with nothing to hand down; docs/inheritance.md).
     const recent = one<{ session_key: string }>(
       ctx.db,
-      `SELECT session_key FROM sessions WHERE agent_id = ? AND project IS ? AND harness = ? AND session_key != ? ORDER BY updated_at DESC, id DESC LIMIT 1`,
+      `SELECT session_key FROM sessions WHERE agent_id = ? AND project IS ? AND harness = ? AND session_key != ? AND turn_count > 0 AND status = 'active'
+       ORDER BY updated_at DESC, id DESC LIMIT 1`,
       [callerAgent, args.project ?? null, args.harness, key],
     );
     if (recent) {

@@ -2,7 +2,7 @@
 // temporal summary nodes and their expansion.
 
 import type { Database } from 'sql.js';
-import { compileSearchQuery } from '../core/searchQuery';
+import { withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
 import { all, keptFor, one } from './db';
 import { findSessionRow, scopeSql, transcriptTail, type Scope } from './queries';
 
@@ -47,7 +47,12 @@ export function topMemories(db: Database, scope: Scope, opts: { limit?: number }
 }
 
 export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): MemoryHit[] {
-  const compiled = compileSearchQuery(opts.keywordQuery || opts.query);
+  const limit = Math.max(1, Math.min(opts.limit ?? 10, 50));
+  // The strict query first; a question's any-of form only when it finds little (docs/inheritance.md).
+  return withQuestionFallback(opts.keywordQuery || opts.query, limit, (compiled) => recallCompiled(db, scope, opts, compiled, limit), (hit) => hit.id);
+}
+
+function recallCompiled(db: Database, scope: Scope, opts: RecallOptions, compiled: CompiledQuery, limit: number): MemoryHit[] {
   const s = scopeSql(scope, 'm.agent_id');
   const where = [s.sql];
   const params: Array<string | number> = [...s.params];
@@ -68,7 +73,6 @@ export function recallMemories(db: Database, scope: Scope, opts: RecallOptions):
     where.push("(',' || REPLACE(COALESCE(m.tags, ''), ' ', '') || ',') LIKE ?");
     params.push(`%,${tag},%`);
   }
-  const limit = Math.max(1, Math.min(opts.limit ?? 10, 50));
   if (!compiled.match) return [];
   const rows = all<{ id: string; content: string; type: string | null; tags: string | null; who: string | null; project: string | null; session_key: string | null; importance: number; created_at: string; score: number }>(
     db,

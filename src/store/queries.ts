@@ -5,7 +5,7 @@ import type { Database } from 'sql.js';
 import type { CheckpointRecord, ExecutionMode, LineageSource, SearchHit, SessionStatus, SubagentRun, Role } from '../core/types';
 import type { SessionRecord } from '../core/session';
 import { BatonError } from '../core/errors';
-import { compileSearchQuery } from '../core/searchQuery';
+import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
 import { all, one, remembered } from './db';
@@ -23,7 +23,11 @@ export type { Scope };
 
 export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; params: string[] } {
   if (scope === 'all') return { sql: '1', params: [] };
-  return { sql: `(${column} = ? OR ${column} IN (SELECT id FROM agents WHERE read_policy = 'shared'))`, params: [scope.agentId] };
+  // An isolated reader sees only its own rows; others see their own and the shared agents' rows.
+  return {
+    sql: `(${column} = ? OR (${column} IN (SELECT id FROM agents WHERE read_policy = 'shared') AND NOT EXISTS (SELECT 1 FROM agents WHERE id = ? AND read_policy = 'isolated')))`,
+    params: [scope.agentId, scope.agentId],
+  };
 }
 
 /**
@@ -33,7 +37,10 @@ export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; pa
  */
 function rowScopeSql(scope: Scope): { sql: string; params: string[] } {
   if (scope === 'all') return { sql: '1', params: [] };
-  return { sql: `(s.agent_id = ? OR (SELECT read_policy FROM agents WHERE id = s.agent_id) = 'shared')`, params: [scope.agentId] };
+  return {
+    sql: `(s.agent_id = ? OR ((SELECT read_policy FROM agents WHERE id = s.agent_id) = 'shared' AND NOT EXISTS (SELECT 1 FROM agents WHERE id = ? AND read_policy = 'isolated')))`,
+    params: [scope.agentId, scope.agentId],
+  };
 }
 
 export { stripSessionPrefix };
@@ -289,6 +296,60 @@ export function activeConstraints(db: Database, agentId: string, entityNames: st
   );
 }
 
+/** Active constraints recorded for a session (stated in it or added by hand), most important first. */
+export function sessionConstraints(db: Database, agentId: string, sessionKey: string): Array<{ id: number; entity: string; content: string; importance: number; from: string | null }> {
+  return all<{ id: number; entity: string; content: string; importance: number; from: string | null }>(
+    db,
+    `SELECT a.id, e.name AS entity, a.content, a.importance, a.kind AS kind, a.confidence AS conf, a.session_key AS "from" FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+     WHERE e.agent_id = ? AND a.session_key = ? AND a.kind = 'constraint' AND a.active = 1
+     ORDER BY a.importance DESC, a.id`,
+    [agentId, sessionKey],
+  ).map((r) => ({ id: r.id, entity: r.entity, content: r.content, importance: r.importance, from: r.from }));
+}
+
+export type ConstraintView = {
+  id: number;
+  agentId: string;
+  entity: string;
+  content: string;
+  importance: number;
+  active: boolean;
+  sessionKey: string | null;
+  createdAt: string;
+};
+
+/** Constraints readable in the scope, newest first; of one session, or inactive ones too, on request. */
+export function listConstraints(db: Database, scope: Scope, opts: { sessionKey?: string; includeInactive?: boolean; limit?: number }): ConstraintView[] {
+  const s = scopeSql(scope, 'e.agent_id');
+  const where = [s.sql, "a.kind = 'constraint'"];
+  const params: Array<string | number> = [...s.params];
+  if (opts.sessionKey) {
+    where.push('a.session_key = ?');
+    params.push(stripSessionPrefix(opts.sessionKey));
+  }
+  if (!opts.includeInactive) where.push('a.active = 1');
+  return all<{ id: number; agent_id: string; entity: string; content: string; importance: number; active: number; session_key: string | null; created_at: string }>(
+    db,
+    `SELECT a.id, e.agent_id, e.name AS entity, a.content, a.importance, a.active, a.session_key, a.created_at FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+     WHERE ${where.join(' AND ')} ORDER BY a.id DESC LIMIT ?`,
+    [...params, Math.max(1, Math.min(opts.limit ?? 200, 1000))],
+  ).map((r) => ({ id: r.id, agentId: r.agent_id, entity: r.entity, content: r.content, importance: r.importance, active: r.active === 1, sessionKey: r.session_key, createdAt: r.created_at }));
+}
+
+/** One constraint by id within the scope (or the newest one of an agent, id omitted). */
+export function getConstraint(db: Database, scope: Scope, id?: number, ownAgent?: string): ConstraintView | null {
+  const s = scopeSql(scope, 'e.agent_id');
+  const row = one<{ id: number }>(
+    db,
+    id !== undefined
+      ? `SELECT a.id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE a.id = ? AND a.kind = 'constraint' AND ${s.sql}`
+      : `SELECT MAX(a.id) AS id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE e.agent_id = ? AND a.kind = 'constraint'`,
+    id !== undefined ? [id, ...s.params] : [ownAgent ?? ''],
+  );
+  if (!row || row.id === null) return null;
+  return listConstraints(db, 'all', { includeInactive: true, limit: 1000 }).find((c) => c.id === row.id) ?? null;
+}
+
 export interface SearchOptions {
   query: string;
   sessionKey?: string;
@@ -378,10 +439,19 @@ function shardHasWord(db: Database, table: string, word: string, sealed: boolean
  * Excerpts mark hits with [[ and ]] unless other markers are asked for.
  */
 export function searchTranscripts(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
-  const compiled = compileSearchQuery(opts.query);
+  const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
+  return searchCompiled(db, scope, opts, compileSearchQuery(opts.query), limit, markers);
+}
+
+/** searchTranscripts, then a question's any-of form when the strict query finds little (docs/inheritance.md). */
+export function searchTranscriptsOrQuestion(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
+  const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
+  return withQuestionFallback(opts.query, limit, (compiled) => searchCompiled(db, scope, opts, compiled, limit, markers), (hit) => hit.sessionKey);
+}
+
+function searchCompiled(db: Database, scope: Scope, opts: SearchOptions, compiled: CompiledQuery, limit: number, markers: { open: string; close: string }): SearchHit[] {
   if (!compiled.match) return [];
   catchUpIndex(db); // every stored turn is searchable
-  const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
   const s = scopeSql(scope);
   const where = [s.sql];
   const params: Array<string | number> = [...s.params];
@@ -541,7 +611,22 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
   const afterSeq = checkpoint ? checkpoint.extractionCursor : 0;
   const full = transcriptTail(db, row.id, tailChars + 1, afterSeq);
   const tail = full.length > tailChars ? full.slice(full.length - tailChars) : full;
-  const focal = checkpoint?.focalEntities ?? [];
+  // The rolling digest: the last compaction summary and every checkpoint since (oldest first).
+  const rows = all<{ id: number; digest: string; source: string | null; focal_entities: string }>(
+    db,
+    'SELECT id, digest, source, focal_entities FROM checkpoints WHERE session_id = ? ORDER BY id DESC LIMIT 200',
+    [row.id],
+  );
+  const stop = rows.findIndex((r) => r.source === 'compaction');
+  const rolling = stop >= 0 ? rows.slice(0, stop + 1) : rows;
+  const digests = [...rolling].reverse().map((r) => ({ digest: r.digest, source: r.source }));
+  // Focal entities of the whole rolling span, newest checkpoint's first.
+  const focal = [...new Set(rolling.flatMap((r) => JSON.parse(r.focal_entities) as string[]))];
+  const byKey = new Map<string, { entity: string; content: string; from: string | null }>();
+  for (const c of [...sessionConstraints(db, row.agent_id, row.session_key), ...activeConstraints(db, row.agent_id, focal)]) {
+    const k = `${c.entity}\u0000${c.content}`;
+    if (!byKey.has(k)) byKey.set(k, { entity: c.entity, content: c.content, from: null });
+  }
   return {
     parentKey: row.session_key,
     agentId: row.agent_id,
@@ -550,7 +635,9 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
     checkpoint: checkpoint ? { digest: checkpoint.digest, focalEntities: focal, createdAt: checkpoint.createdAt } : null,
     tail,
     tailTruncated: full.length > tailChars,
-    constraints: activeConstraints(db, row.agent_id, focal).map((c) => ({ entity: c.entity, content: c.content })),
+    digests,
+    inferredParent: false,
+    constraints: [...byKey.values()],
     updatedAt: row.updated_at,
   };
 }

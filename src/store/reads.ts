@@ -36,9 +36,12 @@ export const READ_QUERIES = {
     const row = sessionRowOrThrow(db, a.scope, a.key);
     return q.transcriptTail(db, row.id, a.chars, a.afterSeq ?? 0);
   },
-  search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) => q.searchTranscripts(db, a.scope, a, a.markers),
+  search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) => q.searchTranscriptsOrQuestion(db, a.scope, a, a.markers),
   /** Everything `POST /api/sessions/search` needs from the store, in one round trip. */
   sessionSearch: (db: Database, a: { scope: q.Scope } & SessionSearchArgs) => sessionSearch(db, a.scope, a),
+  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => q.listConstraints(db, a.scope, a),
+  getConstraint: (db: Database, a: { scope: q.Scope; id?: number; ownAgent?: string }) => q.getConstraint(db, a.scope, a.id, a.ownAgent),
+  sessionConstraints: (db: Database, a: { agentId: string; key: string }) => q.sessionConstraints(db, a.agentId, a.key),
   latestCheckpoint: (db: Database, a: { scope: q.Scope; key: string }) => {
     const row = sessionRowOrThrow(db, a.scope, a.key);
     return q.latestCheckpoint(db, row.id, row.session_key);

@@ -89,6 +89,7 @@ export type StoreRecord =
       sessionKey: string | null;
       at: string;
     }
+  | { t: 'attributeSet'; agentId: string; id: number; content: string | null; active: boolean | null; importance: number | null; at: string }
   | {
       t: 'memory';
       id: string;
@@ -347,6 +348,14 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
       ]);
       return;
     }
+    case 'attributeSet':
+      run(
+        db,
+        `UPDATE entity_attributes SET content = COALESCE(?, content), active = COALESCE(?, active), importance = COALESCE(?, importance), updated_at = ?
+         WHERE id = ? AND entity_id IN (SELECT id FROM entities WHERE agent_id = ?)`,
+        [rec.content, rec.active === null ? null : rec.active ? 1 : 0, rec.importance, rec.at, rec.id, rec.agentId],
+      );
+      return;
     case 'memory':
       run(
         db,

@@ -7,7 +7,7 @@ import type { Database } from 'sql.js';
 import { parentFromKey } from '../harnesses/registry';
 import type { SearchHit } from '../core/types';
 import type { SessionRecord } from '../core/session';
-import { getSession, searchTranscripts, stripSessionPrefix, transcriptTail, findSessionRow, type Scope } from './queries';
+import { getSession, searchTranscriptsOrQuestion as searchTranscripts, stripSessionPrefix, transcriptTail, findSessionRow, type Scope } from './queries';
 
 export interface SessionSearchArgs {
   query: string;

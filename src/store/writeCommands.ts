@@ -19,6 +19,7 @@ export const WRITE_COMMANDS = {
   endPreviousSessions: life.endPreviousSessions,
   setBypass: life.setBypass,
   addCheckpoint: c.addCheckpoint,
+  setAttribute: c.setAttribute,
   addAttribute: c.addAttribute,
   addMemory: c.addMemory,
   addSummary: c.addSummary,

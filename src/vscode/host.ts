@@ -105,7 +105,7 @@ export class BatonHost extends Disposable {
         dataDir: this.dataDir,
         port: this.settings.port ?? undefined,
         holder: `VS Code window (pid ${process.pid})`,
-        config: { inheritContext: this.settings.inheritEnabled, tailChars: this.settings.tailChars },
+        config: { inheritContext: this.settings.inheritEnabled, tailChars: this.settings.tailChars, inheritMaxTokens: this.settings.inheritMaxTokens },
         logger: this.log,
       });
     } catch (err) {
@@ -170,7 +170,7 @@ export class BatonHost extends Disposable {
 
   /** Applies changed settings: a new data directory or port means a restart of this window's role. */
   async applySettings(next: BatonSettings): Promise<void> {
-    const restart = next.dataDir !== this.settings.dataDir || next.port !== this.settings.port || next.inheritEnabled !== this.settings.inheritEnabled || next.tailChars !== this.settings.tailChars;
+    const restart = next.dataDir !== this.settings.dataDir || next.port !== this.settings.port || next.inheritEnabled !== this.settings.inheritEnabled || next.tailChars !== this.settings.tailChars || next.inheritMaxTokens !== this.settings.inheritMaxTokens;
     this.settings = next;
     if (!restart) return;
     this.enqueue(async () => {

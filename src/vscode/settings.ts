@@ -15,6 +15,7 @@ const KEYS = [
   'port',
   'inherit.enabled',
   'inherit.tailChars',
+  'inherit.maxTokens',
   'search.limit',
   'projectFilter',
   'subagents.enabled',

@@ -75,14 +75,15 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
         INHERIT_HEADING,
         '',
         'Fix login (claude-code session parent)',
+        'Active constraints:',
+        '  - auth-service: never log raw tokens',
         'Checkpoint summary:',
         '  Login uses JWT; tests in auth.spec.ts',
         'Recent context:',
         '  Assistant: earlier answer',
         '  User: MARKER-7731 rotate keys in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39',
         'Focal entities: auth-service',
-        'Active constraints:',
-        '  - auth-service: never log raw tokens',
+        'Budget: ~94 of 2000 tokens',
       ].join('\n');
       assert.equal(child.body.inject, expected);
       assert.equal(child.body.parentSessionKey, 'parent');
@@ -93,7 +94,7 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       assert.equal(preview.body.block, expected);
       assert.equal(preview.body.chars, expected.length);
       assert.equal(preview.body.estimatedTokens, Math.ceil(expected.length / 4));
-      assert.deepEqual(preview.body.settings, { inheritContext: true, tailChars: 3000 });
+      assert.deepEqual(preview.body.settings, { inheritContext: true, tailChars: 3000, maxTokens: 2000 });
       assert.equal((await api.get('/api/sessions/parent/inherited')).body.block, expected);
       const stored = await api.get('/api/sessions/child');
       assert.equal(stored.body.harnessAgentId, 'a1');

@@ -651,9 +651,10 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       assert.ok(own.json.hits.some((h: { sessionKey: string }) => h.sessionKey === ALICE_KEY), `alice finds her own session: ${own.text}`);
       const ownSynth = await send(s.port, { method: 'POST', path: '/api/hooks/synthesis', token: alice.token, body: {} });
       assert.ok(ownSynth.text.includes(ALICE_KEY), 'alice synthesis lists her session');
-      expectOk(await send(s.port, { path: `/api/sessions/${CAROL_KEY}`, token: bob.token }), "bob reads carol's shared session");
+      // bob is isolated: he reads only his own sessions, not even carol's shared one (docs/inheritance.md).
+      assert.equal((await send(s.port, { path: `/api/sessions/${CAROL_KEY}`, token: bob.token })).status, 404, "isolated bob does not read carol's shared session");
       const bobTree = await send(s.port, { path: '/api/sessions/tree', token: bob.token });
-      assert.ok(treeKeys(bobTree.json.roots).includes(CAROL_KEY), "bob's tree includes carol's shared session");
+      assert.ok(!treeKeys(bobTree.json.roots).includes(CAROL_KEY), "isolated bob's tree leaves out carol's shared session");
     });
 
     it('the admin (endpoint) token sees the isolated session', async () => {

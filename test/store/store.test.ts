@@ -251,7 +251,7 @@ describe('store (real sql.js worker on disk)', function () {
       const asDefault = await store.read('search', { scope: { agentId: 'default' }, query: 'juniper' });
       assert.deepEqual(asDefault.map((h) => h.sessionKey), ['a']);
       const asAlice = await store.read('search', { scope: { agentId: 'alice' }, query: 'juniper' });
-      assert.deepEqual(asAlice.map((h) => h.sessionKey).sort(), ['a', 'c']);
+      assert.deepEqual(asAlice.map((h) => h.sessionKey).sort(), ['c'], 'an isolated agent reads only its own sessions (docs/inheritance.md)');
       assert.deepEqual((await store.read('search', { scope: 'all', query: 'trunk', sessionKey: 'session:b' })).map((h) => h.sessionKey), ['b']);
       assert.deepEqual((await store.read('search', { scope: 'all', query: 'trunk', project: '/p2' })).map((h) => h.sessionKey), ['b']);
       assert.deepEqual((await store.read('search', { scope: 'all', query: 'trunk', excludeSessionKey: 'a' })).map((h) => h.sessionKey), ['b']);

@@ -1,0 +1,44 @@
+// What a sub-agent inherits, beyond assembling the block: the deterministic extraction of
+// constraints and focal entities from a parent's turns (docs/inheritance.md). Runs with
+// checkpoint extraction, compaction and session end.
+
+import { extractConstraints, extractEntities, ruleEntity, ruleKey } from '../core/constraints';
+import type { StoreAccess } from '../store/store';
+
+export class InheritService {
+  constructor(private readonly store: StoreAccess) {}
+
+  /**
+   * Extract the rules and focal entities stated in turns fromSeq..toSeq of a session and record
+   * new rules as active constraints of that session. Returns the focal entities found.
+   */
+  async extractRules(agentId: string, key: string, fromSeq: number): Promise<{ constraints: number; entities: string[] }> {
+    const scope = { agentId };
+    const turns: Array<{ seq: number; role: string; text: string }> = [];
+    // Bounded: at most 50 pages of 2,000 turns.
+    for (let page = 0, from = Math.max(1, fromSeq); page < 50; page++) {
+      const got = await this.store.read('turns', { scope, key, from, limit: 2000 });
+      turns.push(...got.turns);
+      if (got.turns.length < 2000) break;
+      from = got.turns[got.turns.length - 1].seq + 1;
+    }
+    if (turns.length === 0) return { constraints: 0, entities: [] };
+    const entities = extractEntities(turns).map((e) => e.name);
+    const known = new Set((await this.store.read('sessionConstraints', { agentId, key })).map((c) => ruleKey(c.content)));
+    let added = 0;
+    for (const rule of extractConstraints(turns)) {
+      if (known.has(ruleKey(rule.content))) continue;
+      known.add(ruleKey(rule.content));
+      await this.store.write('addAttribute', {
+        agentId,
+        entity: ruleEntity(rule.content, entities),
+        kind: 'constraint',
+        content: rule.content,
+        importance: rule.importance,
+        sessionKey: key,
+      });
+      added++;
+    }
+    return { constraints: added, entities };
+  }
+}

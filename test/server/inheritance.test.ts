@@ -1,0 +1,229 @@
+// What a sub-agent inherits (docs/inheritance.md), over real HTTP on 127.0.0.1 against a real store
+// on disk: extracted constraints and entities, the rolling digest, the total budget.
+
+import { strict as assert } from 'node:assert';
+import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { estimateTokens } from '../../src/core/inherit';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { CORPUS, QUESTIONS } from '../fixtures/questionCorpus';
+import { execFile } from 'node:child_process';
+import { CLI, ROOT } from '../helpers/child';
+
+/** The built CLI, asynchronously (the daemon answering it runs in this process). */
+function runCli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, timeout: 30_000, encoding: 'utf8' }, (err, stdout, stderr) => {
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+function client(daemon: Daemon, token = daemon.token) {
+  const call = async (method: string, route: string, body?: unknown): Promise<Reply> => {
+    const res = await fetch(daemon.server.url + route, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  return {
+    call,
+    post: (route: string, body: unknown) => call('POST', route, body),
+    get: (route: string) => call('GET', route),
+    patch: (route: string, body: unknown) => call('PATCH', route, body),
+    del: (route: string) => call('DELETE', route),
+  };
+}
+
+const FILLER = 'We looked at the build output and the profiler trace again, nothing unusual showed up in this round.';
+
+describe('what a sub-agent inherits (real HTTP, real store)', function () {
+  this.timeout(120_000);
+  let daemon: Daemon;
+  let dataDir: string;
+  let api: ReturnType<typeof client>;
+
+  beforeEach(async () => {
+    dataDir = tempDir();
+    daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [tempDir('baton-transcripts-')] } });
+    api = client(daemon);
+  });
+  afterEach(async () => daemon.stop());
+  after(cleanupTempDirs);
+
+  async function turn(key: string, userPrompt: string, lastAssistantMessage?: string) {
+    const r = await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: key, userPrompt, ...(lastAssistantMessage ? { lastAssistantMessage } : {}) });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+
+  it('a child started after a compaction summary, a later checkpoint and 200 more turns still receives the early constraint and the compaction decisions within the budget', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'p', project: '/repo', title: 'Migrate accounts' });
+    await turn('p', 'We are migrating the accounts service to Postgres 16. Never drop the users table, it holds production data.');
+    for (let i = 0; i < 5; i++) await turn('p', `Step ${i}: ${FILLER}`, `Done with step ${i}. ${FILLER}`);
+    const compacted = await api.post('/api/hooks/compaction-complete', {
+      harness: 'claude-code',
+      sessionKey: 'p',
+      summary: 'Decisions: keep the accounts schema as is; migrate with pg_dump then pg_restore; run migrate.ts behind a feature flag. ' + 'Detail of the investigation. '.repeat(4000),
+    });
+    assert.equal(compacted.status, 200, JSON.stringify(compacted.body));
+    for (let i = 0; i < 10; i++) await turn('p', `Checkpoint work ${i}: ${FILLER}`, `Answer ${i}: ${FILLER}`);
+    const extracted = await api.post('/api/hooks/session-checkpoint-extract', { harness: 'claude-code', sessionKey: 'p' });
+    assert.equal(extracted.status, 200);
+    assert.ok(extracted.body.queued, JSON.stringify(extracted.body));
+    for (let i = 0; i < 100; i++) await turn('p', `Later turn ${i}: ${FILLER}`, `Later answer ${i}: ${FILLER}`);
+
+    const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c', parentSessionKey: 'p' });
+    assert.equal(child.status, 200);
+    const block: string = child.body.inject;
+    assert.match(block, /Active constraints:\n {2}- rules: We are migrating the accounts service to Postgres 16\.|Never drop the users table/);
+    assert.ok(block.includes('Never drop the users table'), block);
+    assert.ok(block.includes('Decisions: keep the accounts schema as is; migrate with pg_dump then pg_restore'), 'the compaction decisions survive the later checkpoint');
+    assert.ok(block.includes('Checkpoint work'), 'the checkpoint since the compaction is in the digest too');
+    assert.ok(block.includes('Later answer 99'), 'the newest tail is there');
+    assert.ok(estimateTokens(block) <= 2000, `within the budget: ${estimateTokens(block)} tokens`);
+    assert.match(block, /\nBudget: ~\d+ of 2000 tokens \(cut: checkpoint summary\)$/);
+    const preview = await api.get('/api/sessions/p/inherited');
+    assert.equal(preview.body.block, block, 'the preview is the same bytes');
+    assert.equal(preview.body.budget.maxTokens, 2000);
+    assert.deepEqual(preview.body.budget.cut, ['checkpoint summary']);
+  });
+
+  it('a 100,000-character compaction summary is cut to the budget on a sentence boundary with a marker', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'big', project: '/repo' });
+    await turn('big', 'Start.');
+    await api.post('/api/hooks/compaction-complete', { harness: 'claude-code', sessionKey: 'big', summary: 'One decision was taken here. '.repeat(3500) });
+    const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'big-child', parentSessionKey: 'big' });
+    assert.ok(child.body.inject.length <= 8000, `${child.body.inject.length} characters`);
+    assert.match(child.body.inject, /One decision was taken here\. \[…cut\]/);
+  });
+
+  it('extracts constraints from agent turns too, once each, and focal entities named repeatedly', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'e', project: '/repo' });
+    await turn('e', 'Look at src/auth/login.ts and the refreshToken function. The bug is in login.ts when refreshToken expires.', 'I will not touch the config. You must not commit generated files in dist. ' + FILLER);
+    await turn('e', 'Also check login.ts again for refreshToken usage. ' + FILLER.repeat(3), 'You must not commit generated files in dist. ' + FILLER.repeat(2));
+    const r = await api.post('/api/hooks/session-checkpoint-extract', { harness: 'claude-code', sessionKey: 'e' });
+    assert.ok(r.body.queued);
+    const again = await api.post('/api/hooks/compaction-complete', { harness: 'claude-code', sessionKey: 'e', summary: 'Fixed the refresh path.' });
+    assert.equal(again.status, 200);
+    const preview = await api.get('/api/sessions/e/inherited');
+    const constraints: string[] = preview.body.sections.constraints;
+    assert.deepEqual(constraints.filter((c) => c.includes('must not commit generated files')).length, 1, JSON.stringify(constraints));
+    assert.ok(preview.body.sections.focalEntities.includes('login.ts'), JSON.stringify(preview.body.sections));
+    assert.ok(preview.body.sections.focalEntities.includes('refreshToken'));
+  });
+
+  it('the recency fallback picks the most recently active session with turns, never a just-started sibling, and says the parent was inferred', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'main', project: '/repo', title: 'Main work' });
+    await turn('main', 'Refactor the payment module.');
+    // A sibling sub-agent that just started (0 turns) is newer than the main session.
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'sib', project: '/repo', harnessAgentId: 'agent-1' });
+    const sub = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'sub2', project: '/repo', harnessAgentId: 'agent-2' });
+    assert.equal(sub.body.lineageSource, 'project-recency');
+    assert.equal(sub.body.parentSessionKey, 'main');
+    assert.match(sub.body.inject, /Main work \(claude-code session main\) — parent inferred from recent activity/);
+    assert.match(sub.body.inject, /Refactor the payment module/);
+  });
+
+  it('the runtime-path claim is enforced on compaction-complete, checkpoint-extract and remember (409)', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'claimed', project: '/repo', runtimePath: 'plugin' });
+    await api.post('/api/hooks/user-prompt-submit', { harness: 'openclaw', sessionKey: 'claimed', userPrompt: 'x'.repeat(600), runtimePath: 'plugin' });
+    const compaction = await api.post('/api/hooks/compaction-complete', { harness: 'openclaw', sessionKey: 'claimed', summary: 'replaced', runtimePath: 'legacy' });
+    assert.equal(compaction.status, 409, JSON.stringify(compaction.body));
+    const extract = await api.post('/api/hooks/session-checkpoint-extract', { harness: 'openclaw', sessionKey: 'claimed', runtimePath: 'legacy' });
+    assert.equal(extract.status, 409);
+    const remember = await api.post('/api/hooks/remember', { harness: 'openclaw', sessionKey: 'claimed', content: 'a fact', runtimePath: 'legacy' });
+    assert.equal(remember.status, 409, JSON.stringify(remember.body));
+    assert.equal((await api.get('/api/sessions/claimed/inherited')).body.sections.checkpoint, null, 'the checkpoint was not replaced');
+    const same = await api.post('/api/hooks/compaction-complete', { harness: 'openclaw', sessionKey: 'claimed', summary: 'kept', runtimePath: 'plugin' });
+    assert.equal(same.status, 200);
+  });
+
+  it('an isolated agent reads only its own sessions, not the shared agents\' ones', async () => {
+    const token = async (agentId: string, readPolicy: string) => (await api.post('/api/tokens', { agentId, permissions: ['remember', 'recall'], readPolicy })).body.token as string;
+    const iso = client(daemon, await token('iso', 'isolated'));
+    const shared = client(daemon, await token('pub', 'shared'));
+    await shared.post('/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'pub-s', userPrompt: 'shared zebracorn notes' });
+    await iso.post('/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'iso-s', userPrompt: 'isolated zebracorn notes' });
+    const isoSearch = await iso.post('/api/sessions/search', { query: 'zebracorn' });
+    assert.deepEqual(isoSearch.body.hits.map((h: any) => h.sessionKey), ['iso-s']);
+    assert.equal((await iso.get('/api/sessions/pub-s')).status, 404);
+    const sharedSearch = await shared.post('/api/sessions/search', { query: 'zebracorn' });
+    assert.deepEqual(sharedSearch.body.hits.map((h: any) => h.sessionKey), ['pub-s'], 'the isolated session stays hidden from others');
+  });
+
+  it('search understands a question (route, with recall@5 over a realistic corpus), a quoted phrase stays exact, and recall falls back the same way', async () => {
+    for (const session of CORPUS) {
+      for (const [user, assistant] of session.turns) await turn(session.key, user, assistant);
+    }
+    const strict = await api.post('/api/sessions/search', { query: 'JWT login bug' });
+    assert.equal(strict.body.hits[0].sessionKey, 'jwt-login');
+    let found = 0;
+    for (const { q, answer } of QUESTIONS) {
+      const r = await api.post('/api/sessions/search', { query: q, limit: 5 });
+      assert.equal(r.status, 200);
+      if (r.body.hits.slice(0, 5).some((h: any) => h.sessionKey === answer)) found++;
+    }
+    const recallAt5 = found / QUESTIONS.length;
+    console.log(`      question search recall@5: ${found}/${QUESTIONS.length} = ${recallAt5.toFixed(2)}`);
+    assert.ok(recallAt5 >= 0.9, `recall@5 ${recallAt5}`);
+    const phrase = await api.post('/api/sessions/search', { query: '"what did we decide about the JWT login bug"' });
+    assert.equal(phrase.body.hits.length, 0, 'a quoted phrase stays exact');
+    await api.post('/api/hooks/remember', { harness: 'codex', content: 'The JWT login bug was clock skew; verifyJwt allows 30 seconds of leeway.' });
+    const recalled = await api.post('/api/hooks/recall', { harness: 'codex', query: 'what did we decide about the JWT login bug?' });
+    assert.equal(recalled.status, 200);
+    assert.match(JSON.stringify(recalled.body.results ?? recalled.body.memories), /clock skew/);
+  });
+
+  it('constraints can be added, listed, edited and deactivated by hand over HTTP; active ones reach the child, agent-scoped', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'hand', project: '/repo' });
+    await turn('hand', 'Work on the billing export.');
+    const added = await api.post('/api/constraints', { sessionKey: 'hand', content: 'Do not touch the invoices table.' });
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+    assert.equal(added.body.entity, 'rules');
+    assert.equal(added.body.active, true);
+    const listed = await api.get('/api/constraints?sessionKey=hand');
+    assert.deepEqual(listed.body.constraints.map((c: any) => c.content), ['Do not touch the invoices table.']);
+    let child = await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'hand-c1', parentSessionKey: 'hand' });
+    assert.match(child.body.inject, /Active constraints:\n {2}- rules: Do not touch the invoices table\./);
+    const edited = await api.post(`/api/constraints/${added.body.id}`, { content: 'Do not touch the invoices or payments tables.' });
+    assert.equal(edited.body.content, 'Do not touch the invoices or payments tables.');
+    const off = await api.post(`/api/constraints/${added.body.id}`, { active: false });
+    assert.equal(off.body.active, false);
+    assert.equal((await api.get('/api/constraints?sessionKey=hand')).body.count, 0);
+    assert.equal((await api.get('/api/constraints?sessionKey=hand&all=1')).body.count, 1);
+    child = await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'hand-c2', parentSessionKey: 'hand' });
+    assert.doesNotMatch(child.body.inject, /invoices/);
+    // Another agent can neither edit it nor add to a session it does not own.
+    const other = client(daemon, (await api.post('/api/tokens', { agentId: 'other', permissions: ['remember', 'recall'], readPolicy: 'shared' })).body.token);
+    assert.equal((await other.post(`/api/constraints/${added.body.id}`, { active: true })).status, 404);
+    assert.equal((await other.post('/api/constraints', { sessionKey: 'hand', content: 'Always be nice.' })).status, 404);
+  });
+
+  it('baton constraints add / list / deactivate (CLI through the running server)', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'cli-s', project: '/repo' });
+    await turn('cli-s', 'Refactor the exporter.');
+    const added = await runCli(['constraints', 'add', '--session', 'cli-s', '--data-dir', dataDir, '--json', 'never', 'drop', 'the', 'users', 'table']);
+    assert.equal(added.status, 0, added.stderr);
+    const id = JSON.parse(added.stdout).id;
+    const listed = await runCli(['constraints', 'list', '--session', 'cli-s', '--data-dir', dataDir]);
+    assert.match(listed.stdout, /active +cli-s {2}rules: never drop the users table/);
+    assert.match((await api.get('/api/sessions/cli-s/inherited')).body.block, /never drop the users table/);
+    assert.equal((await runCli(['constraints', 'deactivate', String(id), '--data-dir', dataDir])).status, 0);
+    assert.doesNotMatch((await api.get('/api/sessions/cli-s/inherited')).body.block, /never drop the users table/);
+  });
+
+  it('session end extracts the rules stated in the session as its constraints', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'ending', project: '/repo' });
+    await turn('ending', 'Ship the release notes. Always run the full test suite before tagging.');
+    const ended = await api.post('/api/hooks/session-end', { harness: 'codex', sessionKey: 'ending' });
+    assert.equal(ended.status, 200);
+    const listed = await api.get('/api/constraints?sessionKey=ending');
+    assert.deepEqual(listed.body.constraints.map((c: any) => c.content), ['Always run the full test suite before tagging.']);
+  });
+});
