@@ -18,13 +18,13 @@ import { now, Sample } from './stats';
 import { mix, prng, type QuerySet, type Workload } from './workload';
 import type { Diagnosis } from './types';
 
-
 function timeSearch(db: Database, query: string) {
   const compiled = compileSearchQuery(query);
   const out = { total: 0, matchCount: 0, rank: 0, excerpts: 0, matched: 0 };
   if (!compiled.match) return out;
   let t0 = now();
-  for (const { table } of indexShards(db)) out.matched += Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} WHERE ${table} MATCH ?`, [compiled.match])!.n);
+  for (const { table } of indexShards(db))
+    out.matched += Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} WHERE ${table} MATCH ?`, [compiled.match])!.n);
   out.matchCount = now() - t0;
   t0 = now();
   searchTranscripts(db, 'all', { query, limit: 10 });
@@ -65,7 +65,9 @@ export async function diagnoseSqljs(snapshotDir: string, w: Workload, queries: Q
   const exported = db.export();
   const exportMs = now() - t0;
   const imageBytes = exported.length;
-  log(`diagnose: image ${(imageBytes / 2 ** 20).toFixed(0)} MB, read+verify ${readVerifyMs.toFixed(0)} ms, new Database ${newDatabaseMs.toFixed(0)} ms, quick_check ${quickCheckMs.toFixed(0)} ms, export ${exportMs.toFixed(0)} ms`);
+  log(
+    `diagnose: image ${(imageBytes / 2 ** 20).toFixed(0)} MB, read+verify ${readVerifyMs.toFixed(0)} ms, new Database ${newDatabaseMs.toFixed(0)} ms, quick_check ${quickCheckMs.toFixed(0)} ms, export ${exportMs.toFixed(0)} ms`,
+  );
 
   try {
     const search = {} as Diagnosis['search'];
@@ -120,7 +122,11 @@ export async function diagnoseSqljs(snapshotDir: string, w: Workload, queries: Q
     const applyOnce = (sample: Sample, i: number) => {
       const s = Math.floor(pick() * keys.length);
       const text = w.turn(s, 100 + i).text;
-      const row = one<{ source_turns: number; source_hash: string; pending_turns: string }>(db, 'SELECT source_turns, source_hash, pending_turns FROM sessions WHERE session_key = ?', [keys[s]])!;
+      const row = one<{ source_turns: number; source_hash: string; pending_turns: string }>(
+        db,
+        'SELECT source_turns, source_hash, pending_turns FROM sessions WHERE session_key = ?',
+        [keys[s]],
+      )!;
       db.exec('BEGIN');
       t0 = now();
       applyRecord(db, {

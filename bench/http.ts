@@ -17,7 +17,10 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..');
 const quick = process.env.BENCH_QUICK === '1';
-const sizes = (process.env.BENCH_HTTP_SESSIONS ?? (quick ? '50' : '200,2000')).split(',').map(Number).filter((n) => n > 0);
+const sizes = (process.env.BENCH_HTTP_SESSIONS ?? (quick ? '50' : '200,2000'))
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const CLIENTS = 50;
 const TURNS = 10;
 const SAMPLES = quick ? 200 : 2000;
@@ -51,7 +54,9 @@ function text(seed: number, words: number): string {
 
 /** `baton serve`, or with `floor` the floor server (bench/floorServer.ts), on a fresh data directory. */
 async function startServer(dataDir: string, floor = false): Promise<{ child: ChildProcess; port: number; token: string }> {
-  const args = floor ? ['--import', 'tsx', path.join(ROOT, 'bench', 'floorServer.ts'), dataDir] : [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'];
+  const args = floor
+    ? ['--import', 'tsx', path.join(ROOT, 'bench', 'floorServer.ts'), dataDir]
+    : [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
@@ -82,10 +87,19 @@ async function measure(sessions: number, floor: boolean): Promise<{ samples: Sam
       const payload = Buffer.from(JSON.stringify(body));
       const started = process.hrtime.bigint();
       const req = http.request(
-        { host: '127.0.0.1', port: server.port, path: route, method: 'POST', agent, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': payload.length } },
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: route,
+          method: 'POST',
+          agent,
+          headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'content-length': payload.length },
+        },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${route}: HTTP ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${route}: HTTP ${res.statusCode}`)),
+          );
         },
       );
       req.on('error', reject);
@@ -95,19 +109,21 @@ async function measure(sessions: number, floor: boolean): Promise<{ samples: Sam
   // the population phase runs flat out.
   const pool = async (count: number, job: (i: number) => Promise<void>, thinkMs?: [number, number]) => {
     let next = 0;
-    await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
-      let seed = client + 1;
-      // Agents do not start in lockstep: each client's first request comes after a think time too
-      // (the burst of all clients at once is measured on its own).
-      if (thinkMs) await new Promise((r) => setTimeout(r, (seed * 7919) % thinkMs[1]));
-      while (next < count) {
-        await job(next++);
-        if (thinkMs) {
-          seed = (seed * 1103515245 + 12345) % 2 ** 31;
-          await new Promise((r) => setTimeout(r, thinkMs[0] + (seed % (thinkMs[1] - thinkMs[0]))));
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        let seed = client + 1;
+        // Agents do not start in lockstep: each client's first request comes after a think time too
+        // (the burst of all clients at once is measured on its own).
+        if (thinkMs) await new Promise((r) => setTimeout(r, (seed * 7919) % thinkMs[1]));
+        while (next < count) {
+          await job(next++);
+          if (thinkMs) {
+            seed = (seed * 1103515245 + 12345) % 2 ** 31;
+            await new Promise((r) => setTimeout(r, thinkMs[0] + (seed % (thinkMs[1] - thinkMs[0]))));
+          }
         }
-      }
-    }));
+      }),
+    );
   };
 
   if (floor) {
@@ -117,7 +133,8 @@ async function measure(sessions: number, floor: boolean): Promise<{ samples: Sam
     process.stderr.write(`[http] ${sessions} sessions: populating…\n`);
     await pool(sessions, async (i) => {
       await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${i}`, project: `/repo/${i % 20}` });
-      for (let t = 0; t < TURNS; t++) await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${i}`, userPrompt: `${text(i * 100 + t, 200)} marker${i}` });
+      for (let t = 0; t < TURNS; t++)
+        await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${i}`, userPrompt: `${text(i * 100 + t, 200)} marker${i}` });
     });
   }
 
@@ -125,18 +142,37 @@ async function measure(sessions: number, floor: boolean): Promise<{ samples: Sam
   // A burst first: every client sends one prompt-submit at the same instant.
   const burst = await Promise.all(
     Array.from({ length: CLIENTS }, (_, client) =>
-      post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${client % sessions}`, userPrompt: `${text(client, 200)} burst ${client}` }),
+      post('/api/hooks/user-prompt-submit', {
+        harness: 'claude-code',
+        sessionKey: `s${client % sessions}`,
+        userPrompt: `${text(client, 200)} burst ${client}`,
+      }),
     ),
   );
   const samples: Samples = { prompt: [], subagent: [], search: [] };
   const started = Date.now();
-  await pool(SAMPLES * 3, async (i) => {
-    const session = i % sessions;
-    const kind = i % 3;
-    if (kind === 0) samples.prompt.push(await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${session}`, userPrompt: `${text(i, 200)} follow-up ${i}` }));
-    else if (kind === 1) samples.subagent.push(await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `s${session}/agent-${i}`, parentSessionKey: `s${session}`, harnessAgentId: `a${i}` }));
-    else samples.search.push(await post('/api/sessions/search', { query: `${WORDS[50 + (i % 400)]} ${WORDS[100 + ((i * 7) % 900)]}`, limit: 5 }));
-  }, THINK_MS);
+  await pool(
+    SAMPLES * 3,
+    async (i) => {
+      const session = i % sessions;
+      const kind = i % 3;
+      if (kind === 0)
+        samples.prompt.push(
+          await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: `s${session}`, userPrompt: `${text(i, 200)} follow-up ${i}` }),
+        );
+      else if (kind === 1)
+        samples.subagent.push(
+          await post('/api/hooks/session-start', {
+            harness: 'claude-code',
+            sessionKey: `s${session}/agent-${i}`,
+            parentSessionKey: `s${session}`,
+            harnessAgentId: `a${i}`,
+          }),
+        );
+      else samples.search.push(await post('/api/sessions/search', { query: `${WORDS[50 + (i % 400)]} ${WORDS[100 + ((i * 7) % 900)]}`, limit: 5 }));
+    },
+    THINK_MS,
+  );
   const seconds = (Date.now() - started) / 1000;
   agent.destroy();
   server.child.kill('SIGTERM');

@@ -67,7 +67,6 @@ CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
 END;
 `;
 
-
 /** Turns ranked before the best one per session is kept, as the sql.js store's ranking window. */
 const RANKED_TURNS = 200;
 
@@ -120,8 +119,12 @@ class TurnStore extends NativeStore {
   constructor(file: string, create: boolean, durable: boolean) {
     super(file, durable);
     if (create) this.db.exec(TURNS_SCHEMA);
-    const findSession = this.db.prepare<{ id: number; turn_count: number; char_count: number }>('SELECT id, turn_count, char_count FROM sessions WHERE session_key = ?');
-    const insertSession = this.db.prepare<{ id: number }>('INSERT INTO sessions (session_key, harness, project, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id');
+    const findSession = this.db.prepare<{ id: number; turn_count: number; char_count: number }>(
+      'SELECT id, turn_count, char_count FROM sessions WHERE session_key = ?',
+    );
+    const insertSession = this.db.prepare<{ id: number }>(
+      'INSERT INTO sessions (session_key, harness, project, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
+    );
     const insertTurn = this.db.prepare('INSERT INTO turns (session_id, seq, line) VALUES (?, ?, ?)');
     const updateSession = this.db.prepare('UPDATE sessions SET turn_count = ?, char_count = ?, updated_at = ? WHERE id = ?');
     this.recordTx = this.db.transaction((key: string, harness: string, project: string, turns: Turn[]) => {
@@ -159,7 +162,12 @@ class TurnStore extends NativeStore {
   }
 
   tail(key: string, chars: number): string {
-    return this.tailStmt.all(key).map((r) => r.line).reverse().join('\n').slice(-chars);
+    return this.tailStmt
+      .all(key)
+      .map((r) => r.line)
+      .reverse()
+      .join('\n')
+      .slice(-chars);
   }
 }
 
@@ -250,7 +258,9 @@ export async function runNative(cfg: RunConfig, log: Log): Promise<EngineResult>
       }
       if (k % 5 === 0 || k === 1 || k === cfg.turns) {
         const sm = byTurn[k - 1].summary();
-        log(`turn ${k}/${cfg.turns}: round ${((now() - roundStart) / 1000).toFixed(1)} s, write p50 ${sm.p50.toFixed(2)} p99 ${sm.p99.toFixed(2)} max ${sm.max.toFixed(1)} ms, rss ${(rss.peak / 2 ** 20).toFixed(0)} MB`);
+        log(
+          `turn ${k}/${cfg.turns}: round ${((now() - roundStart) / 1000).toFixed(1)} s, write p50 ${sm.p50.toFixed(2)} p99 ${sm.p99.toFixed(2)} max ${sm.max.toFixed(1)} ms, rss ${(rss.peak / 2 ** 20).toFixed(0)} MB`,
+        );
       }
     }
     phases.end('writes');

@@ -48,7 +48,7 @@ async function sqliteVersions(): Promise<{ sqljs: string; native: string }> {
   db.close();
   const { default: Database } = await import('better-sqlite3');
   const native = new Database(':memory:');
-  const v = (native.prepare<{ v: string }>('SELECT sqlite_version() AS v').get()!).v;
+  const v = native.prepare<{ v: string }>('SELECT sqlite_version() AS v').get()!.v;
   native.close();
   return { sqljs, native: v };
 }
@@ -197,12 +197,22 @@ function singleRows(pair: Pair): string[][] {
   const x = (v: number) => `${v.toFixed(2)}×`;
   const stall = (r: EngineResult, f: (s: NonNullable<EngineResult['stall']>) => string) => (r.stall ? f(r.stall) : 'n/a');
   return [
-    num('turn write, worst single write', (r) => r.write.max, (v) => `${ms(v)} ms`),
+    num(
+      'turn write, worst single write',
+      (r) => r.write.max,
+      (v) => `${ms(v)} ms`,
+    ),
     text('ops during snapshot: writes p99 / max', (r) => stall(r, (s) => `${ms(s.write.p99)} / ${ms(s.write.max)} ms (${s.write.n})`)),
     text('ops during snapshot: searches p99 / max', (r) => stall(r, (s) => `${ms(s.search.p99)} / ${ms(s.search.max)} ms (${s.search.n})`)),
-    text('ops during snapshot: searches, time beyond the same query on the quiet store, p99 / max', (r) => stall(r, (s) => `${ms(s.searchExtra.p99)} / ${ms(s.searchExtra.max)} ms`)),
+    text('ops during snapshot: searches, time beyond the same query on the quiet store, p99 / max', (r) =>
+      stall(r, (s) => `${ms(s.searchExtra.p99)} / ${ms(s.searchExtra.max)} ms`),
+    ),
     text('snapshot wall time under that load', (r) => stall(r, (s) => s.snapshotMs.map((v) => ms(v, 0)).join(', ') + ' ms')),
-    num('close (sql.js: final snapshot from the live db)', (r) => r.closeMs, (v) => `${ms(v)} ms`),
+    num(
+      'close (sql.js: final snapshot from the live db)',
+      (r) => r.closeMs,
+      (v) => `${ms(v)} ms`,
+    ),
     text('inside open: loadDatabase (OpenReport.openMs)', (r) => (r.openInternalMs.length ? r.openInternalMs.join(', ') + ' ms' : 'n/a')),
     num('stored text (stats textChars)', (r) => r.textChars, mb),
     num('peak RSS (sampled every 50 ms)', (r) => r.peakRss, mb),
@@ -212,14 +222,26 @@ function singleRows(pair: Pair): string[][] {
     num('on disk / stored text', (r) => r.diskBytes / r.textChars, x),
     text('auto snapshots during the writes', (r) => String(r.autoSnapshots)),
     text('writes whose reply was not "appended 1, turnCount k"', (r) => String(r.deltaViolations)),
-    text('mean hits per query (1 word / 2 words / phrase)', (r) => [r.searchHits.one, r.searchHits.two, r.searchHits.phrase].map((v) => v.toFixed(1)).join(' / ')),
-    num('≈ CPU per turn write (process CPU of the write phase, all threads incl. background snapshots, minus workload generation) / writes', (r) => (r.cpuMs.writes - r.genMs) / r.write.n, (v) => `${ms(v)} ms`),
-    num('≈ CPU per search (process CPU of the search phase / searches)', (r) => r.cpuMs.search / (r.search.one.n + r.search.two.n + r.search.phrase.n + 9), (v) => `${ms(v)} ms`),
+    text('mean hits per query (1 word / 2 words / phrase)', (r) =>
+      [r.searchHits.one, r.searchHits.two, r.searchHits.phrase].map((v) => v.toFixed(1)).join(' / '),
+    ),
+    num(
+      '≈ CPU per turn write (process CPU of the write phase, all threads incl. background snapshots, minus workload generation) / writes',
+      (r) => (r.cpuMs.writes - r.genMs) / r.write.n,
+      (v) => `${ms(v)} ms`,
+    ),
+    num(
+      '≈ CPU per search (process CPU of the search phase / searches)',
+      (r) => r.cpuMs.search / (r.search.one.n + r.search.two.n + r.search.phrase.n + 9),
+      (v) => `${ms(v)} ms`,
+    ),
     text('process CPU time by phase (s): writes / search / tail / snapshot / stall / open', (r) =>
       ['writes', 'search', 'tail', 'snapshot', 'stall', 'open'].map((k) => (r.cpuMs[k] === undefined ? '—' : (r.cpuMs[k] / 1000).toFixed(1))).join(' / '),
     ),
     text('phase wall times (s): writes / search / tail / snapshot / stall / open / diagnose', (r) =>
-      ['writes', 'search', 'tail', 'snapshot', 'stall', 'open', 'diagnose'].map((k) => (r.phaseSeconds[k] === undefined ? '—' : r.phaseSeconds[k].toFixed(1))).join(' / '),
+      ['writes', 'search', 'tail', 'snapshot', 'stall', 'open', 'diagnose']
+        .map((k) => (r.phaseSeconds[k] === undefined ? '—' : r.phaseSeconds[k].toFixed(1)))
+        .join(' / '),
     ),
   ];
 }
@@ -227,7 +249,10 @@ function singleRows(pair: Pair): string[][] {
 /** The sql.js store beside native SQLite holding the same data model (a row per turn). */
 function modelRows(pair: Pair): string[][] {
   const runs = [pair.sqljs, pair['native-turns'], pair['native-turns-nosync']];
-  const row = (label: string, get: (r: EngineResult) => Summary | null | undefined) => [label, ...runs.flatMap((r) => [ms(pn(r && get(r), 'p50')), ms(pn(r && get(r), 'p99'))])];
+  const row = (label: string, get: (r: EngineResult) => Summary | null | undefined) => [
+    label,
+    ...runs.flatMap((r) => [ms(pn(r && get(r), 'p50')), ms(pn(r && get(r), 'p99'))]),
+  ];
   const t = pair.sqljs?.turns ?? turns;
   return [
     row('turn write, all turns', (r) => r.write),
@@ -238,7 +263,10 @@ function modelRows(pair: Pair): string[][] {
     row('search, phrase', (r) => r.search.phrase),
     row('tail (3,000 chars)', (r) => r.tail),
     ['peak RSS / stored text', ...runs.flatMap((r) => [r ? `${(r.peakRss / r.textChars).toFixed(2)}×` : '—', ''])],
-    ['mean hits per query (1 word / 2 words / phrase)', ...runs.flatMap((r) => [r ? [r.searchHits.one, r.searchHits.two, r.searchHits.phrase].map((v) => v.toFixed(1)).join(' / ') : '—', ''])],
+    [
+      'mean hits per query (1 word / 2 words / phrase)',
+      ...runs.flatMap((r) => [r ? [r.searchHits.one, r.searchHits.two, r.searchHits.phrase].map((v) => v.toFixed(1)).join(' / ') : '—', '']),
+    ],
   ];
 }
 
@@ -294,7 +322,10 @@ function diagnosisTable(results: Map<number, Pair>): string | null {
   for (const kind of ['one', 'two', 'phrase'] as const) {
     rows.push([`search ${names[kind]}: whole search, p50 / p99 (ms)`, ...ns.map((n) => pp(d(n).search[kind].total))]);
     rows.push([`· turns matched (mean)`, ...ns.map((n) => d(n).search[kind].matchedTurns.toFixed(0))]);
-    rows.push([`· bare \`COUNT(*) … MATCH\` on every shard (FTS4 doclists only; a search reads the newest shards only)`, ...ns.map((n) => pp(d(n).search[kind].matchCount))]);
+    rows.push([
+      `· bare \`COUNT(*) … MATCH\` on every shard (FTS4 doclists only; a search reads the newest shards only)`,
+      ...ns.map((n) => pp(d(n).search[kind].matchCount)),
+    ]);
     rows.push([`· ranking (newest shards first until 200 turns: matchinfo → JS bm25, joins)`, ...ns.map((n) => pp(d(n).search[kind].rank))]);
     rows.push([`· 10 excerpts (session row, segment text, buildSnippet)`, ...ns.map((n) => pp(d(n).search[kind].excerpts))]);
   }
@@ -302,7 +333,10 @@ function diagnosisTable(results: Map<number, Pair>): string | null {
   rows.push(['· its query plan', ...ns.map((n) => '`' + d(n).write.findSessionRowPlan + '`')]);
   rows.push(['write: `planTranscriptDelta` of a 40-turn transcript (hashing, ms)', ...ns.map((n) => pp(d(n).write.planDelta40))]);
   rows.push(['write: `applyRecord(turns)` of one 2 KB turn, own transaction (ms)', ...ns.map((n) => pp(d(n).write.applyTurns))]);
-  rows.push(['indexing that turn afterwards (`catchUpIndex`, off the write path: idle time or before a search) (ms)', ...ns.map((n) => pp(d(n).write.indexOneTurn))]);
+  rows.push([
+    'indexing that turn afterwards (`catchUpIndex`, off the write path: idle time or before a search) (ms)',
+    ...ns.map((n) => pp(d(n).write.indexOneTurn)),
+  ]);
   return table(['piece (sql.js, no worker, on a copy of the final snapshot)', ...ns.map((n) => `N=${n}`)], rows);
 }
 
@@ -334,9 +368,24 @@ function targetRows(n: number, r: EngineResult | undefined, ref: EngineResult | 
       pass(flat <= TARGET.flatRatio),
       native((x) => `p99 ${(x.writeLast5.p99 / x.writeFirst5.p99).toFixed(2)}×`),
     ],
-    [`search 1 word p99 ≤ ${TARGET.searchP99} ms`, `${ms(r.search.one.p99)} ms (p50 ${ms(r.search.one.p50)})`, pass(r.search.one.p99 <= TARGET.searchP99), native((x) => mark(x.search.one.p99, TARGET.searchP99))],
-    [`search 2 words p99 ≤ ${TARGET.searchP99} ms`, `${ms(r.search.two.p99)} ms (p50 ${ms(r.search.two.p50)})`, pass(r.search.two.p99 <= TARGET.searchP99), native((x) => mark(x.search.two.p99, TARGET.searchP99))],
-    [`search phrase p99 ≤ ${TARGET.searchP99} ms`, `${ms(r.search.phrase.p99)} ms (p50 ${ms(r.search.phrase.p50)})`, pass(r.search.phrase.p99 <= TARGET.searchP99), native((x) => mark(x.search.phrase.p99, TARGET.searchP99))],
+    [
+      `search 1 word p99 ≤ ${TARGET.searchP99} ms`,
+      `${ms(r.search.one.p99)} ms (p50 ${ms(r.search.one.p50)})`,
+      pass(r.search.one.p99 <= TARGET.searchP99),
+      native((x) => mark(x.search.one.p99, TARGET.searchP99)),
+    ],
+    [
+      `search 2 words p99 ≤ ${TARGET.searchP99} ms`,
+      `${ms(r.search.two.p99)} ms (p50 ${ms(r.search.two.p50)})`,
+      pass(r.search.two.p99 <= TARGET.searchP99),
+      native((x) => mark(x.search.two.p99, TARGET.searchP99)),
+    ],
+    [
+      `search phrase p99 ≤ ${TARGET.searchP99} ms`,
+      `${ms(r.search.phrase.p99)} ms (p50 ${ms(r.search.phrase.p50)})`,
+      pass(r.search.phrase.p99 <= TARGET.searchP99),
+      native((x) => mark(x.search.phrase.p99, TARGET.searchP99)),
+    ],
     [
       `no operation stalls over ${TARGET.stallMax} ms while a snapshot is taken (writes: their whole time; searches: their time beyond the same query on the quiet store)`,
       r.stall
@@ -345,11 +394,30 @@ function targetRows(n: number, r: EngineResult | undefined, ref: EngineResult | 
       pass(stallMax <= TARGET.stallMax),
       native(() => 'no snapshots (WAL)'),
     ],
-    [`peak RSS ≤ ${TARGET.rssRatio}× stored text`, `${mb(r.peakRss)} / ${mb(r.textChars)} = ${rssRatio.toFixed(2)}×`, pass(rssRatio <= TARGET.rssRatio), native((x) => `${(x.peakRss / x.textChars).toFixed(2)}×`)],
+    [
+      `peak RSS ≤ ${TARGET.rssRatio}× stored text`,
+      `${mb(r.peakRss)} / ${mb(r.textChars)} = ${rssRatio.toFixed(2)}×`,
+      pass(rssRatio <= TARGET.rssRatio),
+      native((x) => `${(x.peakRss / x.textChars).toFixed(2)}×`),
+    ],
   ];
 }
 
-function report(results: Map<number, Pair>, info: { machine: string; versions: string; build: string; fsync: Summary; hop: Summary; date: string; wallSeconds: number; queries: number; rounds: number; load: string }): string {
+function report(
+  results: Map<number, Pair>,
+  info: {
+    machine: string;
+    versions: string;
+    build: string;
+    fsync: Summary;
+    hop: Summary;
+    date: string;
+    wallSeconds: number;
+    queries: number;
+    rounds: number;
+    load: string;
+  },
+): string {
   const ns = [...results.keys()];
   const targetN = ns.includes(2000) ? 2000 : Math.max(...ns);
   const out: string[] = [];
@@ -377,7 +445,12 @@ function report(results: Map<number, Pair>, info: { machine: string; versions: s
   out.push('');
   out.push(`## Targets (sql.js store, ${targetN} sessions)`, '');
   const atTarget = results.get(targetN);
-  out.push(table(['target', 'measured', 'result', 'native SQLite, same data model (a row per turn, in-process, no worker)'], targetRows(targetN, atTarget?.sqljs, atTarget?.['native-turns'], atTarget?.['native-turns-nosync'])));
+  out.push(
+    table(
+      ['target', 'measured', 'result', 'native SQLite, same data model (a row per turn, in-process, no worker)'],
+      targetRows(targetN, atTarget?.sqljs, atTarget?.['native-turns'], atTarget?.['native-turns-nosync']),
+    ),
+  );
   for (const n of ns) {
     const pair = results.get(n)!;
     out.push('', `## ${n} sessions × ${turns} turns — latency (ms)`, '');
@@ -390,7 +463,12 @@ function report(results: Map<number, Pair>, info: { machine: string; versions: s
         'The same workload on better-sqlite3 holding what the sql.js store holds: a row per turn and an FTS5 row per turn; a hook call inserts the turns past the stored count. In-process (no worker hop), WAL, FTS5 indexing inside the write. "no fsync": `synchronous=OFF`, nothing durable.',
         '',
       );
-      out.push(table(['figure', 'sql.js p50', 'sql.js p99', 'native per turn p50', 'native per turn p99', 'native per turn, no fsync p50', 'no fsync p99'], modelRows(pair)));
+      out.push(
+        table(
+          ['figure', 'sql.js p50', 'sql.js p99', 'native per turn p50', 'native per turn p99', 'native per turn, no fsync p50', 'no fsync p99'],
+          modelRows(pair),
+        ),
+      );
     }
   }
   out.push('', '## Write latency by transcript length (ms, p50 / p99 per 5-turn bucket)', '');
@@ -422,7 +500,11 @@ async function main(): Promise<void> {
   log(`worker + fdatasync floor: p50 ${ms(hop.p50)} ms, p99 ${ms(hop.p99)} ms`);
   const bin = await buildChild();
   const built = fs.statSync(path.join(ROOT, 'dist', 'storeWorker.js')).mtime.toISOString();
-  const digest = crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'dist', 'storeWorker.js'))).digest('hex').slice(0, 12);
+  const digest = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(ROOT, 'dist', 'storeWorker.js')))
+    .digest('hex')
+    .slice(0, 12);
   const build = `dist/storeWorker.js built ${built} (sha256 ${digest}); src/ is edited concurrently, so later builds may differ`;
   const loads: number[] = [];
   const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 10_000);

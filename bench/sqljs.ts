@@ -10,8 +10,6 @@ import { dirBytes, maxRssBytes, now, Phases, RssSampler, Sample, writeBuckets, t
 import { buildQueries, HARNESS, mix, prng, Workload, type QueryKind } from './workload';
 import type { Diagnosis, Log, RunConfig } from './types';
 
-
-
 const KINDS: QueryKind[] = ['one', 'two', 'phrase'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const collect = () => globalThis.gc?.();
@@ -74,7 +72,9 @@ export async function runSqljs(cfg: RunConfig, log: Log): Promise<EngineResult> 
       }
       if (k % 5 === 0 || k === 1 || k === cfg.turns) {
         const sm = byTurn[k - 1].summary();
-        log(`turn ${k}/${cfg.turns}: round ${((now() - roundStart) / 1000).toFixed(1)} s, write p50 ${sm.p50.toFixed(2)} p99 ${sm.p99.toFixed(2)} max ${sm.max.toFixed(1)} ms, rss ${(rss.peak / 2 ** 20).toFixed(0)} MB${compacting ? ', background snapshot running' : ''}`);
+        log(
+          `turn ${k}/${cfg.turns}: round ${((now() - roundStart) / 1000).toFixed(1)} s, write p50 ${sm.p50.toFixed(2)} p99 ${sm.p99.toFixed(2)} max ${sm.max.toFixed(1)} ms, rss ${(rss.peak / 2 ** 20).toFixed(0)} MB${compacting ? ', background snapshot running' : ''}`,
+        );
       }
     }
     phases.end('writes');
@@ -82,7 +82,9 @@ export async function runSqljs(cfg: RunConfig, log: Log): Promise<EngineResult> 
     const autoSnapshots = snapshotsWritten;
     const stats = await store.read('stats', {});
     const textChars = stats.textChars;
-    log(`writes done in ${phases.seconds.writes.toFixed(0)} s; ${stats.sessions} sessions, ${stats.turns} turns, ${stats.segments} segments, text ${(textChars / 2 ** 20).toFixed(0)} MB, db ${((stats.pages * stats.pageSize) / 2 ** 20).toFixed(0)} MB, ${autoSnapshots} auto snapshots`);
+    log(
+      `writes done in ${phases.seconds.writes.toFixed(0)} s; ${stats.sessions} sessions, ${stats.turns} turns, ${stats.segments} segments, text ${(textChars / 2 ** 20).toFixed(0)} MB, db ${((stats.pages * stats.pageSize) / 2 ** 20).toFixed(0)} MB, ${autoSnapshots} auto snapshots`,
+    );
 
     // 2. Searches: warm up with a few, then 200 of each kind.
     collect();

@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Diagnosis, NativeEngine, Summary } from './types';
 
-
 /** Nearest-rank percentile of an unsorted sample (q in [0, 1]). */
 export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return NaN;

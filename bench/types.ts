@@ -26,10 +26,7 @@ export interface RunConfig {
 export interface Diagnosis {
   imageBytes: number;
   open: { readVerifyMs: number; newDatabaseMs: number; quickCheckMs: number; exportMs: number };
-  search: Record<
-    'one' | 'two' | 'phrase',
-    { total: Summary; matchCount: Summary; rank: Summary; excerpts: Summary; matchedTurns: number }
-  >;
+  search: Record<'one' | 'two' | 'phrase', { total: Summary; matchCount: Summary; rank: Summary; excerpts: Summary; matchedTurns: number }>;
   write: {
     findSessionRow: Summary;
     findSessionRowPlan: string;

@@ -47,7 +47,44 @@ const COMMON = (
   'import export class method return async await promise callback event handler session transcript store index query'
 ).split(' ');
 
-const ONSETS = ['b', 'c', 'd', 'f', 'g', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'z', 'br', 'cl', 'cr', 'dr', 'fl', 'gr', 'pl', 'pr', 'sh', 'sl', 'st', 'str', 'th', 'tr', 'ch', 'sp', 'qu', ''];
+const ONSETS = [
+  'b',
+  'c',
+  'd',
+  'f',
+  'g',
+  'h',
+  'j',
+  'k',
+  'l',
+  'm',
+  'n',
+  'p',
+  'r',
+  's',
+  't',
+  'v',
+  'w',
+  'z',
+  'br',
+  'cl',
+  'cr',
+  'dr',
+  'fl',
+  'gr',
+  'pl',
+  'pr',
+  'sh',
+  'sl',
+  'st',
+  'str',
+  'th',
+  'tr',
+  'ch',
+  'sp',
+  'qu',
+  '',
+];
 const VOWELS = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'ee', 'io', 'ou', 'oa', 'y'];
 const CODAS = ['', '', '', 'n', 'r', 's', 't', 'l', 'nd', 'st', 'ng', 'ck', 'rt', 'm', 'x', 'th', 'sh', 'ld'];
 
@@ -108,7 +145,11 @@ export function buildVocabulary(seed = 0xba7011, size = 4000, identifierCount = 
       const b = words[200 + Math.floor(rand() * (size - 200))];
       id = a + b[0].toUpperCase() + b.slice(1) + (rand() < 0.5 ? String(Math.floor(rand() * 100)) : '');
     } else if (kind < 0.7) {
-      id = '0x' + Math.floor(rand() * 0xffffffff).toString(16).padStart(8, '0');
+      id =
+        '0x' +
+        Math.floor(rand() * 0xffffffff)
+          .toString(16)
+          .padStart(8, '0');
     } else {
       const a = words[100 + Math.floor(rand() * (size - 100))];
       id = a + 'V' + (1 + Math.floor(rand() * 9)) + String.fromCharCode(97 + Math.floor(rand() * 26)) + Math.floor(rand() * 1000);
@@ -139,7 +180,10 @@ export class Workload {
 
   sessionKey(s: number): string {
     const r = prng(mix(this.options.seed, 2, s));
-    const hex = () => Math.floor(r() * 0x10000).toString(16).padStart(4, '0');
+    const hex = () =>
+      Math.floor(r() * 0x10000)
+        .toString(16)
+        .padStart(4, '0');
     return `${hex()}${hex()}-${hex()}-4${hex().slice(1)}-a${hex().slice(1)}-${hex()}${hex()}${hex()}`;
   }
 

@@ -1,6 +1,10 @@
 // Small DOM helpers for Baton's webviews. Text is always inserted as text (textContent), never HTML.
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; title?: string } = {}, children: Node[] = []): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { className?: string; text?: string; title?: string } = {},
+  children: Node[] = [],
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (props.className) node.className = props.className;
   if (props.text !== undefined) node.textContent = props.text;

@@ -39,8 +39,30 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     app.append(part('Header', 'symbol-namespace', el('pre', { className: 'block', text: v.sections.header })));
     if (v.sections.checkpoint) app.append(part('Checkpoint summary', 'milestone', el('pre', { className: 'block', text: v.sections.checkpoint })));
     if (v.sections.recentContext) app.append(part('Recent context', 'history', el('pre', { className: 'block', text: v.sections.recentContext })));
-    if (v.sections.focalEntities.length) app.append(part('Focal entities', 'symbol-class', el('div', { className: 'chips' }, v.sections.focalEntities.map((e) => el('span', { className: 'chip', text: e })))));
-    if (v.sections.constraints.length) app.append(part('Active constraints', 'law', el('ul', {}, v.sections.constraints.map((c) => el('li', { text: c })))));
+    if (v.sections.focalEntities.length)
+      app.append(
+        part(
+          'Focal entities',
+          'symbol-class',
+          el(
+            'div',
+            { className: 'chips' },
+            v.sections.focalEntities.map((e) => el('span', { className: 'chip', text: e })),
+          ),
+        ),
+      );
+    if (v.sections.constraints.length)
+      app.append(
+        part(
+          'Active constraints',
+          'law',
+          el(
+            'ul',
+            {},
+            v.sections.constraints.map((c) => el('li', { text: c })),
+          ),
+        ),
+      );
   }
   if (!v.empty) app.append(part('The exact block', 'file-text', el('pre', { className: 'block', text: v.block })));
 });

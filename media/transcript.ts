@@ -28,7 +28,12 @@ function post(msg: FromWebview): void {
 function renderTurn(turn: TurnView): HTMLElement {
   const focus = state?.focusSeq === turn.seq;
   const node = el('article', { className: `turn ${turn.role}${focus ? ' focus' : ''}` }, [
-    el('div', { className: 'head' }, [icon(ROLE_ICON[turn.role] ?? 'comment'), el('span', { className: 'role', text: ROLE_NAME[turn.role] ?? turn.role }), el('span', { text: `#${turn.seq}` }), el('span', { text: turn.at ? new Date(turn.at).toLocaleString() : '' })]),
+    el('div', { className: 'head' }, [
+      icon(ROLE_ICON[turn.role] ?? 'comment'),
+      el('span', { className: 'role', text: ROLE_NAME[turn.role] ?? turn.role }),
+      el('span', { text: `#${turn.seq}` }),
+      el('span', { text: turn.at ? new Date(turn.at).toLocaleString() : '' }),
+    ]),
     el('div', { className: 'body' }, [highlighted(turn.text, state?.highlight ?? [])]),
   ]);
   node.id = `turn-${turn.seq}`;
@@ -58,7 +63,16 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     before.querySelector('button')!.addEventListener('click', () => request(first - PAGE));
     after.querySelector('button')!.addEventListener('click', () => request(last + 1));
     list = el('div', { className: 'turns' });
-    app.append(el('header', { className: 'bar' }, [icon('comment-discussion'), el('h1', { text: msg.title, title: msg.title }), el('span', { className: 'muted meta', text: msg.meta })]), before, list, after);
+    app.append(
+      el('header', { className: 'bar' }, [
+        icon('comment-discussion'),
+        el('h1', { text: msg.title, title: msg.title }),
+        el('span', { className: 'muted meta', text: msg.meta }),
+      ]),
+      before,
+      list,
+      after,
+    );
     app.setAttribute('aria-busy', 'false');
     first = Number.POSITIVE_INFINITY;
     last = 0;

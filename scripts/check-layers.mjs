@@ -8,8 +8,27 @@ import { fileURLToPath } from 'node:url';
 // An optional argument names another tree to check (the tests use it on a tree with a violation).
 const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
 const FORBIDDEN_IN_CORE = [
-  'vscode', 'sql.js', 'fs', 'fs/promises', 'path', 'http', 'https', 'http2', 'net', 'tls', 'dgram', 'os',
-  'child_process', 'worker_threads', 'cluster', 'readline', 'zlib', 'crypto', 'stream', 'process', 'dns',
+  'vscode',
+  'sql.js',
+  'fs',
+  'fs/promises',
+  'path',
+  'http',
+  'https',
+  'http2',
+  'net',
+  'tls',
+  'dgram',
+  'os',
+  'child_process',
+  'worker_threads',
+  'cluster',
+  'readline',
+  'zlib',
+  'crypto',
+  'stream',
+  'process',
+  'dns',
 ];
 const importRe = /(?:import\s[^'"]*?from\s*|import\s*\(\s*|import\s*|require\s*\(\s*|export\s[^'"]*?from\s*)['"]([^'"]+)['"]/g;
 
@@ -40,7 +59,11 @@ for (const file of files(path.join(root, 'src'))) {
     const forbidden = FORBIDDEN_IN_CORE.includes(spec) || FORBIDDEN_IN_CORE.includes(spec.split('/')[0]);
     if (inCore && (forbidden || (spec.startsWith('.') && !target.startsWith(path.join(root, 'src', 'core') + path.sep)))) {
       problems.push(`${rel}: src/core must stay pure but imports '${m[1]}'`);
-    } else if (pureHarnessFile && (forbidden || (spec.startsWith('.') && !target.startsWith(path.join(root, 'src', 'core') + path.sep) && !isPureHarnessFile(path.relative(root, target) + '.ts')))) {
+    } else if (
+      pureHarnessFile &&
+      (forbidden ||
+        (spec.startsWith('.') && !target.startsWith(path.join(root, 'src', 'core') + path.sep) && !isPureHarnessFile(path.relative(root, target) + '.ts')))
+    ) {
       problems.push(`${rel}: a harness's transcript.ts must stay pure but import '${m[1]}'`);
     } else if (spec === 'vscode' && !mayUseVscode) {
       problems.push(`${rel}: only src/vscode may import 'vscode'`);

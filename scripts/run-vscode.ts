@@ -32,12 +32,26 @@ const folder = folderArg ? path.resolve(folderArg) : path.join(repoRoot, 'demo')
 const port = Number(arg('port') ?? 8765);
 const userData = path.join(hostDir, 'user-data');
 const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p.split('/').map(encodeURIComponent).join('/')}`;
-const payload = [['extensionDevelopmentPath', remote(repoRoot)], ['skipWelcome', 'true']];
+const payload = [
+  ['extensionDevelopmentPath', remote(repoRoot)],
+  ['skipWelcome', 'true'],
+];
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 
 const child = spawn(
   bin,
-  ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--user-data-dir', userData, '--extensions-dir', path.join(hostDir, 'extensions')],
+  [
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    path.join(hostDir, 'extensions'),
+  ],
   { stdio: ['ignore', 'inherit', 'inherit'], env: process.env },
 );
 console.log(`\nBaton in VS Code: open ${url}\n(Ctrl-C to stop)\n`);

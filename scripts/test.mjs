@@ -76,6 +76,8 @@ if (broken && totals.failed === 0) totals.failed = 1;
 if (broken) console.log(`\nnpm test: the ${broken} stage failed`);
 // The totals twice: as a TAP summary (what runners that print ✔ lines close with) and as one plain
 // line last, so a reader of the log finds the count whichever form it looks for.
-console.log(`\n# tests ${totals.passed + totals.failed}\n# pass ${totals.passed}\n# fail ${totals.failed}${totals.skipped ? `\n# skip ${totals.skipped}` : ''}`);
+console.log(
+  `\n# tests ${totals.passed + totals.failed}\n# pass ${totals.passed}\n# fail ${totals.failed}${totals.skipped ? `\n# skip ${totals.skipped}` : ''}`,
+);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
 process.exit(broken ? 1 : 0);

@@ -131,7 +131,7 @@ export function buildProgram(): Command {
         if (opts.session && sessions.length === 0) throw new BatonError('not_found', `session ${opts.session} not found`);
         for (const session of sessions) {
           const turns = [];
-          for (let from = 1; ; ) {
+          for (let from = 1; ;) {
             const page = await api.call('turns', { params: { key: session!.key }, query: { from: String(from), limit: '1000' } });
             turns.push(...page.turns);
             if (page.turns.length < 1000) break;

@@ -26,7 +26,13 @@ export interface BatonExtensionApi {
   runs: RunManager;
   archivist: Archivist;
   /** Records a session (and its parent); returns the inherited block a child receives. */
-  registerSession(session: { key: string; harness: string; parentSessionKey?: string; project?: string; title?: string }): Promise<{ sessionKey: string; inject: string }>;
+  registerSession(session: {
+    key: string;
+    harness: string;
+    parentSessionKey?: string;
+    project?: string;
+    title?: string;
+  }): Promise<{ sessionKey: string; inject: string }>;
   /** Appends turns to a session's live transcript (as a delta: re-sent turns are not stored twice). */
   appendTurns(key: string, turns: Turn[], harness?: string): Promise<{ appended: number }>;
   /** Spawns a sub-agent (SYNC, ASYNC_POLL or ASYNC_CALLBACK) with a registered runner. */
@@ -61,10 +67,16 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     log.info(`Delivered ${delivered.length} sub-agent result(s) into ${parent}`);
     chatRef.current?.noteDelivered(parent, text);
   });
-  const archivist = new Archivist(client, () => host!.dataDir, () => current.archival);
+  const archivist = new Archivist(
+    client,
+    () => host!.dataDir,
+    () => current.archival,
+  );
   const chat = new BatonChat(host, runs, archivist);
   chatRef.current = chat;
-  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) => chat.handle(request, chatContext, stream, token));
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) =>
+    chat.handle(request, chatContext, stream, token),
+  );
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'baton.svg');
   participant.followupProvider = { provideFollowups: (result) => chat.followups(result as BatonChatResult) };
   const lmRunner = runs.register(new LanguageModelRunner(() => pickModel()));
@@ -116,7 +128,9 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
       return { sessionKey: r.sessionKey, inject: r.inject ?? '' };
     },
     appendTurns: async (key, turns, harness = 'vscode-api') => {
-      const r = await (await client()).call('userPromptSubmit', { body: { harness, sessionKey: key, transcript: turns.map((t) => ({ role: t.role, content: t.text })) } });
+      const r = await (
+        await client()
+      ).call('userPromptSubmit', { body: { harness, sessionKey: key, transcript: turns.map((t) => ({ role: t.role, content: t.text })) } });
       return { appended: r.appended ?? 0 };
     },
     invokeSubagent: (options) => {

@@ -36,7 +36,8 @@ export class ApiClient {
 
   async call<K extends RouteId>(id: K, input: CallInput<K> = {}, options: CallOptions = {}): Promise<ResponseOf<K>> {
     const query: Record<string, string> = {};
-    for (const [name, value] of Object.entries((input.query ?? {}) as Record<string, unknown>)) if (value !== undefined && value !== null) query[name] = String(value);
+    for (const [name, value] of Object.entries((input.query ?? {}) as Record<string, unknown>))
+      if (value !== undefined && value !== null) query[name] = String(value);
     return (await this.transport.send(id, { params: input.params ?? {}, query, body: input.body }, options)) as ResponseOf<K>;
   }
 

@@ -86,7 +86,18 @@ export const sessionEndBody = z
   .loose();
 
 export const rememberBody = z
-  .object({ harness, content: z.string().trim().min(1).max(100_000), sessionKey: optionalKey, runtimePath, agentId, project, type: z.string().max(64).optional(), tags: z.string().max(1000).optional(), who: z.string().max(128).optional(), importance: z.number().min(0).max(1).optional() })
+  .object({
+    harness,
+    content: z.string().trim().min(1).max(100_000),
+    sessionKey: optionalKey,
+    runtimePath,
+    agentId,
+    project,
+    type: z.string().max(64).optional(),
+    tags: z.string().max(1000).optional(),
+    who: z.string().max(128).optional(),
+    importance: z.number().min(0).max(1).optional(),
+  })
   .loose();
 
 export const recallBody = z
@@ -122,13 +133,17 @@ export const checkpointExtractBody = z
   .loose();
 
 export const synthesisBody = z.object({ agentId, sessionKey: optionalKey }).loose();
-export const synthesisCompleteBody = z.object({ content: z.string().min(1).max(5_000_000), agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() }).loose();
+export const synthesisCompleteBody = z
+  .object({ content: z.string().min(1).max(5_000_000), agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() })
+  .loose();
 
 export const searchBody = z
   .object({ query: z.string().max(10_000), sessionKey: optionalKey, currentSessionKey: optionalKey, agentId, project, limit: z.number().optional() })
   .loose();
 
-export const expandBody = z.object({ id: z.string().min(1).max(128), includeTranscript: z.boolean().optional(), transcriptCharLimit: z.number().int().min(1).max(100_000).optional() }).loose();
+export const expandBody = z
+  .object({ id: z.string().min(1).max(128), includeTranscript: z.boolean().optional(), transcriptCharLimit: z.number().int().min(1).max(100_000).optional() })
+  .loose();
 
 export const bypassBody = z.object({ enabled: z.boolean(), agentId }).loose();
 
@@ -192,8 +207,10 @@ export const claudeCodeHookBody = z
   })
   .loose()
   .superRefine((body, ctx) => {
-    if (SUBAGENT_EVENTS.has(body.hook_event_name) && !body.agent_id?.trim()) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: `is required for ${body.hook_event_name}` });
-    if (body.agent_id !== undefined && /\p{Cs}/u.test(body.agent_id)) ctx.addIssue({ code: 'custom', path: ['agent_id'], message: 'must be well-formed Unicode (no lone surrogates)' });
+    if (SUBAGENT_EVENTS.has(body.hook_event_name) && !body.agent_id?.trim())
+      ctx.addIssue({ code: 'custom', path: ['agent_id'], message: `is required for ${body.hook_event_name}` });
+    if (body.agent_id !== undefined && /\p{Cs}/u.test(body.agent_id))
+      ctx.addIssue({ code: 'custom', path: ['agent_id'], message: 'must be well-formed Unicode (no lone surrogates)' });
   });
 
 export const tokenBody = z
@@ -287,30 +304,40 @@ export interface TreeNodeView extends z.infer<typeof sessionView> {
 const treeNode: z.ZodType<TreeNodeView> = z.lazy(() => sessionView.extend({ children: z.array(treeNode) }).loose()) as z.ZodType<TreeNodeView>;
 
 const inheritSections = z
-  .object({ header: z.string(), checkpoint: nullableString, recentContext: nullableString, focalEntities: z.array(z.string()), constraints: z.array(z.string()) })
+  .object({
+    header: z.string(),
+    checkpoint: nullableString,
+    recentContext: nullableString,
+    focalEntities: z.array(z.string()),
+    constraints: z.array(z.string()),
+  })
   .loose();
 
-export const runView = z
-  .object({
-    id: z.string(),
-    agentId: z.string(),
-    sessionKey: nullableString,
-    parentSessionKey: nullableString,
-    runner: z.string(),
-    status: z.enum(['pending', 'running', 'completed', 'failed']),
-    executionMode,
-    context: z.object({ workspacePath: z.string().optional(), specId: z.string().optional(), prompt: z.string().optional(), files: z.array(z.string()).optional() }),
-    resultContent: nullableString,
-    inputTokens: z.number().nullable(),
-    outputTokens: z.number().nullable(),
-    durationMs: z.number().nullable(),
-    error: nullableString,
-    callbackDeliveredAt: nullableString,
-    createdAt: z.string(),
-    startedAt: nullableString,
-    finishedAt: nullableString,
-    updatedAt: z.string(),
-  });
+export const runView = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  sessionKey: nullableString,
+  parentSessionKey: nullableString,
+  runner: z.string(),
+  status: z.enum(['pending', 'running', 'completed', 'failed']),
+  executionMode,
+  context: z.object({
+    workspacePath: z.string().optional(),
+    specId: z.string().optional(),
+    prompt: z.string().optional(),
+    files: z.array(z.string()).optional(),
+  }),
+  resultContent: nullableString,
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  durationMs: z.number().nullable(),
+  error: nullableString,
+  callbackDeliveredAt: nullableString,
+  createdAt: z.string(),
+  startedAt: nullableString,
+  finishedAt: nullableString,
+  updatedAt: z.string(),
+});
 
 const hitView = z
   .object({
@@ -350,25 +377,64 @@ export const SCHEMAS = {
   },
   userPromptSubmit: {
     body: promptSubmitBody,
-    response: z.object({ inject: z.string(), sessionKey: z.string(), appended: z.number().optional(), turnCount: z.number().optional(), bypassed: z.literal(true).optional() }).loose(),
+    response: z
+      .object({
+        inject: z.string(),
+        sessionKey: z.string(),
+        appended: z.number().optional(),
+        turnCount: z.number().optional(),
+        bypassed: z.literal(true).optional(),
+      })
+      .loose(),
   },
   sessionEnd: {
     body: sessionEndBody,
-    response: z.object({ success: z.boolean().optional(), appended: z.number().optional(), turnCount: z.number().optional(), ...bypassedReply, sessionKey: z.string() }).loose(),
+    response: z
+      .object({ success: z.boolean().optional(), appended: z.number().optional(), turnCount: z.number().optional(), ...bypassedReply, sessionKey: z.string() })
+      .loose(),
   },
-  remember: { body: rememberBody, response: z.object({ success: z.boolean(), memoryId: z.string().optional(), id: z.string().optional(), ...bypassedReply }).loose() },
+  remember: {
+    body: rememberBody,
+    response: z.object({ success: z.boolean(), memoryId: z.string().optional(), id: z.string().optional(), ...bypassedReply }).loose(),
+  },
   recall: {
     body: recallBody,
-    response: z.object({ results: z.array(memoryHit), memories: z.array(memoryHit), count: z.number(), query: z.string(), method: z.string(), message: z.string(), bypassed: z.boolean().optional() }).loose(),
+    response: z
+      .object({
+        results: z.array(memoryHit),
+        memories: z.array(memoryHit),
+        count: z.number(),
+        query: z.string(),
+        method: z.string(),
+        message: z.string(),
+        bypassed: z.boolean().optional(),
+      })
+      .loose(),
   },
   preCompaction: { body: preCompactionBody, response: z.object({ guidelines: z.string(), summaryPrompt: z.string().optional(), ...bypassedReply }).loose() },
   compactionComplete: {
     body: compactionCompleteBody,
-    response: z.object({ success: z.boolean(), memoryId: z.string().optional(), summaryId: z.string().optional(), contextEpoch: z.number().optional(), ...bypassedReply }).loose(),
+    response: z
+      .object({
+        success: z.boolean(),
+        memoryId: z.string().optional(),
+        summaryId: z.string().optional(),
+        contextEpoch: z.number().optional(),
+        ...bypassedReply,
+      })
+      .loose(),
   },
-  checkpointExtract: { body: checkpointExtractBody, response: z.object({ skipped: z.boolean().optional(), bypassed: z.boolean().optional(), queued: z.boolean().optional(), jobId: z.string().optional() }).loose() },
+  checkpointExtract: {
+    body: checkpointExtractBody,
+    response: z
+      .object({ skipped: z.boolean().optional(), bypassed: z.boolean().optional(), queued: z.boolean().optional(), jobId: z.string().optional() })
+      .loose(),
+  },
   synthesisConfig: { response: z.object({ enabled: z.boolean(), model: z.string(), schedule: z.string() }).loose() },
-  synthesis: { body: synthesisBody, response: z.object({ prompt: z.string(), model: z.string(), indexBlock: z.string(), leaseId: z.string(), agentId: z.string() }).loose() },
+  synthesis: {
+    body: synthesisBody,
+    response: z.object({ prompt: z.string(), model: z.string(), indexBlock: z.string(), leaseId: z.string(), agentId: z.string() }).loose(),
+  },
   synthesisComplete: { body: synthesisCompleteBody, response: z.object({ success: z.boolean(), path: z.string() }).loose() },
   claudeCodeHook: { body: claudeCodeHookBody, response: z.record(z.string(), z.unknown()) },
   listSessions: { query: listSessionsQuery, response: z.object({ sessions: z.array(sessionView), count: z.number(), total: z.number() }).loose() },
@@ -377,12 +443,27 @@ export const SCHEMAS = {
     query: summariesQuery,
     response: z
       .object({
-        summaries: z.array(z.object({ id: z.string(), kind: z.string(), depth: z.number(), source_type: nullableString, source_ref: nullableString, meta_json: nullableString, created_at: z.string() }).loose()),
+        summaries: z.array(
+          z
+            .object({
+              id: z.string(),
+              kind: z.string(),
+              depth: z.number(),
+              source_type: nullableString,
+              source_ref: nullableString,
+              meta_json: nullableString,
+              created_at: z.string(),
+            })
+            .loose(),
+        ),
       })
       .loose(),
   },
   expandSummary: { body: expandBody, response: z.object({ node: z.unknown() }).loose() },
-  search: { body: searchBody, response: z.object({ query: z.string(), hits: z.array(hitView), count: z.number(), searchedSession: z.string().optional() }).loose() },
+  search: {
+    body: searchBody,
+    response: z.object({ query: z.string(), hits: z.array(hitView), count: z.number(), searchedSession: z.string().optional() }).loose(),
+  },
   getSession: { response: sessionView },
   transcript: { response: z.object({ sessionKey: z.string(), agentId: z.string(), content: z.string() }).loose() },
   turns: {
@@ -404,7 +485,10 @@ export const SCHEMAS = {
         sections: inheritSections.nullable(),
         chars: z.number(),
         estimatedTokens: z.number(),
-        budget: z.object({ maxTokens: z.number(), usedTokens: z.number(), cut: z.array(z.string()) }).nullable().optional(),
+        budget: z
+          .object({ maxTokens: z.number(), usedTokens: z.number(), cut: z.array(z.string()) })
+          .nullable()
+          .optional(),
         settings: z.object({ inheritContext: z.boolean(), tailChars: z.number(), maxTokens: z.number().optional() }),
         parentUpdatedAt: z.string(),
       })
@@ -420,7 +504,15 @@ export const SCHEMAS = {
   deliverRuns: { body: deliverBody, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
   createToken: {
     body: tokenBody,
-    response: z.object({ id: z.string(), token: z.string(), agentId: z.string(), permissions: z.array(z.string()), readPolicy: z.enum(['shared', 'isolated']).nullable() }).loose(),
+    response: z
+      .object({
+        id: z.string(),
+        token: z.string(),
+        agentId: z.string(),
+        permissions: z.array(z.string()),
+        readPolicy: z.enum(['shared', 'isolated']).nullable(),
+      })
+      .loose(),
   },
   revokeToken: { response: z.object({ ok: z.literal(true) }) },
   recovery: { response: z.object({ events: z.array(z.object({ kind: z.string(), message: z.string(), file: z.string().optional() })) }).loose() },

@@ -16,5 +16,9 @@ export async function openAccess(dataDir: string, opts: { mode: 'read' } | { mod
   if (opts.mode === 'read' && !hasBatonData(dataDir)) throw noDataError(dataDir);
   warnAboutPermissions(dataDir);
   if (opts.mode === 'write' && !liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
-  return openApi(dataDir, opts.mode === 'read' ? { readOnly: true, onRecovery: printRecoveryLine } : { holder: opts.holder, onRecovery: printRecoveryLine }, timeoutMs);
+  return openApi(
+    dataDir,
+    opts.mode === 'read' ? { readOnly: true, onRecovery: printRecoveryLine } : { holder: opts.holder, onRecovery: printRecoveryLine },
+    timeoutMs,
+  );
 }

@@ -20,16 +20,22 @@ interface Helpers {
 }
 
 function render(report: DoctorReport): string {
-  const lock = report.lock.holder ? ` (${report.lock.holder.holder}, pid ${report.lock.holder.pid}${report.lock.holder.port ? `, port ${report.lock.holder.port}` : ''}${report.lock.state === 'stale' ? ', not running' : ''})` : '';
+  const lock = report.lock.holder
+    ? ` (${report.lock.holder.holder}, pid ${report.lock.holder.pid}${report.lock.holder.port ? `, port ${report.lock.holder.port}` : ''}${report.lock.state === 'stale' ? ', not running' : ''})`
+    : '';
   const recovery = report.recovery;
   return [
     `data dir   ${report.dataDir}${report.exists ? '' : ' (does not exist yet)'}`,
     `lock       ${report.lock.state}${lock}`,
     `snapshots  ${report.snapshots.length === 0 ? 'none' : report.snapshots.map((s) => `seq ${s.seq} ${(s.bytes / 1e6).toFixed(1)} MB ${s.valid ? 'ok' : 'DAMAGED'}`).join('; ')}`,
     `journal    ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frame(s), ${report.journal.reduce((n, j) => n + j.bytes, 0)} bytes`,
-    recovery ? `state      reaches seq ${recovery.appliedSeq} of ${recovery.knownSeq} written${recovery.snapshot ? ` (from ${path.basename(recovery.snapshot)} and the journal)` : ' (from the journal alone)'}` : '',
+    recovery
+      ? `state      reaches seq ${recovery.appliedSeq} of ${recovery.knownSeq} written${recovery.snapshot ? ` (from ${path.basename(recovery.snapshot)} and the journal)` : ' (from the journal alone)'}`
+      : '',
     `integrity  ${report.integrity ? report.integrity.join('; ') : report.lock.state === 'held' ? 'not checked (held by a running process)' : 'n/a'}`,
-    report.store ? `store      ${report.store.sessions} sessions, ${report.store.turns} turns, ${report.store.textChars} chars, seq ${report.store.appliedSeq}` : '',
+    report.store
+      ? `store      ${report.store.sessions} sessions, ${report.store.turns} turns, ${report.store.textChars} chars, seq ${report.store.appliedSeq}`
+      : '',
     report.quarantine.length ? `quarantine ${report.quarantine.length} file(s) in ${path.dirname(report.quarantine[0])}` : '',
     ...report.problems.map((p) => `problem    ${p}`),
   ]
@@ -86,9 +92,12 @@ export function registerDoctorCommand(program: Command, { dataDirOption, out }: 
       out(opts.json ? JSON.stringify(report, null, 2) : render(report));
       if (report.problems.length > 0) process.exitCode = 1;
       if (!opts.repair || report.problems.length === 0) return;
-      if (report.lock.state === 'held') throw new Error(`not repairing: ${report.lock.holder!.holder} (pid ${report.lock.holder!.pid}) holds ${dataDir}; stop it first`);
+      if (report.lock.state === 'held')
+        throw new Error(`not repairing: ${report.lock.holder!.holder} (pid ${report.lock.holder!.pid}) holds ${dataDir}; stop it first`);
       if (report.recovery?.missing.length && !opts.acceptLoss) {
-        throw new Error(`not repairing: acknowledged writes are missing (see above). To repair without them: baton doctor --repair --accept-loss (or ${ACCEPT_LOSS_COMMAND})`);
+        throw new Error(
+          `not repairing: acknowledged writes are missing (see above). To repair without them: baton doctor --repair --accept-loss (or ${ACCEPT_LOSS_COMMAND})`,
+        );
       }
       const steps = plan(report, opts.acceptLoss ?? false);
       process.stderr.write(`repairing ${dataDir}:\n${steps.map((s) => `  will ${s}`).join('\n')}\n`);

@@ -23,8 +23,12 @@ function portNumber(value: string): number {
 const PERMISSIONS = ['remember', 'recall', 'admin'];
 
 function permissionList(value: string): string[] {
-  const list = value.split(',').map((p) => p.trim()).filter(Boolean);
-  if (list.length === 0 || !list.every((p) => PERMISSIONS.includes(p))) throw new InvalidArgumentError(`expected a comma-separated list of ${PERMISSIONS.join(', ')}.`);
+  const list = value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (list.length === 0 || !list.every((p) => PERMISSIONS.includes(p)))
+    throw new InvalidArgumentError(`expected a comma-separated list of ${PERMISSIONS.join(', ')}.`);
   return list;
 }
 
@@ -82,11 +86,17 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
       const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), { mode: 'write', holder: 'baton token' });
       let created: { id: string; token: string; agentId: string; permissions: string[] };
       try {
-        created = await access.api.call('createToken', { body: { agentId: opts.agent, permissions: opts.permissions as Permission[], readPolicy: opts.readPolicy, label: opts.label } });
+        created = await access.api.call('createToken', {
+          body: { agentId: opts.agent, permissions: opts.permissions as Permission[], readPolicy: opts.readPolicy, label: opts.label },
+        });
       } finally {
         await access.close();
       }
-      out(opts.json ? JSON.stringify(created, null, 2) : `token ${created.id} for agent ${created.agentId} (${created.permissions.join(', ')}):\n${created.token}`);
+      out(
+        opts.json
+          ? JSON.stringify(created, null, 2)
+          : `token ${created.id} for agent ${created.agentId} (${created.permissions.join(', ')}):\n${created.token}`,
+      );
     });
   token
     .command('revoke')

@@ -37,7 +37,9 @@ export class BatonClient extends ApiClient {
 
   listSessions(q: ListQuery = {}) {
     const all = q.all || (!q.roots && !q.parent);
-    return this.call('listSessions', { query: { roots: q.roots ? '1' : undefined, parent: q.parent, project: q.project, all: all ? '1' : undefined, limit: String(q.limit ?? 500) } });
+    return this.call('listSessions', {
+      query: { roots: q.roots ? '1' : undefined, parent: q.parent, project: q.project, all: all ? '1' : undefined, limit: String(q.limit ?? 500) },
+    });
   }
 
   /** How many sessions are live (active), or stored in all. */
@@ -100,7 +102,12 @@ export class BatonClient extends ApiClient {
     const connect = () => {
       if (closed) return;
       req = http.get(
-        { host: '127.0.0.1', port: this.endpoint.port, path: '/api/events', headers: { authorization: `Bearer ${this.endpoint.token}`, accept: 'text/event-stream' } },
+        {
+          host: '127.0.0.1',
+          port: this.endpoint.port,
+          path: '/api/events',
+          headers: { authorization: `Bearer ${this.endpoint.token}`, accept: 'text/event-stream' },
+        },
         (res) => {
           if (res.statusCode !== 200) {
             res.resume();

@@ -27,11 +27,15 @@ export class ExternalRunner implements Runner {
   run(request: RunRequest, signal: AbortSignal): Promise<RunOutput> {
     const { command, args = [], cwd, env = process.env, maxOutputBytes = 4 * 1024 * 1024 } = this.options;
     return new Promise((resolve, reject) => {
-      const child = spawn(command, args.map((a) => expandAgentSession(a, request.sessionKey)), {
-        cwd: request.context.workspacePath ?? cwd,
-        env: childEnvironment(env, request.sessionKey),
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        command,
+        args.map((a) => expandAgentSession(a, request.sessionKey)),
+        {
+          cwd: request.context.workspacePath ?? cwd,
+          env: childEnvironment(env, request.sessionKey),
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
       const out: Buffer[] = [];
       let size = 0;
       let err = '';

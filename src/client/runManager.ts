@@ -85,14 +85,16 @@ export class RunManager {
     const runId = crypto.randomUUID();
     const sessionKey = runSessionKey(options.parentSessionKey, runId);
     const context: SubagentRunContext = { workspacePath: options.workspacePath, specId: options.specId, prompt: options.task, files: options.files ?? [] };
-    const started = await client.call('sessionStart', { body: {
-      harness: HARNESS,
-      sessionKey,
-      parentSessionKey: options.parentSessionKey ?? undefined,
-      harnessAgentType: options.runner,
-      executionMode: mode,
-      title: options.title ?? options.task.split('\n')[0].slice(0, 80),
-    } });
+    const started = await client.call('sessionStart', {
+      body: {
+        harness: HARNESS,
+        sessionKey,
+        parentSessionKey: options.parentSessionKey ?? undefined,
+        harnessAgentType: options.runner,
+        executionMode: mode,
+        title: options.title ?? options.task.split('\n')[0].slice(0, 80),
+      },
+    });
     await client.saveRun({
       id: runId,
       runner: options.runner,
@@ -123,7 +125,9 @@ export class RunManager {
     let run: SubagentRun | null;
     try {
       const out = await runner.run(request, signal);
-      await client.call('sessionEnd', { body: { harness: HARNESS, sessionKey: request.sessionKey, lastAssistantMessage: out.content, status: 'completed', reason: 'run completed' } });
+      await client.call('sessionEnd', {
+        body: { harness: HARNESS, sessionKey: request.sessionKey, lastAssistantMessage: out.content, status: 'completed', reason: 'run completed' },
+      });
       run = await client.saveRun({
         id: request.runId,
         status: 'completed',
@@ -135,8 +139,16 @@ export class RunManager {
       });
     } catch (err) {
       const message = signal.aborted ? `timed out after ${timeoutMs} ms` : (err as Error).message;
-      await client.call('sessionEnd', { body: { harness: HARNESS, sessionKey: request.sessionKey, status: 'failed', reason: message.slice(0, 200) } }).catch(() => undefined);
-      run = await client.saveRun({ id: request.runId, status: 'failed', error: message, durationMs: Date.now() - startedAt, finishedAt: new Date().toISOString() });
+      await client
+        .call('sessionEnd', { body: { harness: HARNESS, sessionKey: request.sessionKey, status: 'failed', reason: message.slice(0, 200) } })
+        .catch(() => undefined);
+      run = await client.saveRun({
+        id: request.runId,
+        status: 'failed',
+        error: message,
+        durationMs: Date.now() - startedAt,
+        finishedAt: new Date().toISOString(),
+      });
     }
     if (mode === 'ASYNC_CALLBACK' && request.parentSessionKey) await this.deliver(request.parentSessionKey);
     return run;
@@ -171,7 +183,9 @@ export class RunManager {
     if (runs.length === 0) return [];
     const text = aggregateDeliveries(runs);
     const parent = await client.getSession(parentKey);
-    await client.call('userPromptSubmit', { body: { harness: parent?.harness ?? HARNESS, sessionKey: parentKey, transcript: [{ role: 'system', content: text }] } });
+    await client.call('userPromptSubmit', {
+      body: { harness: parent?.harness ?? HARNESS, sessionKey: parentKey, transcript: [{ role: 'system', content: text }] },
+    });
     this.onDelivered?.(parentKey, runs, text);
     return runs;
   }

@@ -19,7 +19,8 @@ function errorReply(id: JsonRpc['id'], message: string) {
 export async function forward(dataDir: string, message: JsonRpc, agentSessionId?: string): Promise<unknown | null> {
   const endpoint = liveEndpoint(dataDir);
   const isRequest = message.id !== undefined && message.method !== undefined;
-  if (!endpoint) return isRequest ? errorReply(message.id, `Baton is not running for ${dataDir}: start it (baton serve, or open VS Code with the Baton extension)`) : null;
+  if (!endpoint)
+    return isRequest ? errorReply(message.id, `Baton is not running for ${dataDir}: start it (baton serve, or open VS Code with the Baton extension)`) : null;
   const res = await fetch(`${endpoint.url}/mcp`, {
     method: 'POST',
     headers: {

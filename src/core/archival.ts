@@ -44,13 +44,17 @@ export interface StructuredSummary {
   open_questions: string[];
 }
 
-export type ArchiveSummary = { kind: 'structured'; value: StructuredSummary } | { kind: 'paragraph'; text: string } | { kind: 'invalid'; raw: string; problem: string };
+export type ArchiveSummary =
+  { kind: 'structured'; value: StructuredSummary } | { kind: 'paragraph'; text: string } | { kind: 'invalid'; raw: string; problem: string };
 
 const LIST_FIELDS = ['key_findings', 'files_touched', 'tools_used', 'open_questions'] as const;
 
 /** Reads a model's summary: valid JSON of the schema, or marked invalid with the raw text kept. */
 export function parseModelSummary(raw: string): ArchiveSummary {
-  const text = raw.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const text = raw
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   if (!text.startsWith('{')) return text ? { kind: 'paragraph', text } : { kind: 'invalid', raw, problem: 'empty summary' };
   let parsed: unknown;
   try {
@@ -61,16 +65,30 @@ export function parseModelSummary(raw: string): ArchiveSummary {
   const o = parsed as Record<string, unknown>;
   if (typeof o.outcome !== 'string') return { kind: 'invalid', raw, problem: 'outcome must be a string' };
   for (const field of LIST_FIELDS) {
-    if (!Array.isArray(o[field]) || !(o[field] as unknown[]).every((x) => typeof x === 'string')) return { kind: 'invalid', raw, problem: `${field} must be a list of strings` };
+    if (!Array.isArray(o[field]) || !(o[field] as unknown[]).every((x) => typeof x === 'string'))
+      return { kind: 'invalid', raw, problem: `${field} must be a list of strings` };
   }
-  return { kind: 'structured', value: { outcome: o.outcome, key_findings: o.key_findings as string[], files_touched: o.files_touched as string[], tools_used: o.tools_used as string[], open_questions: o.open_questions as string[] } };
+  return {
+    kind: 'structured',
+    value: {
+      outcome: o.outcome,
+      key_findings: o.key_findings as string[],
+      files_touched: o.files_touched as string[],
+      tools_used: o.tools_used as string[],
+      open_questions: o.open_questions as string[],
+    },
+  };
 }
 
 const FILE = /(?:^|[\s`'"(])((?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w.-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|go|rs|java|kt|rb|css|html|yml|yaml|toml|sql|sh))\b/g;
 
 /** A summary without a model: the outcome is the response's first sentence; files and tools are found in the text. */
 export function deterministicSummary(prompt: string, response: string, toolsUsed: string[]): StructuredSummary {
-  const first = response.replace(/\s+/g, ' ').trim().split(/(?<=[.!?])\s/)[0] ?? '';
+  const first =
+    response
+      .replace(/\s+/g, ' ')
+      .trim()
+      .split(/(?<=[.!?])\s/)[0] ?? '';
   const files = [...new Set([...`${prompt}\n${response}`.matchAll(FILE)].map((m) => m[1]))].slice(0, 20);
   const questions = response
     .split('\n')
@@ -91,7 +109,13 @@ export function renderSummary(summary: ArchiveSummary): string {
   if (summary.kind === 'invalid') return `[summary: invalid model output (${summary.problem})]\n${summary.raw}`;
   const s = summary.value;
   const list = (name: string, items: string[]) => (items.length ? `${name}:\n${items.map((i) => `- ${i}`).join('\n')}` : `${name}: none`);
-  return [`outcome: ${s.outcome}`, list('key_findings', s.key_findings), list('files_touched', s.files_touched), list('tools_used', s.tools_used), list('open_questions', s.open_questions)].join('\n');
+  return [
+    `outcome: ${s.outcome}`,
+    list('key_findings', s.key_findings),
+    list('files_touched', s.files_touched),
+    list('tools_used', s.tools_used),
+    list('open_questions', s.open_questions),
+  ].join('\n');
 }
 
 /** What the parent's history keeps instead of the archived turn. */
@@ -107,5 +131,9 @@ export interface LiveHolder {
 /** The "Live Subagents" section of the participant's prompt. */
 export function liveSubagentsSection(holders: LiveHolder[]): string {
   if (holders.length === 0) return '';
-  return ['## Live Subagents', 'Archived turns, each kept whole by a holder sub-agent; ask one with baton_query_subagent(id, prompt):', ...holders.map((h) => `- ${h.id}: ${h.outcome}`)].join('\n');
+  return [
+    '## Live Subagents',
+    'Archived turns, each kept whole by a holder sub-agent; ask one with baton_query_subagent(id, prompt):',
+    ...holders.map((h) => `- ${h.id}: ${h.outcome}`),
+  ].join('\n');
 }

@@ -34,7 +34,10 @@ function sentences(text: string): string[] {
 
 /** Normal form used to tell two statements of the same rule apart from two rules. */
 export function ruleKey(content: string): string {
-  return content.toLowerCase().replace(/[^a-z0-9_./-]+/g, ' ').trim();
+  return content
+    .toLowerCase()
+    .replace(/[^a-z0-9_./-]+/g, ' ')
+    .trim();
 }
 
 export function extractConstraints(turns: ExtractTurn[]): ExtractedConstraint[] {

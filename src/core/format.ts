@@ -3,7 +3,10 @@
 import type { SessionRecord } from './session';
 
 /** What a rendering reads of a session (a store record and an API session view both have it). */
-export type SessionLike = Pick<SessionRecord, 'key' | 'harness' | 'harnessAgentType' | 'status' | 'bypassed' | 'turnCount' | 'updatedAt' | 'project' | 'agentId' | 'parentSessionKey' | 'createdAt'>;
+export type SessionLike = Pick<
+  SessionRecord,
+  'key' | 'harness' | 'harnessAgentType' | 'status' | 'bypassed' | 'turnCount' | 'updatedAt' | 'project' | 'agentId' | 'parentSessionKey' | 'createdAt'
+>;
 
 export interface TreeLike extends SessionLike {
   children: TreeLike[];

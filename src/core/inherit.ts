@@ -116,7 +116,11 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
   if (!digestParts.length && !fullTail && !allConstraints.length) return null;
   const focalAll = [...new Set(src.checkpoint?.focalEntities ?? [])].filter(Boolean);
   const header = src.title?.trim() ? src.title.trim() : 'active session';
-  const headLines = [INHERIT_HEADING, '', `${header} (${src.harness} session ${src.parentKey})${src.inferredParent ? ' — parent inferred from recent activity' : ''}`];
+  const headLines = [
+    INHERIT_HEADING,
+    '',
+    `${header} (${src.harness} session ${src.parentKey})${src.inferredParent ? ' — parent inferred from recent activity' : ''}`,
+  ];
   const cut: string[] = [];
   // Priority: constraints (never cut), then the digest, then entities, then the tail.
   const constraintLines = allConstraints.length ? ['Active constraints:', ...allConstraints.map((c) => `  - ${c}`)] : [];

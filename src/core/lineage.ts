@@ -16,10 +16,7 @@ export interface LineageInput {
   harnessAgentId?: string | null;
 }
 
-export type LineageDecision =
-  | { kind: 'parent'; parentKey: string; source: LineageSource }
-  | { kind: 'recency' }
-  | { kind: 'none' };
+export type LineageDecision = { kind: 'parent'; parentKey: string; source: LineageSource } | { kind: 'recency' } | { kind: 'none' };
 
 /** What one harness adds to the matrix. Pure functions only. */
 export interface HarnessLineage {

@@ -109,9 +109,7 @@ function parseMessageDocument(text: string): Obj[] {
 function unwrapMessage(record: Obj): Obj {
   const inner = asObj(record.message);
   if (!inner) return record;
-  return inner.timestamp === undefined && record.timestamp !== undefined
-    ? { ...inner, timestamp: record.timestamp }
-    : inner;
+  return inner.timestamp === undefined && record.timestamp !== undefined ? { ...inner, timestamp: record.timestamp } : inner;
 }
 
 function fromMessageList(messages: Obj[]): Turn[] {
@@ -243,7 +241,10 @@ export class TurnSink {
 
 /** CRLF → LF, leading blank lines and trailing whitespace removed (first-line indent kept). */
 export function cleanText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/^(?:[ \t]*\n)+/, '')
+    .trimEnd();
 }
 
 export function toolCallText(name: unknown, input: unknown): string {
@@ -253,7 +254,7 @@ export function toolCallText(name: unknown, input: unknown): string {
     const parsed = tryParse(input);
     args = parsed === undefined ? input : JSON.stringify(parsed); // compact pretty-printed JSON
   } else {
-    args = input === undefined ? '' : JSON.stringify(input) ?? '';
+    args = input === undefined ? '' : (JSON.stringify(input) ?? '');
   }
   return truncate(`${label}(${args})`, TOOL_CALL_CAP);
 }

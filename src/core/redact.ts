@@ -6,7 +6,10 @@ export const REDACTED = '[REDACTED]';
 
 const RULES: Array<[RegExp, string | ((...m: string[]) => string)]> = [
   // PEM private keys, whole block (also a block cut off by a budget: BEGIN without END).
-  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, `-----BEGIN PRIVATE KEY----- ${REDACTED} -----END PRIVATE KEY-----`],
+  [
+    /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+    `-----BEGIN PRIVATE KEY----- ${REDACTED} -----END PRIVATE KEY-----`,
+  ],
   // Provider keys with recognisable prefixes.
   [/\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
   [/\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b/g, REDACTED],

@@ -46,8 +46,16 @@ export function aggregateDeliveries(runs: SubagentRun[]): string {
   const lines = [`Sub-agent results (${runs.length}):`];
   for (const run of runs) {
     const head = `- run ${run.id} (${run.runner}${run.context.specId ? `, spec ${run.context.specId}` : ''}) ${run.status}`;
-    const body = run.status === 'completed' ? run.resultContent ?? '' : `error: ${run.error ?? 'unknown'}`;
-    lines.push(head + (body ? `:\n${body.split('\n').map((l) => `  ${l}`).join('\n')}` : ''));
+    const body = run.status === 'completed' ? (run.resultContent ?? '') : `error: ${run.error ?? 'unknown'}`;
+    lines.push(
+      head +
+        (body
+          ? `:\n${body
+              .split('\n')
+              .map((l) => `  ${l}`)
+              .join('\n')}`
+          : ''),
+    );
   }
   return lines.join('\n');
 }

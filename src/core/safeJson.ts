@@ -48,7 +48,11 @@ export function excessDepthAt(text: string, limit = MAX_JSON_DEPTH): number {
 /** JSON.parse with the depth limit and input-free error messages (JsonInputError). */
 export function parseJsonSafely(text: string, what = 'input', limit = MAX_JSON_DEPTH): unknown {
   const deep = excessDepthAt(text, limit);
-  if (deep >= 0) throw new JsonInputError('too_deep', `${what} is nested too deeply: the nesting-depth limit is ${limit} levels of arrays/objects (exceeded at offset ${deep})`);
+  if (deep >= 0)
+    throw new JsonInputError(
+      'too_deep',
+      `${what} is nested too deeply: the nesting-depth limit is ${limit} levels of arrays/objects (exceeded at offset ${deep})`,
+    );
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -99,14 +99,18 @@ export function compileSearchQuery(raw: string): CompiledQuery {
     pendingOr = false;
   }
   if (groups.length === 0) return { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null };
-  const positive = groups
-    .map((group) => (group.length === 1 ? quote(group[0]) : '(' + group.map(quote).join(' OR ') + ')'))
-    .join(' ');
+  const positive = groups.map((group) => (group.length === 1 ? quote(group[0]) : '(' + group.map(quote).join(' OR ') + ')')).join(' ');
   // One NOT over an OR group: FTS4 rejects expression trees deeper than 12, which a chain of NOTs reaches.
-  const negative =
-    negatives.length === 0 ? '' : negatives.length === 1 ? ' NOT ' + quote(negatives[0]) : ' NOT (' + negatives.map(quote).join(' OR ') + ')';
+  const negative = negatives.length === 0 ? '' : negatives.length === 1 ? ' NOT ' + quote(negatives[0]) : ' NOT (' + negatives.map(quote).join(' OR ') + ')';
   const terms = [...new Set(groups.flat().flatMap((item) => item.words))];
-  const prefixTerms = [...new Set(groups.flat().filter((item) => item.prefix).map((item) => item.words[item.words.length - 1]))];
+  const prefixTerms = [
+    ...new Set(
+      groups
+        .flat()
+        .filter((item) => item.prefix)
+        .map((item) => item.words[item.words.length - 1]),
+    ),
+  ];
   // The items every match contains as typed: alone in their group (no OR) and not a prefix.
   const standalone = groups.filter((group) => group.length === 1 && !group[0].prefix).map((group) => group[0].words);
   const requiredWords = [...new Set(standalone.flat())].filter(isPlainWord);

@@ -32,4 +32,3 @@ export const sessionRecordSchema = z.object({
 });
 
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
-

@@ -78,7 +78,7 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
   const d = SETTING_DEFAULTS;
   let dataDirSetting = d.dataDirSetting;
   if (raw.dataDir !== undefined && raw.dataDir !== null && raw.dataDir !== '') {
-    if (typeof raw.dataDir !== 'string' || !raw.dataDir.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(raw.dataDir) && !raw.dataDir.startsWith('~')) {
+    if (typeof raw.dataDir !== 'string' || (!raw.dataDir.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(raw.dataDir) && !raw.dataDir.startsWith('~'))) {
       errors.push(`baton.dataDir must be an absolute path (got ${JSON.stringify(raw.dataDir)}); using the default location.`);
     } else dataDirSetting = raw.dataDir;
   }
@@ -108,7 +108,9 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
   };
   // A configuration error, shown at load and not silently fixed: archival hands turns to sub-agents.
   if (settings.archival.enabled && !settings.subagentsEnabled) {
-    errors.push('baton.archival.enabled needs baton.subagents.enabled: archival moves finished turns into sub-agents. Archival stays off until sub-agents are enabled.');
+    errors.push(
+      'baton.archival.enabled needs baton.subagents.enabled: archival moves finished turns into sub-agents. Archival stays off until sub-agents are enabled.',
+    );
     settings.archival = { ...settings.archival, enabled: false };
   }
   return { settings, errors };

@@ -53,7 +53,11 @@ export function buildSnippet(text: string, opts: SnippetOptions): string {
   const ellipsis = opts.ellipsis ?? '…';
   const terms = opts.terms.map(foldWord);
   const list = tokens(text, terms, new Set((opts.prefixTerms ?? []).map(foldWord)));
-  if (list.length === 0) return text.replace(/\s+/g, ' ').trim().slice(0, size * 12);
+  if (list.length === 0)
+    return text
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, size * 12);
 
   // Best window: most distinct terms, then most hits; windows start a few words before a hit so
   // the hit has context on both sides.

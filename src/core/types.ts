@@ -23,7 +23,6 @@ export type RunStatus = 'pending' | 'running' | 'completed' | 'failed';
 export type LineageSource = 'explicit' | 'env' | 'project-recency' | HarnessLineageSource;
 export type HarnessLineageSource = `${string}-key` | `${string}-subagent` | `${string}-parent`;
 
-
 export interface SearchHit {
   sessionKey: string;
   agentId: string;

@@ -35,7 +35,16 @@ export class HookInputError extends Error {
 }
 
 /** The events Baton's hook command is installed for. */
-export const CLAUDE_STYLE_EVENTS = ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd'] as const;
+export const CLAUDE_STYLE_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+  'PreCompact',
+  'PostCompact',
+  'SessionEnd',
+] as const;
 
 export interface ClaudeStyleQuirks {
   harness: string;
@@ -107,29 +116,33 @@ export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload:
       if (quirks.subagentStartTranscript === 'parent' && transcriptPath) await client.call('userPromptSubmit', { body: { ...base, transcriptPath } });
       // The child's own transcript: it names the spawner of a nested sub-agent.
       const spawner = quirks.subagentStartTranscript === 'child' ? quirks.spawnerOf(root, transcriptPath) : null;
-      const r = await client.call('sessionStart', { body: {
-        harness,
-        sessionKey: subagentKey(root, payload.agent_id),
-        parentSessionKey: spawner ? subagentKey(root, spawner) : root,
-        harnessAgentId: payload.agent_id,
-        harnessAgentType: payload.agent_type,
-        project,
-      } });
+      const r = await client.call('sessionStart', {
+        body: {
+          harness,
+          sessionKey: subagentKey(root, payload.agent_id),
+          parentSessionKey: spawner ? subagentKey(root, spawner) : root,
+          harnessAgentId: payload.agent_id,
+          harnessAgentType: payload.agent_type,
+          project,
+        },
+      });
       return context(event, r.inject);
     }
     case 'SubagentStop': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
       const spawner = quirks.spawnerOf(root, payload.agent_transcript_path);
-      await client.call('sessionEnd', { body: {
-        harness,
-        sessionKey: subagentKey(root, payload.agent_id),
-        transcriptPath: await settledTranscript(payload.agent_transcript_path, payload.last_assistant_message),
-        lastAssistantMessage: payload.last_assistant_message,
-        status: 'completed',
-        reason: 'subagent-stop',
-        project,
-        ...(spawner ? { parentSessionKey: subagentKey(root, spawner) } : {}),
-      } });
+      await client.call('sessionEnd', {
+        body: {
+          harness,
+          sessionKey: subagentKey(root, payload.agent_id),
+          transcriptPath: await settledTranscript(payload.agent_transcript_path, payload.last_assistant_message),
+          lastAssistantMessage: payload.last_assistant_message,
+          status: 'completed',
+          reason: 'subagent-stop',
+          project,
+          ...(spawner ? { parentSessionKey: subagentKey(root, spawner) } : {}),
+        },
+      });
       return null;
     }
     case 'Stop':

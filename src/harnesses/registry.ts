@@ -11,12 +11,7 @@ import { codex } from './codex';
 import { openCode } from './openCode';
 import { openClaw } from './openClaw';
 
-export const HARNESSES: readonly Harness[] = [
-  claudeCode,
-  codex,
-  openCode,
-  openClaw,
-];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, openCode, openClaw];
 
 export function harnessById(id: string): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);

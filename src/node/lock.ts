@@ -13,7 +13,10 @@ export interface LockInfo {
 }
 
 export class DataDirLockedError extends Error {
-  constructor(readonly lockPath: string, readonly info: LockInfo) {
+  constructor(
+    readonly lockPath: string,
+    readonly info: LockInfo,
+  ) {
     super(
       `The data directory ${path.dirname(lockPath)} is in use by ${info.holder} (pid ${info.pid}` +
         (info.port ? `, port ${info.port}` : '') +
@@ -25,7 +28,11 @@ export class DataDirLockedError extends Error {
 
 /** A lock left by a process that is no longer running, which this process cannot take over. */
 export class StaleLockError extends Error {
-  constructor(readonly lockPath: string, readonly info: LockInfo | null, cause: Error) {
+  constructor(
+    readonly lockPath: string,
+    readonly info: LockInfo | null,
+    cause: Error,
+  ) {
     super(
       `The data directory ${path.dirname(lockPath)} has a stale lock` +
         (info ? ` left by ${info.holder} (pid ${info.pid}, not running)` : ' (unreadable)') +
@@ -62,7 +69,10 @@ export function lockHolder(lockPath: string): LockInfo | null {
 
 export class DataDirLock {
   private released = false;
-  private constructor(readonly lockPath: string, private info: LockInfo) {}
+  private constructor(
+    readonly lockPath: string,
+    private info: LockInfo,
+  ) {}
 
   /** Takes the lock or throws DataDirLockedError naming the live holder. Stale locks are taken over. */
   static acquire(lockPath: string, holder: string): DataDirLock {

@@ -122,10 +122,15 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       if (found.methodMismatch) throw new BatonError('invalid_request', `method ${req.method} is not allowed on ${url.pathname}`);
       throw new BatonError('not_found', `no route ${req.method} ${url.pathname}`);
     }
-    const caller: Caller = ROUTES[found.id].permission === null ? { tokenId: 'none', agentId: null, permissions: new Set(), admin: false } : await authenticate(req);
+    const caller: Caller =
+      ROUTES[found.id].permission === null ? { tokenId: 'none', agentId: null, permissions: new Set(), admin: false } : await authenticate(req);
     if (ROUTES[found.id].permission) requirePermission(caller, ROUTES[found.id].permission!);
     const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
-    const result = await dispatch(found.id, { body, query: Object.fromEntries(url.searchParams) }, { caller, params: found.params, header: (name) => firstHeader(req, name) });
+    const result = await dispatch(
+      found.id,
+      { body, query: Object.fromEntries(url.searchParams) },
+      { caller, params: found.params, header: (name) => firstHeader(req, name) },
+    );
     sendJson(res, 200, result);
     return 200;
   }
@@ -139,28 +144,30 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.headersTimeoutMs / 2))),
     },
     (req, res) => {
-    const started = process.hrtime.bigint();
-    active.add(res);
-    res.on('close', () => active.delete(res));
-    const info: LogInfo = { route: '(no route)' };
-    const method = methodLabel(req.method);
-    handle(req, res, info)
-      .catch((err: unknown) => {
-        if (err instanceof BatonError && err.code === 'payload_too_large') res.setHeader('connection', 'close');
-        const status = sendError(res, err);
-        if (!(err instanceof BatonError)) logger.error(`error ${method} ${info.route}: ${errorClassOf(err)}`);
-        return status;
-      })
-      .then((status) => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        logger.trace(`${method} ${info.route} ${status} ${ms.toFixed(1)}ms`);
-        if (status === 413) req.resume();
-      });
-  });
+      const started = process.hrtime.bigint();
+      active.add(res);
+      res.on('close', () => active.delete(res));
+      const info: LogInfo = { route: '(no route)' };
+      const method = methodLabel(req.method);
+      handle(req, res, info)
+        .catch((err: unknown) => {
+          if (err instanceof BatonError && err.code === 'payload_too_large') res.setHeader('connection', 'close');
+          const status = sendError(res, err);
+          if (!(err instanceof BatonError)) logger.error(`error ${method} ${info.route}: ${errorClassOf(err)}`);
+          return status;
+        })
+        .then((status) => {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          logger.trace(`${method} ${info.route} ${status} ${ms.toFixed(1)}ms`);
+          if (status === 413) req.resume();
+        });
+    },
+  );
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Node's parser refused the bytes before any route saw them: its error code only.
     logger.warn(`client error: ${errorClassOf(err)}`);
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\n\r\n{"error":"bad request","code":"invalid_request"}');
+    if (socket.writable)
+      socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\n\r\n{"error":"bad request","code":"invalid_request"}');
     else socket.destroy();
   });
 

@@ -33,13 +33,25 @@ const fileSchema = z
     inheritContext: z.boolean(),
     tailChars: z.number().int().min(0).max(100_000),
     inheritMaxTokens: z.number().int().min(100).max(200_000),
-    maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024),
-    maxTranscriptBytes: z.number().int().min(1024).max(1024 * 1024 * 1024),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024),
+    maxTranscriptBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024),
     transcriptRoots: z.array(z.string().min(1)),
     headersTimeoutMs: z.number().int().min(100).max(600_000),
     requestTimeoutMs: z.number().int().min(100).max(600_000),
     promptMinScore: z.number().min(0).max(1),
-    claimTtlMs: z.number().int().min(1000).max(7 * 86_400_000),
+    claimTtlMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(7 * 86_400_000),
   })
   .partial()
   .strict();

@@ -38,7 +38,9 @@ export function createDispatch(services: Services): Dispatch {
 
   /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
   function internalPoster(caller: Caller): ApiPoster {
-    return new ApiClient({ send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: () => undefined }) });
+    return new ApiClient({
+      send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: () => undefined }),
+    });
   }
 
   return dispatch;

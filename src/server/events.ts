@@ -14,7 +14,10 @@ export class EventHub {
   private readonly heartbeat: NodeJS.Timeout;
   private nextId = 1;
 
-  constructor(private readonly isShared: (agentId: string) => Promise<boolean>, heartbeatMs = 15_000) {
+  constructor(
+    private readonly isShared: (agentId: string) => Promise<boolean>,
+    heartbeatMs = 15_000,
+  ) {
     this.heartbeat = setInterval(() => {
       for (const client of this.clients) client.res.write(': ping\n\n');
     }, heartbeatMs);
@@ -42,14 +45,21 @@ export class EventHub {
   async publish(changes: SessionChange[]): Promise<void> {
     // Looking up read policies costs a store round trip: only when a scoped listener needs them.
     if (![...this.clients].some((client) => client.scope !== 'all')) {
-      for (const client of [...this.clients]) this.write(client, changes.map((c) => c.key));
+      for (const client of [...this.clients])
+        this.write(
+          client,
+          changes.map((c) => c.key),
+        );
       return;
     }
     const shared = new Map<string, boolean>();
     for (const c of changes) if (!shared.has(c.agentId)) shared.set(c.agentId, await this.isShared(c.agentId));
     for (const client of [...this.clients]) {
       const scope = client.scope;
-      this.write(client, changes.filter((c) => scope === 'all' || c.agentId === scope.agentId || shared.get(c.agentId)).map((c) => c.key));
+      this.write(
+        client,
+        changes.filter((c) => scope === 'all' || c.agentId === scope.agentId || shared.get(c.agentId)).map((c) => c.key),
+      );
     }
   }
 

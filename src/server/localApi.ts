@@ -47,7 +47,13 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     close = () => opened.close();
   }
   const config = loadConfig(dataDir);
-  const dispatch = createDispatch({ store, config, sessions: new SessionService(store, config), memory: new MemoryService(store, dataDir), recovery: () => events });
+  const dispatch = createDispatch({
+    store,
+    config,
+    sessions: new SessionService(store, config),
+    memory: new MemoryService(store, dataDir),
+    recovery: () => events,
+  });
   const transport: Transport = {
     send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
   };

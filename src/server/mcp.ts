@@ -102,7 +102,11 @@ function buildServer(ctx: Context): McpServer {
       const key = await targetSession(ctx, args.sessionKey, args.currentSessionKey);
       if (!key) return failure('Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.');
       const preview = await ctx.sessions.inheritedPreview(ctx.caller, key);
-      return text(preview.block || `Session ${key} has nothing to inherit yet.`, { sessionKey: preview.sessionKey, chars: preview.chars, estimatedTokens: preview.estimatedTokens });
+      return text(preview.block || `Session ${key} has nothing to inherit yet.`, {
+        sessionKey: preview.sessionKey,
+        chars: preview.chars,
+        estimatedTokens: preview.estimatedTokens,
+      });
     }),
   );
 
@@ -113,9 +117,27 @@ function buildServer(ctx: Context): McpServer {
       inputSchema: { project: z.string().optional(), limit: z.number().int().min(1).max(200).optional(), activeOnly: z.boolean().optional() },
     },
     safe(async (args: { project?: string; limit?: number; activeOnly?: boolean }) => {
-      const { sessions } = await ctx.store.read('listSessions', { scope: readScope(ctx.caller), project: args.project, limit: args.limit ?? 50, status: args.activeOnly ? 'active' : undefined });
-      const lines = sessions.map((s) => `- ${s.key} ${s.harness} ${s.status}${s.parentSessionKey ? ` child of ${s.parentSessionKey}` : ''}, ${s.turnCount} turns, updated ${s.updatedAt}`);
-      return text(lines.join('\n') || 'No sessions.', { sessions: sessions.map((s) => ({ key: s.key, harness: s.harness, status: s.status, parentSessionKey: s.parentSessionKey, project: s.project, updatedAt: s.updatedAt, turnCount: s.turnCount })) });
+      const { sessions } = await ctx.store.read('listSessions', {
+        scope: readScope(ctx.caller),
+        project: args.project,
+        limit: args.limit ?? 50,
+        status: args.activeOnly ? 'active' : undefined,
+      });
+      const lines = sessions.map(
+        (s) =>
+          `- ${s.key} ${s.harness} ${s.status}${s.parentSessionKey ? ` child of ${s.parentSessionKey}` : ''}, ${s.turnCount} turns, updated ${s.updatedAt}`,
+      );
+      return text(lines.join('\n') || 'No sessions.', {
+        sessions: sessions.map((s) => ({
+          key: s.key,
+          harness: s.harness,
+          status: s.status,
+          parentSessionKey: s.parentSessionKey,
+          project: s.project,
+          updatedAt: s.updatedAt,
+          turnCount: s.turnCount,
+        })),
+      });
     }),
   );
   return server;

@@ -53,7 +53,10 @@ export class MemoryService {
     return s?.bypassed ?? false;
   }
 
-  async remember(caller: Caller, input: { content: string; sessionKey?: string; agentId?: string; project?: string; type?: string; tags?: string; who?: string; importance?: number }) {
+  async remember(
+    caller: Caller,
+    input: { content: string; sessionKey?: string; agentId?: string; project?: string; type?: string; tags?: string; who?: string; importance?: number },
+  ) {
     const agentId = writeAgent(caller, input.agentId);
     const { id } = await this.store.write('addMemory', {
       agentId,
@@ -75,7 +78,9 @@ export class MemoryService {
     const results = await this.store.read('recall', { scope, ...input, limit: Math.max(1, Math.min(input.limit ?? 10, 50)) });
     const shaped = results.map((r) => ({ ...r, content: redactSecrets(r.content) }));
     const message =
-      shaped.length === 0 ? 'No matching memories found.' : ['Relevant memories:', ...shaped.map((r) => `- ${r.content}${r.createdAt ? ` (${r.createdAt.slice(0, 10)})` : ''}`)].join('\n');
+      shaped.length === 0
+        ? 'No matching memories found.'
+        : ['Relevant memories:', ...shaped.map((r) => `- ${r.content}${r.createdAt ? ` (${r.createdAt.slice(0, 10)})` : ''}`)].join('\n');
     return {
       results: shaped,
       memories: shaped,
@@ -157,7 +162,14 @@ export class MemoryService {
       meta: { source: 'session-checkpoint-extract', fromSeq: cursor + 1, toSeq: session.turnCount },
     });
     const rules = await new InheritService(this.store).extractRules(session.agentId, session.key, cursor + 1);
-    await this.store.write('addCheckpoint', { agentId: session.agentId, key: session.key, digest, focalEntities: rules.entities, extractionCursor: session.turnCount, source: 'checkpoint-extract' });
+    await this.store.write('addCheckpoint', {
+      agentId: session.agentId,
+      key: session.key,
+      digest,
+      focalEntities: rules.entities,
+      extractionCursor: session.turnCount,
+      source: 'checkpoint-extract',
+    });
     return { queued: true, jobId: node.id };
   }
 
@@ -173,7 +185,17 @@ export class MemoryService {
 
   async summaries(caller: Caller, opts: { sessionKey?: string; limit?: number }) {
     const rows = await this.store.read('summaries', { scope: readScope(caller), ...opts });
-    return { summaries: rows.map((r) => ({ id: r.id, kind: r.kind, depth: r.depth, source_type: r.source_type, source_ref: r.source_ref, meta_json: r.meta_json, created_at: r.created_at })) };
+    return {
+      summaries: rows.map((r) => ({
+        id: r.id,
+        kind: r.kind,
+        depth: r.depth,
+        source_type: r.source_type,
+        source_ref: r.source_ref,
+        meta_json: r.meta_json,
+        created_at: r.created_at,
+      })),
+    };
   }
 
   async expand(caller: Caller, input: { id: string; includeTranscript?: boolean; transcriptCharLimit?: number }) {
@@ -203,7 +225,10 @@ export class MemoryService {
       this.store.read('listSessions', { scope, status: 'active', limit: 50 }),
     ]);
     const heads = summaries.filter((s) => s.kind === 'compaction' || s.kind === 'session').slice(0, 20);
-    const index = ['## Temporal Index', ...summaries.map((s) => `- ${s.created_at.slice(0, 16)} ${s.kind} ${s.id}${s.session_key ? ` (session ${s.session_key})` : ''}`)].join('\n');
+    const index = [
+      '## Temporal Index',
+      ...summaries.map((s) => `- ${s.created_at.slice(0, 16)} ${s.kind} ${s.id}${s.session_key ? ` (session ${s.session_key})` : ''}`),
+    ].join('\n');
     const sections = [
       '# Memory',
       '',
@@ -214,7 +239,11 @@ export class MemoryService {
       ...(heads.length ? heads.map((h) => `- ${h.session_key ?? h.id}: ${redactSecrets(clip(h.content, 300))}`) : ['- (none yet)']),
       '',
       '## Session Ledger (Last 30 Days)',
-      ...(ledger.sessions.length ? ledger.sessions.map((s) => `- ${s.createdAt.slice(0, 10)} ${s.key} (${s.harness}${s.project ? `, ${s.project}` : ''}) ${s.status}, ${s.turnCount} turns`) : ['- (none)']),
+      ...(ledger.sessions.length
+        ? ledger.sessions.map(
+            (s) => `- ${s.createdAt.slice(0, 10)} ${s.key} (${s.harness}${s.project ? `, ${s.project}` : ''}) ${s.status}, ${s.turnCount} turns`,
+          )
+        : ['- (none)']),
       '',
       '## Open Threads',
       ...(open.sessions.length ? open.sessions.map((s) => `- ${s.key} (${s.harness}) active since ${s.createdAt.slice(0, 16)}`) : ['- (none)']),

@@ -131,7 +131,16 @@ export function buildHandlers(svc: Services): Handlers {
 
     recall: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) {
-        return { results: [], memories: [], count: 0, query: body.query, method: 'keyword', meta: { totalReturned: 0, hasSupplementary: false, noHits: true }, message: '', bypassed: true };
+        return {
+          results: [],
+          memories: [],
+          count: 0,
+          query: body.query,
+          method: 'keyword',
+          meta: { totalReturned: 0, hasSupplementary: false, noHits: true },
+          message: '',
+          bypassed: true,
+        };
       }
       return memory.recall(ctx.caller, body);
     },
@@ -222,7 +231,12 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     listConstraints: async ({ query }, ctx) => {
-      const constraints = await store.read('listConstraints', { scope: readScope(ctx.caller), sessionKey: query.sessionKey, includeInactive: query.all === '1' || query.all === 'true', limit: query.limit });
+      const constraints = await store.read('listConstraints', {
+        scope: readScope(ctx.caller),
+        sessionKey: query.sessionKey,
+        includeInactive: query.all === '1' || query.all === 'true',
+        limit: query.limit,
+      });
       return { constraints, count: constraints.length };
     },
 
@@ -230,7 +244,14 @@ export function buildHandlers(svc: Services): Handlers {
       const agentId = writeAgent(ctx.caller, body.agentId);
       const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
       if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
-      await store.write('addAttribute', { agentId, entity: body.entity ?? 'rules', kind: 'constraint', content: body.content, importance: body.importance ?? 0.9, sessionKey: key });
+      await store.write('addAttribute', {
+        agentId,
+        entity: body.entity ?? 'rules',
+        kind: 'constraint',
+        content: body.content,
+        importance: body.importance ?? 0.9,
+        sessionKey: key,
+      });
       const added = await store.read('getConstraint', { scope: { agentId }, ownAgent: agentId });
       if (!added) throw new BatonError('not_found', 'constraint not found');
       return added;
@@ -253,7 +274,11 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     deliverRuns: async ({ body }, ctx) => {
-      const { ids } = await store.write('takeDeliveries', { parentSessionKey: body.parentSessionKey, agentId: writeAgent(ctx.caller, undefined), anyAgent: ctx.caller.admin });
+      const { ids } = await store.write('takeDeliveries', {
+        parentSessionKey: body.parentSessionKey,
+        agentId: writeAgent(ctx.caller, undefined),
+        anyAgent: ctx.caller.admin,
+      });
       const runs = await Promise.all(ids.map((id) => store.read('getRun', { scope: readScope(ctx.caller), id })));
       return { runs: runs.filter((r) => r !== null), count: ids.length };
     },
@@ -261,7 +286,12 @@ export function buildHandlers(svc: Services): Handlers {
     createToken: async ({ body }) => {
       if (body.readPolicy) await store.write('setAgentPolicy', { agentId: body.agentId, readPolicy: body.readPolicy });
       const secret = newSecret();
-      const { id } = await store.write('createToken', { agentId: body.agentId, permissions: body.permissions, secretHash: hashSecret(secret), label: body.label });
+      const { id } = await store.write('createToken', {
+        agentId: body.agentId,
+        permissions: body.permissions,
+        secretHash: hashSecret(secret),
+        label: body.label,
+      });
       const readPolicy = body.readPolicy ?? ((await store.read('agentPolicy', { agentId: body.agentId })) as 'shared' | 'isolated' | null);
       return { id, token: secret, agentId: body.agentId, permissions: body.permissions, readPolicy };
     },

@@ -64,10 +64,12 @@ export function checkOrigin(req: IncomingMessage, port: number): void {
   }
   requestTarget(req, port);
   const host = (req.headers.host ?? '').toLowerCase();
-  if (!allowedHosts(port).has(host)) throw new BatonError('forbidden', 'the Host header does not name this endpoint (127.0.0.1, localhost or [::1] with its port)');
+  if (!allowedHosts(port).has(host))
+    throw new BatonError('forbidden', 'the Host header does not name this endpoint (127.0.0.1, localhost or [::1] with its port)');
   if (req.headers.origin !== undefined) throw new BatonError('forbidden', 'requests from web pages (Origin) are not accepted');
   const site = req.headers['sec-fetch-site'];
-  if (site !== undefined && !LOCAL_FETCH_SITES.has(site.trim().toLowerCase())) throw new BatonError('forbidden', 'cross-site requests are not accepted (Sec-Fetch-Site)');
+  if (site !== undefined && !LOCAL_FETCH_SITES.has(site.trim().toLowerCase()))
+    throw new BatonError('forbidden', 'cross-site requests are not accepted (Sec-Fetch-Site)');
 }
 
 export function hashSecret(secret: string): string {

@@ -68,13 +68,19 @@ export class SessionService {
   }
 
   /** The exact block a new child of `parentKey` would receive now (null when there is nothing to inherit). */
-  async inheritedBlock(scope: Scope, parentKey: string): Promise<{ block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null }> {
+  async inheritedBlock(
+    scope: Scope,
+    parentKey: string,
+  ): Promise<{ block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null }> {
     return this.blockFrom(await this.store.read('inheritSources', { scope, parentKey, tailChars: this.config.tailChars }));
   }
 
   private blockFrom(sources: ReadResult<'inheritSources'>): { block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null } {
     if (!sources) return { block: null, parent: null };
-    return { block: assembleInheritBlock(sources, this.inheritSettings), parent: { key: sources.parentKey, agentId: sources.agentId, updatedAt: sources.updatedAt } };
+    return {
+      block: assembleInheritBlock(sources, this.inheritSettings),
+      parent: { key: sources.parentKey, agentId: sources.agentId, updatedAt: sources.updatedAt },
+    };
   }
 
   async sessionStart(caller: Caller, input: SessionStartInput, newKey: () => string) {
@@ -99,7 +105,13 @@ export class SessionService {
     if (started.bypassed) return { sessionKey, agentId: started.agentId, bypassed: true, inject: '' };
     if (input.source === 'clear' && input.project && !started.parentSessionKey) {
       // Claude Code sends no SessionEnd on /clear: the session it replaces ends now.
-      await this.store.write('endPreviousSessions', { agentId: started.agentId, project: input.project, harness: input.harness, exceptKey: sessionKey, reason: 'clear' });
+      await this.store.write('endPreviousSessions', {
+        agentId: started.agentId,
+        project: input.project,
+        harness: input.harness,
+        exceptKey: sessionKey,
+        reason: 'clear',
+      });
     }
     // startSession returned the parent's sources with the write: no second round trip to the store.
     const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null).block : null;
@@ -116,7 +128,11 @@ export class SessionService {
   }
 
   /** prompt submit and session end: the transcript delta, with the payload's own turns when the file lags. */
-  async writeTranscript(caller: Caller, input: TranscriptWriteInput, end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string }) {
+  async writeTranscript(
+    caller: Caller,
+    input: TranscriptWriteInput,
+    end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string },
+  ) {
     const agentId = writeAgent(caller, input.agentId);
     const turns = await loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
     const fromPayload: Turn[] = [];
@@ -161,13 +177,38 @@ export class SessionService {
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
     if (scope !== 'all' && input.agentId && input.agentId !== scope.agentId) throw new BatonError('forbidden', `this token reads as agent "${scope.agentId}"`);
     const limit = Math.max(1, Math.min(input.limit === undefined ? 5 : Math.trunc(input.limit), 20));
-    const found = await this.store.read('sessionSearch', { scope, query: input.query, sessionKey: input.sessionKey, currentSessionKey: input.currentSessionKey, project: input.project, limit });
+    const found = await this.store.read('sessionSearch', {
+      scope,
+      query: input.query,
+      sessionKey: input.sessionKey,
+      currentSessionKey: input.currentSessionKey,
+      project: input.project,
+      limit,
+    });
     const searchedParent = found.searchedParent;
-    const out = found.hits.map((h) => ({ sessionKey: h.sessionKey, project: h.project, updatedAt: h.updatedAt, excerpt: redactSecrets(h.excerpt), rank: h.rank, harness: h.harness, parentSessionKey: h.parentSessionKey, turnSeq: h.turnSeq }));
+    const out = found.hits.map((h) => ({
+      sessionKey: h.sessionKey,
+      project: h.project,
+      updatedAt: h.updatedAt,
+      excerpt: redactSecrets(h.excerpt),
+      rank: h.rank,
+      harness: h.harness,
+      parentSessionKey: h.parentSessionKey,
+      turnSeq: h.turnSeq,
+    }));
     // A query that names a session finds that session, even when its words are not in any transcript.
     const named = found.named?.session;
     if (named && !out.some((h) => h.sessionKey === named.key)) {
-      out.unshift({ sessionKey: named.key, project: named.project, updatedAt: named.updatedAt, excerpt: redactSecrets(found.named!.tail.replace(/\s+/g, ' ')), rank: 0, harness: named.harness, parentSessionKey: named.parentSessionKey, turnSeq: 1 });
+      out.unshift({
+        sessionKey: named.key,
+        project: named.project,
+        updatedAt: named.updatedAt,
+        excerpt: redactSecrets(found.named!.tail.replace(/\s+/g, ' ')),
+        rank: 0,
+        harness: named.harness,
+        parentSessionKey: named.parentSessionKey,
+        turnSeq: 1,
+      });
       out.splice(limit);
     }
     return { query: input.query, hits: out, count: out.length, ...(searchedParent ? { searchedSession: searchedParent } : {}) };

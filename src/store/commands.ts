@@ -53,7 +53,11 @@ export interface RecordTranscriptArgs {
 }
 
 /** `found`: the session's row when the caller has just looked it up (saves a second lookup). */
-export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs, found?: ReturnType<typeof findSessionRow>): { appended: number; turnCount: number; charCount: number } {
+export function recordTranscript(
+  ctx: CommandContext,
+  args: RecordTranscriptArgs,
+  found?: ReturnType<typeof findSessionRow>,
+): { appended: number; turnCount: number; charCount: number } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   const key = stripSessionPrefix(args.key);
   let row = found?.agent_id === agentId && found.session_key === key ? found : findOwnSessionRow(ctx.db, agentId, key);
@@ -62,11 +66,9 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
     row = findOwnSessionRow(ctx.db, agentId, key)!;
   }
   const sid = row.id;
-  const recent = all<{ role: Turn['role']; hash: string }>(
-    ctx.db,
-    'SELECT role, hash FROM transcript_turns WHERE session_id = ? ORDER BY seq DESC LIMIT 16',
-    [sid],
-  ).reverse();
+  const recent = all<{ role: Turn['role']; hash: string }>(ctx.db, 'SELECT role, hash FROM transcript_turns WHERE session_id = ? ORDER BY seq DESC LIMIT 16', [
+    sid,
+  ]).reverse();
   const plan = planTranscriptDelta({
     cursor: { sourceTurns: row.source_turns, sourceHash: row.source_hash, pending: JSON.parse(row.pending_turns) as string[] },
     incoming: args.turns,
@@ -77,7 +79,14 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
   const cursorMoved =
     plan.cursor.sourceTurns !== row.source_turns || plan.cursor.sourceHash !== row.source_hash || JSON.stringify(plan.cursor.pending) !== row.pending_turns;
   if (plan.append.length > 0 || cursorMoved) {
-    ctx.emit({ t: 'turns', agentId, key, turns: plan.append.map((t) => ({ role: t.role, text: t.text, at: t.at, hash: t.hash })), cursor: plan.cursor, at: ctx.now() });
+    ctx.emit({
+      t: 'turns',
+      agentId,
+      key,
+      turns: plan.append.map((t) => ({ role: t.role, text: t.text, at: t.at, hash: t.hash })),
+      cursor: plan.cursor,
+      at: ctx.now(),
+    });
   }
   const after = one<{ turn_count: number; char_count: number }>(ctx.db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
   return { appended: plan.append.length, turnCount: after.turn_count, charCount: after.char_count };
@@ -159,9 +168,20 @@ export interface SetAttributeArgs {
 /** Edits or (de)activates an entity attribute (a constraint) of the writer's own agent. */
 export function setAttribute(ctx: CommandContext, args: SetAttributeArgs): { updated: boolean } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
-  const own = one<{ id: number }>(ctx.db, 'SELECT a.id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE a.id = ? AND e.agent_id = ?', [args.id, agentId]);
+  const own = one<{ id: number }>(ctx.db, 'SELECT a.id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE a.id = ? AND e.agent_id = ?', [
+    args.id,
+    agentId,
+  ]);
   if (!own) throw new BatonError('not_found', `constraint ${args.id} not found`);
-  ctx.emit({ t: 'attributeSet', agentId, id: args.id, content: args.content ?? null, active: args.active ?? null, importance: args.importance ?? null, at: ctx.now() });
+  ctx.emit({
+    t: 'attributeSet',
+    agentId,
+    id: args.id,
+    content: args.content ?? null,
+    active: args.active ?? null,
+    importance: args.importance ?? null,
+    at: ctx.now(),
+  });
   return { updated: true };
 }
 
@@ -306,4 +326,3 @@ export function setAgentPolicy(ctx: CommandContext, args: { agentId: string; rea
   ctx.emit({ t: 'agentPolicy', id: args.agentId, readPolicy: args.readPolicy });
   return { ok: true };
 }
-

@@ -10,10 +10,15 @@ import { layout } from '../node/paths';
 import { UnusableBaseError } from './snapshot';
 
 /** `window`: shared with the store thread, which lays each window's captured pages straight into it. */
-export type CompactorData = { dataDir: string; seq: number } & ({ kind: 'replay' } | { kind: 'patch'; base: string | null; size: number; window: SharedArrayBuffer });
+export type CompactorData = { dataDir: string; seq: number } & (
+  { kind: 'replay' } | { kind: 'patch'; base: string | null; size: number; window: SharedArrayBuffer }
+);
 
 /** From the compactor to the store worker. */
-export type CompactorMessage = { type: 'want'; fromPage: number; toPage: number } | { type: 'done'; ok: true; file: string } | { type: 'done'; ok: false; error: string; unusableBase: boolean };
+export type CompactorMessage =
+  | { type: 'want'; fromPage: number; toPage: number }
+  | { type: 'done'; ok: true; file: string }
+  | { type: 'done'; ok: false; error: string; unusableBase: boolean };
 
 /** From the store worker to the compactor: the pages asked for are in the window. */
 export type OverlaidMessage = { type: 'overlaid' };

@@ -49,7 +49,11 @@ export async function runDoctor(dataDir: string): Promise<DoctorReport> {
   const live = lockHolder(paths.lock);
   report.lock = { state: live ? 'held' : recorded || fs.existsSync(paths.lock) ? 'stale' : 'free', holder: recorded };
   if (report.lock.state === 'stale') {
-    report.problems.push(recorded ? `stale lock left by ${recorded.holder} (pid ${recorded.pid}, not running); the next open takes it over` : `unreadable lock file ${paths.lock}; the next open takes it over`);
+    report.problems.push(
+      recorded
+        ? `stale lock left by ${recorded.holder} (pid ${recorded.pid}, not running); the next open takes it over`
+        : `unreadable lock file ${paths.lock}; the next open takes it over`,
+    );
   }
   checkSnapshots(paths.snapshotDir, report);
   checkJournal(paths.journalDir, live !== null, report);
@@ -99,7 +103,9 @@ function checkJournal(dir: string, held: boolean, report: DoctorReport): void {
     });
     const writing = held && i === files.length - 1; // the holder may be appending right now
     for (const d of torn) {
-      report.problems.push(`journal ${file.path} ends in ${d.bytes} bytes of an interrupted append at offset ${d.offset} (never acknowledged)${writing ? ', or a write in progress' : '; the next open moves the file to quarantine and keeps its valid frames'}`);
+      report.problems.push(
+        `journal ${file.path} ends in ${d.bytes} bytes of an interrupted append at offset ${d.offset} (never acknowledged)${writing ? ', or a write in progress' : '; the next open moves the file to quarantine and keeps its valid frames'}`,
+      );
     }
     for (const d of damaged) report.problems.push(`journal ${file.path} has ${d.bytes} damaged bytes at offset ${d.offset}${d.atEnd ? ' (at the end)' : ''}`);
     for (const f of repaired) report.problems.push(`journal ${file.path}: frame seq ${f.seq} has a damaged length field (its payload is intact)`);
@@ -113,7 +119,9 @@ async function checkState(dataDir: string, report: DoctorReport): Promise<void> 
   try {
     report.recovery = { snapshot: loaded.snapshot, appliedSeq: loaded.appliedSeq, knownSeq: loaded.knownSeq, missing: loaded.missing, events: loaded.events };
     for (const range of loaded.missing) {
-      report.problems.push(`${describeRange(range)} missing (${range.cause}); \`baton serve\` refuses to start, \`${ACCEPT_LOSS_COMMAND}\` starts without them`);
+      report.problems.push(
+        `${describeRange(range)} missing (${range.cause}); \`baton serve\` refuses to start, \`${ACCEPT_LOSS_COMMAND}\` starts without them`,
+      );
     }
     report.integrity = READ_QUERIES.integrity(db);
     const stats = READ_QUERIES.stats(db);

@@ -215,7 +215,8 @@ export class Engine {
         // pages): stop taking writes rather than acknowledge anything more.
         this.failed ??= new Error(`journal flush failed: ${err.message}`);
         this.options.onLog?.('error', this.failed.message);
-        for (const reply of replies) send(reply.ok ? { id: reply.id, ok: false, error: { message: `not durable: ${err.message}`, code: 'unavailable' } } : reply);
+        for (const reply of replies)
+          send(reply.ok ? { id: reply.id, ok: false, error: { message: `not durable: ${err.message}`, code: 'unavailable' } } : reply);
       },
     );
   }
@@ -245,7 +246,12 @@ export class Engine {
     } catch (err) {
       this.db.exec('ROLLBACK TO command');
       this.db.exec('RELEASE command');
-      return { error: { message: (err as Error).message, code: errorCode(err) === 'internal' && /constraint|CHECK/i.test((err as Error).message) ? 'invalid_request' : errorCode(err) } };
+      return {
+        error: {
+          message: (err as Error).message,
+          code: errorCode(err) === 'internal' && /constraint|CHECK/i.test((err as Error).message) ? 'invalid_request' : errorCode(err),
+        },
+      };
     }
   }
 
@@ -332,7 +338,8 @@ export class Engine {
    * (pruning would keep it and delete the valid one before it): it goes into quarantine.
    */
   private quarantineDamagedBase(err: Error): void {
-    if (!this.base || !fs.existsSync(this.base) || !/no longer matches its checksum|too short|no trailer|length mismatch|shorter than/.test(err.message)) return;
+    if (!this.base || !fs.existsSync(this.base) || !/no longer matches its checksum|too short|no trailer|length mismatch|shorter than/.test(err.message))
+      return;
     try {
       const moved = moveToQuarantine(this.layout.dataDir, this.base);
       this.options.onLog?.('warn', `damaged snapshot ${this.base} moved to ${moved}`);
@@ -342,7 +349,13 @@ export class Engine {
   }
 
   get status() {
-    return { seq: this.seq, snapshotSeq: this.snapshotSeq, journalBytes: this.journal.bytes, compacting: this.compacting !== null, failed: this.failed?.message ?? null };
+    return {
+      seq: this.seq,
+      snapshotSeq: this.snapshotSeq,
+      journalBytes: this.journal.bytes,
+      compacting: this.compacting !== null,
+      failed: this.failed?.message ?? null,
+    };
   }
 
   /** Final snapshot straight from the live database: at shutdown a pause no longer matters. */
@@ -398,7 +411,12 @@ export async function compactByReplay(layout: Layout, uptoSeq: number): Promise<
  * Compaction from the store thread's captured pages, run in its own worker: patch the base
  * snapshot, write. `window` (COMPACTION_PACE.chunkBytes long) is the one buffer it goes through.
  */
-export async function compactByPatch(layout: Layout, job: { seq: number; base: string | null; size: number }, source: PageSource, window: Uint8Array): Promise<string> {
+export async function compactByPatch(
+  layout: Layout,
+  job: { seq: number; base: string | null; size: number },
+  source: PageSource,
+  window: Uint8Array,
+): Promise<string> {
   const file = await writePatchedSnapshot(layout.snapshotDir, job.seq, job.base, job.size, source, COMPACTION_PACE, window);
   await pruneGradually(layout, job.seq + 1);
   return file;

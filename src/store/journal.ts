@@ -181,7 +181,11 @@ export class JournalWriter {
   private closing = false;
 
   /** `previous`: the file this one follows; nothing here is durable before all of it is. */
-  constructor(readonly dir: string, readonly firstSeq: number, private previous: JournalWriter | null = null) {
+  constructor(
+    readonly dir: string,
+    readonly firstSeq: number,
+    private previous: JournalWriter | null = null,
+  ) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.fd = fs.openSync(path.join(dir, journalFileName(firstSeq)), 'a', 0o600);
     this.bytesWritten = fs.fstatSync(this.fd).size;

@@ -15,7 +15,6 @@ export { CLAIM_TTL_MS, claimExpiresAt };
 
 type Row = NonNullable<ReturnType<typeof findSessionRow>>;
 
-
 /** Throws 409 when another runtime path holds a live claim on the session. */
 function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefined, ttlMs = CLAIM_TTL_MS): void {
   if (!runtimePath || !row.runtime_path || row.runtime_path === runtimePath) return;
@@ -70,7 +69,12 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
   const callerAgent = args.agentId ?? DEFAULT_AGENT;
   const existing = writableSessionRow(ctx.db, args.agentId, key);
   if (existing) {
-    const base = { sessionKey: key, agentId: existing.agent_id, parentSessionKey: existing.parent_session_key, lineageSource: existing.lineage_source as LineageSource | null };
+    const base = {
+      sessionKey: key,
+      agentId: existing.agent_id,
+      parentSessionKey: existing.parent_session_key,
+      lineageSource: existing.lineage_source as LineageSource | null,
+    };
     if (existing.bypassed) return { ...base, created: false, skipped: false, bypassed: true };
     checkClaim(ctx, existing, args.runtimePath, args.claimTtlMs);
     // A duplicate start (the harness re-sent it, or resumed): keep the session, refresh its claim.
@@ -79,7 +83,14 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
     if (!existing.parent_session_key && args.explicitParent) Object.assign(set, { parentSessionKey: args.explicitParent, lineageSource: 'explicit' });
     upsertSession(ctx, set);
     const after = findSessionRow(ctx.db, { agentId: existing.agent_id }, key)!;
-    return { ...base, parentSessionKey: after.parent_session_key, lineageSource: after.lineage_source as LineageSource | null, created: false, skipped: true, bypassed: false };
+    return {
+      ...base,
+      parentSessionKey: after.parent_session_key,
+      lineageSource: after.lineage_source as LineageSource | null,
+      created: false,
+      skipped: true,
+      bypassed: false,
+    };
   }
 
   const decision = decideLineage({
@@ -172,7 +183,8 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
   if (args.end) {
     Object.assign(set, { status: args.end.status, endedAt: ctx.now(), endReason: args.end.reason, runtimePath: null, claimedAt: null });
     const parent = args.end.parentSessionKey ? stripSessionPrefix(args.end.parentSessionKey) : null;
-    if (parent && parent !== key && parent !== row.parent_session_key) Object.assign(set, { parentSessionKey: parent, lineageSource: reparentSource(args.harness) });
+    if (parent && parent !== key && parent !== row.parent_session_key)
+      Object.assign(set, { parentSessionKey: parent, lineageSource: reparentSource(args.harness) });
   } else if (args.runtimePath) {
     Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now(), ...(row.status !== 'active' ? { status: 'active', endedAt: null } : {}) });
   }
@@ -181,7 +193,10 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
 }
 
 /** Ends every other active root session of a project (Claude Code sends no SessionEnd on /clear). */
-export function endPreviousSessions(ctx: CommandContext, args: { agentId?: string; project: string; harness: string; exceptKey: string; reason: string }): { ended: string[] } {
+export function endPreviousSessions(
+  ctx: CommandContext,
+  args: { agentId?: string; project: string; harness: string; exceptKey: string; reason: string },
+): { ended: string[] } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   const rows = ctx.db.exec(
     `SELECT session_key FROM sessions WHERE agent_id = ? AND project = ? AND harness = ? AND status = 'active' AND parent_session_key IS NULL AND session_key != ?`,

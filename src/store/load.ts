@@ -143,10 +143,18 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
         const range = read.damage[d];
         if (range.torn) {
           report.droppedTails.push({ file: file.path, bytes: range.bytes });
-          report.events.push({ kind: 'torn-tail', file: file.path, message: `journal ${file.path}: ${range.bytes} bytes of an interrupted append at offset ${range.offset} dropped (never acknowledged)` });
+          report.events.push({
+            kind: 'torn-tail',
+            file: file.path,
+            message: `journal ${file.path}: ${range.bytes} bytes of an interrupted append at offset ${range.offset} dropped (never acknowledged)`,
+          });
           continue;
         }
-        report.events.push({ kind: 'journal-damage', file: file.path, message: `journal ${damageText(file.path, range)}${range.atEnd ? ' (at the end of the file)' : '; reading resumed at the next valid frame'}` });
+        report.events.push({
+          kind: 'journal-damage',
+          file: file.path,
+          message: `journal ${damageText(file.path, range)}${range.atEnd ? ' (at the end of the file)' : '; reading resumed at the next valid frame'}`,
+        });
         cause = damageText(file.path, range);
       }
     };
@@ -154,7 +162,11 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
       if (frame.seq > uptoSeq) break;
       reportDamageBefore(frame.payloadStart);
       if (frame.lengthRepaired) {
-        report.events.push({ kind: 'frame-repaired', file: file.path, message: `journal ${file.path}: frame seq ${frame.seq} at offset ${frame.payloadStart - 8} had a damaged length field; its payload matched its checksum and was replayed` });
+        report.events.push({
+          kind: 'frame-repaired',
+          file: file.path,
+          message: `journal ${file.path}: frame seq ${frame.seq} at offset ${frame.payloadStart - 8} had a damaged length field; its payload matched its checksum and was replayed`,
+        });
       }
       if (frame.seq <= seq) continue;
       gap(frame.seq - 1, `no journal file holds them (${file.path} continues at seq ${frame.seq})`);
@@ -182,7 +194,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
 /** 3,4,5,9 → "3-5, 9". */
 function compactList(seqs: number[]): string {
   const parts: string[] = [];
-  for (let i = 0; i < seqs.length; ) {
+  for (let i = 0; i < seqs.length;) {
     let j = i;
     while (j + 1 < seqs.length && seqs[j + 1] === seqs[j] + 1) j++;
     parts.push(i === j ? `${seqs[i]}` : `${seqs[i]}-${seqs[j]}`);
@@ -218,13 +230,20 @@ export function settleRecovery(layout: Layout, report: OpenReport): void {
   }
   const dependent = report.missing.length > 0 ? report.failedFrames.filter((seq) => seq > report.missing[0].from) : [];
   if (dependent.length > 0) {
-    report.events.push({ kind: 'loss-accepted', message: `${dependent.length} later write(s) could not be applied without the missing ones: seq ${compactList(dependent)}` });
+    report.events.push({
+      kind: 'loss-accepted',
+      message: `${dependent.length} later write(s) could not be applied without the missing ones: seq ${compactList(dependent)}`,
+    });
   }
   for (const file of report.damagedJournals) {
     const data = fs.readFileSync(file);
     const read = scanJournal(data);
     const kept = replaceKeepingOriginal(layout.dataDir, file, cleanJournalBytes(data, read.frames));
-    report.events.push({ kind: 'journal-rewritten', file, message: `journal ${file} rewritten with its ${read.frames.length} valid frame(s); the original is in ${kept}` });
+    report.events.push({
+      kind: 'journal-rewritten',
+      file,
+      message: `journal ${file} rewritten with its ${read.frames.length} valid frame(s); the original is in ${kept}`,
+    });
   }
   for (const skipped of report.skippedSnapshots) {
     if (!fs.existsSync(skipped.file)) continue;

@@ -35,21 +35,40 @@ export interface MemoryHit {
 export function topMemories(db: Database, scope: Scope, opts: { limit?: number } = {}): MemoryHit[] {
   const s = scopeSql(scope, 'm.agent_id');
   const limit = Math.max(1, Math.min(opts.limit ?? 20, 100));
-  const rows = all<{ id: string; content: string; type: string | null; tags: string | null; who: string | null; project: string | null; session_key: string | null; importance: number; created_at: string }>(
-    db,
-    `SELECT m.* FROM memories m WHERE ${s.sql} ORDER BY m.importance DESC, m.created_at DESC LIMIT ?`,
-    [...s.params, limit],
-  );
+  const rows = all<{
+    id: string;
+    content: string;
+    type: string | null;
+    tags: string | null;
+    who: string | null;
+    project: string | null;
+    session_key: string | null;
+    importance: number;
+    created_at: string;
+  }>(db, `SELECT m.* FROM memories m WHERE ${s.sql} ORDER BY m.importance DESC, m.created_at DESC LIMIT ?`, [...s.params, limit]);
   return rows.map((r) => ({
-    id: r.id, content: r.content, type: r.type, tags: r.tags, who: r.who, project: r.project,
-    sessionKey: r.session_key, importance: r.importance, createdAt: r.created_at, score: 0,
+    id: r.id,
+    content: r.content,
+    type: r.type,
+    tags: r.tags,
+    who: r.who,
+    project: r.project,
+    sessionKey: r.session_key,
+    importance: r.importance,
+    createdAt: r.created_at,
+    score: 0,
   }));
 }
 
 export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): MemoryHit[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 10, 50));
   // The strict query first; a question's any-of form only when it finds little (docs/inheritance.md).
-  return withQuestionFallback(opts.keywordQuery || opts.query, limit, (compiled) => recallCompiled(db, scope, opts, compiled, limit), (hit) => hit.id);
+  return withQuestionFallback(
+    opts.keywordQuery || opts.query,
+    limit,
+    (compiled) => recallCompiled(db, scope, opts, compiled, limit),
+    (hit) => hit.id,
+  );
 }
 
 function recallCompiled(db: Database, scope: Scope, opts: RecallOptions, compiled: CompiledQuery, limit: number): MemoryHit[] {
@@ -69,12 +88,26 @@ function recallCompiled(db: Database, scope: Scope, opts: RecallOptions, compile
       params.push(value);
     }
   }
-  for (const tag of (opts.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean)) {
+  for (const tag of (opts.tags ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)) {
     where.push("(',' || REPLACE(COALESCE(m.tags, ''), ' ', '') || ',') LIKE ?");
     params.push(`%,${tag},%`);
   }
   if (!compiled.match) return [];
-  const rows = all<{ id: string; content: string; type: string | null; tags: string | null; who: string | null; project: string | null; session_key: string | null; importance: number; created_at: string; score: number }>(
+  const rows = all<{
+    id: string;
+    content: string;
+    type: string | null;
+    tags: string | null;
+    who: string | null;
+    project: string | null;
+    session_key: string | null;
+    importance: number;
+    created_at: string;
+    score: number;
+  }>(
     db,
     `SELECT m.*, bm25(matchinfo(memories_fts, 'pcnalx')) AS score FROM memories_fts JOIN memories m ON m.rowid = memories_fts.docid
      WHERE memories_fts MATCH ? AND ${where.join(' AND ')} ORDER BY score - m.importance LIMIT ?`,
@@ -142,19 +175,26 @@ function agentEntities(db: Database, agentId: string): AgentEntities {
  * names first. Runs on every prompt, so it costs the prompt's length, not the agent's entity count:
  * a name the prompt contains as a whole word has its first word among the prompt's words.
  */
-export function entityContext(db: Database, agentId: string, prompt: string, minScore: number): Array<{ entity: string; kind: string; content: string; importance: number }> {
+export function entityContext(
+  db: Database,
+  agentId: string,
+  prompt: string,
+  minScore: number,
+): Array<{ entity: string; kind: string; content: string; importance: number }> {
   const lower = prompt.toLowerCase();
   const names = agentEntities(db, agentId);
   const candidates = [...names.wordless];
   for (const word of new Set(lower.match(WORD) ?? [])) candidates.push(...(names.byFirstWord.get(word) ?? []));
   const named = candidates.filter((e) => namesWholeWord(lower, e.lower)).sort((a, b) => b.name.length - a.name.length || a.id - b.id);
-  return named.slice(0, 5).flatMap((e) =>
-    all<{ kind: string; content: string; importance: number }>(
-      db,
-      'SELECT kind, content, importance FROM entity_attributes WHERE entity_id = ? AND active = 1 AND importance >= ? ORDER BY importance DESC, id DESC LIMIT 5',
-      [e.id, minScore],
-    ).map((a) => ({ entity: e.name, ...a })),
-  );
+  return named
+    .slice(0, 5)
+    .flatMap((e) =>
+      all<{ kind: string; content: string; importance: number }>(
+        db,
+        'SELECT kind, content, importance FROM entity_attributes WHERE entity_id = ? AND active = 1 AND importance >= ? ORDER BY importance DESC, id DESC LIMIT 5',
+        [e.id, minScore],
+      ).map((a) => ({ entity: e.name, ...a })),
+    );
 }
 
 /** Whether `name` occurs in `text` with no letter or digit right before or after it (at any occurrence). */
@@ -213,10 +253,19 @@ export function expandSummary(db: Database, scope: Scope, opts: { id: string; in
   let transcript: { sessionKey: string; excerpt: string } | null = null;
   if (opts.includeTranscript && node.session_key) {
     const row = findSessionRow(db, { agentId: node.agent_id }, node.session_key);
-    if (row) transcript = { sessionKey: row.session_key, excerpt: transcriptTail(db, row.id, Math.max(1, Math.min(opts.transcriptCharLimit ?? 2000, 100_000))) };
+    if (row)
+      transcript = { sessionKey: row.session_key, excerpt: transcriptTail(db, row.id, Math.max(1, Math.min(opts.transcriptCharLimit ?? 2000, 100_000))) };
   }
   return {
-    node: { id: node.id, kind: node.kind, depth: node.depth, sourceType: node.source_type, sourceRef: node.source_ref, content: node.content, meta: JSON.parse(node.meta_json) as unknown },
+    node: {
+      id: node.id,
+      kind: node.kind,
+      depth: node.depth,
+      sourceType: node.source_type,
+      sourceRef: node.source_ref,
+      content: node.content,
+      meta: JSON.parse(node.meta_json) as unknown,
+    },
     parents: parents.map((p) => ({ id: p.id, kind: p.kind, depth: p.depth, sourceType: p.source_type })),
     children: children.map((c) => ({ id: c.id, kind: c.kind, depth: c.depth, sourceType: c.source_type })),
     linkedMemories: linkedMemories.map((m) => ({ id: m.id, content: m.content, createdAt: m.created_at })),

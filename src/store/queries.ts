@@ -118,12 +118,20 @@ function newestRowForKey<T extends { updated_at: string; agent_id: string }>(db:
  * The internal row (with its integer id), or undefined. The caller's own agent's row comes first;
  * otherwise the newest wins when several readable agents have the key.
  */
-export function findSessionRow(db: Database, scope: Scope, key: string): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
+export function findSessionRow(
+  db: Database,
+  scope: Scope,
+  key: string,
+): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
   return newestRowForKey(db, 'SELECT s.* FROM sessions s', scope, key);
 }
 
 /** Exactly the given agent's row for the key (what a write may touch; see ownership.ts). */
-export function findOwnSessionRow(db: Database, agentId: string, key: string): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
+export function findOwnSessionRow(
+  db: Database,
+  agentId: string,
+  key: string,
+): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
   return one(db, 'SELECT s.* FROM sessions s WHERE s.agent_id = ? AND s.session_key = ?', [agentId, stripSessionPrefix(key)]);
 }
 
@@ -174,7 +182,9 @@ export function listSessions(db: Database, scope: Scope, opts: ListOptions = {})
     params.push(opts.parentKey);
   } else if (opts.rootsOnly) {
     // A root: no parent, or a parent this caller cannot see (so nothing disappears from the forest).
-    where.push(`(s.parent_session_key IS NULL OR NOT EXISTS (SELECT 1 FROM sessions p WHERE p.session_key = s.parent_session_key AND p.agent_id = s.agent_id))`);
+    where.push(
+      `(s.parent_session_key IS NULL OR NOT EXISTS (SELECT 1 FROM sessions p WHERE p.session_key = s.parent_session_key AND p.agent_id = s.agent_id))`,
+    );
   }
   const whereSql = where.join(' AND ');
   const total = Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM sessions s WHERE ${whereSql}`, params)!.n);
@@ -246,14 +256,19 @@ export function transcriptTail(db: Database, sessionId: number, chars: number, a
   let startSegment = -1;
   let startOffset = 0;
   if (afterSeq > 0) {
-    const first = one<{ segment_id: number; start: number }>(db, 'SELECT segment_id, start FROM transcript_turns WHERE session_id = ? AND seq = ?', [sessionId, afterSeq + 1]);
+    const first = one<{ segment_id: number; start: number }>(db, 'SELECT segment_id, start FROM transcript_turns WHERE session_id = ? AND seq = ?', [
+      sessionId,
+      afterSeq + 1,
+    ]);
     if (!first) return '';
     startSegment = first.segment_id;
     startOffset = first.start;
   }
   const pieces: string[] = [];
   let total = 0;
-  const segments = all<{ id: number; text: StoredSegment }>(db, 'SELECT id, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC', [sessionId]);
+  const segments = all<{ id: number; text: StoredSegment }>(db, 'SELECT id, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC', [
+    sessionId,
+  ]);
   for (const segment of segments) {
     const whole = segmentText(segment.text);
     const text = segment.id === startSegment ? whole.slice(startOffset) : whole;
@@ -297,7 +312,11 @@ export function activeConstraints(db: Database, agentId: string, entityNames: st
 }
 
 /** Active constraints recorded for a session (stated in it or added by hand), most important first. */
-export function sessionConstraints(db: Database, agentId: string, sessionKey: string): Array<{ id: number; entity: string; content: string; importance: number; from: string | null }> {
+export function sessionConstraints(
+  db: Database,
+  agentId: string,
+  sessionKey: string,
+): Array<{ id: number; entity: string; content: string; importance: number; from: string | null }> {
   return all<{ id: number; entity: string; content: string; importance: number; from: string | null }>(
     db,
     `SELECT a.id, e.name AS entity, a.content, a.importance, a.kind AS kind, a.confidence AS conf, a.session_key AS "from" FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
@@ -328,12 +347,30 @@ export function listConstraints(db: Database, scope: Scope, opts: { sessionKey?:
     params.push(stripSessionPrefix(opts.sessionKey));
   }
   if (!opts.includeInactive) where.push('a.active = 1');
-  return all<{ id: number; agent_id: string; entity: string; content: string; importance: number; active: number; session_key: string | null; created_at: string }>(
+  return all<{
+    id: number;
+    agent_id: string;
+    entity: string;
+    content: string;
+    importance: number;
+    active: number;
+    session_key: string | null;
+    created_at: string;
+  }>(
     db,
     `SELECT a.id, e.agent_id, e.name AS entity, a.content, a.importance, a.active, a.session_key, a.created_at FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
      WHERE ${where.join(' AND ')} ORDER BY a.id DESC LIMIT ?`,
     [...params, Math.max(1, Math.min(opts.limit ?? 200, 1000))],
-  ).map((r) => ({ id: r.id, agentId: r.agent_id, entity: r.entity, content: r.content, importance: r.importance, active: r.active === 1, sessionKey: r.session_key, createdAt: r.created_at }));
+  ).map((r) => ({
+    id: r.id,
+    agentId: r.agent_id,
+    entity: r.entity,
+    content: r.content,
+    importance: r.importance,
+    active: r.active === 1,
+    sessionKey: r.session_key,
+    createdAt: r.created_at,
+  }));
 }
 
 /** One constraint by id within the scope (or the newest one of an agent, id omitted). */
@@ -363,7 +400,6 @@ export const RANK_WINDOW = 200;
 
 const HIT_OPEN = '\u0002';
 const HIT_CLOSE = '\u0003';
-
 
 /** What a compiled query tells the ranking besides its MATCH expression (see CompiledQuery). */
 export interface QueryShape {
@@ -446,10 +482,22 @@ export function searchTranscripts(db: Database, scope: Scope, opts: SearchOption
 /** searchTranscripts, then a question's any-of form when the strict query finds little (docs/inheritance.md). */
 export function searchTranscriptsOrQuestion(db: Database, scope: Scope, opts: SearchOptions, markers = { open: '[[', close: ']]' }): SearchHit[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
-  return withQuestionFallback(opts.query, limit, (compiled) => searchCompiled(db, scope, opts, compiled, limit, markers), (hit) => hit.sessionKey);
+  return withQuestionFallback(
+    opts.query,
+    limit,
+    (compiled) => searchCompiled(db, scope, opts, compiled, limit, markers),
+    (hit) => hit.sessionKey,
+  );
 }
 
-function searchCompiled(db: Database, scope: Scope, opts: SearchOptions, compiled: CompiledQuery, limit: number, markers: { open: string; close: string }): SearchHit[] {
+function searchCompiled(
+  db: Database,
+  scope: Scope,
+  opts: SearchOptions,
+  compiled: CompiledQuery,
+  limit: number,
+  markers: { open: string; close: string },
+): SearchHit[] {
   if (!compiled.match) return [];
   catchUpIndex(db); // every stored turn is searchable
   const s = scopeSql(scope);

@@ -43,10 +43,16 @@ const ASCII_TOKEN = /[a-z0-9]+/g;
  * newest shard; the list itself only in a sealed one.
  */
 function docsHolding(db: Database, table: string, word: string, sealed: boolean): number[] | null {
-  return remembered(rareDocs, db, `${table} ${word}`, (docs) => sealed || docs === null, () => {
-    const docs = all<{ docid: number }>(db, `SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT ${RARE_DOCS + 1}`, [`"${word}"`]).map((r) => r.docid);
-    return docs.length <= RARE_DOCS ? docs : null;
-  });
+  return remembered(
+    rareDocs,
+    db,
+    `${table} ${word}`,
+    (docs) => sealed || docs === null,
+    () => {
+      const docs = all<{ docid: number }>(db, `SELECT docid FROM ${table} WHERE ${table} MATCH ? LIMIT ${RARE_DOCS + 1}`, [`"${word}"`]).map((r) => r.docid);
+      return docs.length <= RARE_DOCS ? docs : null;
+    },
+  );
 }
 
 /** The tokens of `text` as the index saw them (unicode61: folded, in order). */
@@ -127,8 +133,12 @@ export function rankFromRareWord(
   const rowsWithHits = phrases.map((phrase, p) =>
     phrase.includes(rare!)
       ? checked.filter((c) => c.hits[p] > 0).length
-      : remembered(phraseRows, db, `${table} ${phrase.join(' ')}`, () => sealed, () =>
-          Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} WHERE ${table} MATCH ?`, [`"${phrase.join(' ')}"`])!.n),
+      : remembered(
+          phraseRows,
+          db,
+          `${table} ${phrase.join(' ')}`,
+          () => sealed,
+          () => Number(one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} WHERE ${table} MATCH ?`, [`"${phrase.join(' ')}"`])!.n),
         ),
   );
   // The shard's row count and average length, as matchinfo computes them.

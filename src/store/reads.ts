@@ -36,7 +36,8 @@ export const READ_QUERIES = {
     const row = sessionRowOrThrow(db, a.scope, a.key);
     return q.transcriptTail(db, row.id, a.chars, a.afterSeq ?? 0);
   },
-  search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) => q.searchTranscriptsOrQuestion(db, a.scope, a, a.markers),
+  search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) =>
+    q.searchTranscriptsOrQuestion(db, a.scope, a, a.markers),
   /** Everything `POST /api/sessions/search` needs from the store, in one round trip. */
   sessionSearch: (db: Database, a: { scope: q.Scope } & SessionSearchArgs) => sessionSearch(db, a.scope, a),
   listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => q.listConstraints(db, a.scope, a),
@@ -51,9 +52,16 @@ export const READ_QUERIES = {
   topMemories: (db: Database, a: { scope: q.Scope; limit?: number }) => m.topMemories(db, a.scope, a),
   entityContext: (db: Database, a: { agentId: string; prompt: string; minScore: number }) => m.entityContext(db, a.agentId, a.prompt, a.minScore),
   summaries: (db: Database, a: { scope: q.Scope; sessionKey?: string; limit?: number }) => m.listSummaries(db, a.scope, a),
-  expandSummary: (db: Database, a: { scope: q.Scope; id: string; includeTranscript?: boolean; transcriptCharLimit?: number }) => m.expandSummary(db, a.scope, a),
+  expandSummary: (db: Database, a: { scope: q.Scope; id: string; includeTranscript?: boolean; transcriptCharLimit?: number }) =>
+    m.expandSummary(db, a.scope, a),
   compactionCount: (db: Database, a: { agentId: string; key: string }) =>
-    Number(one<{ n: number }>(db, "SELECT COUNT(*) AS n FROM checkpoints c JOIN sessions s ON s.id = c.session_id WHERE s.agent_id = ? AND s.session_key = ? AND c.source = 'compaction'", [a.agentId, q.stripSessionPrefix(a.key)])!.n),
+    Number(
+      one<{ n: number }>(
+        db,
+        "SELECT COUNT(*) AS n FROM checkpoints c JOIN sessions s ON s.id = c.session_id WHERE s.agent_id = ? AND s.session_key = ? AND c.source = 'compaction'",
+        [a.agentId, q.stripSessionPrefix(a.key)],
+      )!.n,
+    ),
   listRuns: (db: Database, a: { scope: q.Scope } & q.RunFilter) => q.listRuns(db, a.scope, a),
   getRun: (db: Database, a: { scope: q.Scope; id: string }) => q.getRun(db, a.scope, a.id),
   agentPolicy: (db: Database, a: { agentId: string }) =>

@@ -206,7 +206,13 @@ function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): vo
   // The open segment (the newest; never sealed) is appended to, never read: its length in UTF-16
   // units is where the session's last turn ends, when that turn lives there.
   let open = one<{ id: number; ordinal: number }>(db, 'SELECT id, ordinal FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC LIMIT 1', [sid]);
-  const lastTurn = seq > 0 ? one<{ segment_id: number; end: number }>(db, 'SELECT segment_id, start + length + 1 AS end FROM transcript_turns WHERE session_id = ? AND seq = ?', [sid, seq]) : undefined;
+  const lastTurn =
+    seq > 0
+      ? one<{ segment_id: number; end: number }>(db, 'SELECT segment_id, start + length + 1 AS end FROM transcript_turns WHERE session_id = ? AND seq = ?', [
+          sid,
+          seq,
+        ])
+      : undefined;
   let openLength = open && lastTurn?.segment_id === open.id ? lastTurn.end : 0;
   let appended = '';
   /** Appends the lines added to the open segment; a full one is sealed instead, with them (see segmentText.ts). */

@@ -46,7 +46,10 @@ export const ACCEPT_LOSS_COMMAND = 'baton serve --accept-loss';
 
 /** Opening refused: acknowledged writes would be missing. Nothing on disk was changed. */
 export class DataLossError extends Error {
-  constructor(readonly dataDir: string, readonly missing: MissingRange[]) {
+  constructor(
+    readonly dataDir: string,
+    readonly missing: MissingRange[],
+  ) {
     super(
       `refusing to open ${dataDir}: acknowledged data would be missing:\n` +
         missing.map((m) => `  ${describeRange(m)}: ${m.cause}`).join('\n') +

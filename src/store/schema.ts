@@ -261,7 +261,9 @@ INSERT INTO index_shards (id, first_doc) VALUES (1, 1);
 /** Gives every stored turn a document id (in storage order) and indexes its text. */
 function indexEveryTurn(db: Database): void {
   const segments = db.prepare('SELECT id, text FROM transcript_segments ORDER BY id');
-  const turns = db.prepare('SELECT seq, start, length FROM transcript_turns WHERE session_id = (SELECT session_id FROM transcript_segments WHERE id = ?) AND segment_id = ? ORDER BY start');
+  const turns = db.prepare(
+    'SELECT seq, start, length FROM transcript_turns WHERE session_id = (SELECT session_id FROM transcript_segments WHERE id = ?) AND segment_id = ? ORDER BY start',
+  );
   const setDoc = db.prepare('UPDATE transcript_turns SET doc_id = ? WHERE session_id = (SELECT session_id FROM transcript_segments WHERE id = ?) AND seq = ?');
   const index = db.prepare('INSERT INTO transcript_fts (docid, text) VALUES (?, ?)');
   let next = 1;

@@ -68,7 +68,7 @@ function parseTrailer(trailer: Buffer, fileBytes: number): { seq: number; length
 
 /** Reads `length` bytes at `position` into `into`; false when the file ends first. */
 function readFully(fd: number, into: Uint8Array, length: number, position: number): boolean {
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const read = fs.readSync(fd, into, done, length - done, position + done);
     if (read === 0) return false;
     done += read;
@@ -93,7 +93,15 @@ export class UnusableBaseError extends Error {}
  * against its own checksum on the way: a base that changed on disk would otherwise pass its damage
  * on under a fresh checksum.
  */
-export async function writePatchedSnapshot(dir: string, seq: number, base: string | null, size: number, source: PageSource, pace: Pace, window: Uint8Array): Promise<string> {
+export async function writePatchedSnapshot(
+  dir: string,
+  seq: number,
+  base: string | null,
+  size: number,
+  source: PageSource,
+  pace: Pace,
+  window: Uint8Array,
+): Promise<string> {
   if (window.length === 0 || window.length % TRACK_PAGE !== 0) throw new Error('the window must be a whole number of pages');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const target = snapshotPath(dir, seq);

@@ -65,7 +65,11 @@ export class Store extends EventEmitter {
     const paths = layout(options.dataDir);
     const lock = DataDirLock.acquire(paths.lock, options.holder ?? `baton (pid ${process.pid})`);
     try {
-      const worker = spawnWorker('storeWorker', { dataDir: options.dataDir, compactBytes: options.compactBytes ?? 64 * 1024 * 1024, acceptLoss: options.acceptLoss ?? false });
+      const worker = spawnWorker('storeWorker', {
+        dataDir: options.dataDir,
+        compactBytes: options.compactBytes ?? 64 * 1024 * 1024,
+        acceptLoss: options.acceptLoss ?? false,
+      });
       const report = await new Promise<OpenReport>((resolve, reject) => {
         const onMessage = (msg: { type: string; report?: OpenReport; error?: string; missing?: MissingRange[] }) => {
           if (msg.type === 'ready') {

@@ -29,7 +29,9 @@ function runCompactor(job: CompactionJob): Promise<string> {
   // Only a patched snapshot needs a window shared with this thread.
   const window = new SharedArrayBuffer(job.kind === 'patch' ? COMPACTION_PACE.chunkBytes : 0);
   const data: CompactorData =
-    job.kind === 'patch' ? { dataDir: init.dataDir, kind: 'patch', seq: job.seq, base: job.base, size: job.size, window } : { dataDir: init.dataDir, kind: 'replay', seq: job.seq };
+    job.kind === 'patch'
+      ? { dataDir: init.dataDir, kind: 'patch', seq: job.seq, base: job.base, size: job.size, window }
+      : { dataDir: init.dataDir, kind: 'replay', seq: job.seq };
   return new Promise((resolve, reject) => {
     const worker = spawnWorker('compactorWorker', data);
     let settled = false;

@@ -6,7 +6,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { archivedMarker, deterministicSummary, parseModelSummary, shouldArchive, type ArchivalSettings, type ArchiveSummary, type LiveHolder } from '../core/archival';
+import {
+  archivedMarker,
+  deterministicSummary,
+  parseModelSummary,
+  shouldArchive,
+  type ArchivalSettings,
+  type ArchiveSummary,
+  type LiveHolder,
+} from '../core/archival';
 import type { BatonClient } from '../client/batonClient';
 import { writeFileAtomic } from '../node/fsync';
 import { ask } from './lmRunner';
@@ -73,7 +81,9 @@ export class Archivist {
     const file = path.join(this.dataDir(), 'archive', `${holderId.replace(/[^\w.-]+/g, '_')}.jsonl`);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileAtomic(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    await client.call('sessionStart', { body: { harness: 'baton', sessionKey: holderId, parentSessionKey: turn.sessionKey, harnessAgentType: HOLDER_RUNNER, title: `archived turn ${index}` } });
+    await client.call('sessionStart', {
+      body: { harness: 'baton', sessionKey: holderId, parentSessionKey: turn.sessionKey, harnessAgentType: HOLDER_RUNNER, title: `archived turn ${index}` },
+    });
     await client.call('userPromptSubmit', { body: { harness: 'baton', sessionKey: holderId, transcript: lines } });
     let summary: ArchiveSummary;
     if (model) {
@@ -85,9 +95,21 @@ export class Archivist {
       }
     } else summary = { kind: 'structured', value: deterministicSummary(turn.prompt, turn.response, turn.toolsUsed) };
     const marker = archivedMarker(holderId, summary);
-    await client.saveRun({ runner: HOLDER_RUNNER, status: 'pending', executionMode: 'SYNC', sessionKey: holderId, parentSessionKey: turn.sessionKey, prompt: turn.prompt, specId: `archive:${reason}` }).then((run) =>
-      client.saveRun({ id: run.id, status: 'running' }).then(() => client.saveRun({ id: run.id, status: 'completed', resultContent: marker, durationMs: 0, finishedAt: new Date().toISOString() })),
-    );
+    await client
+      .saveRun({
+        runner: HOLDER_RUNNER,
+        status: 'pending',
+        executionMode: 'SYNC',
+        sessionKey: holderId,
+        parentSessionKey: turn.sessionKey,
+        prompt: turn.prompt,
+        specId: `archive:${reason}`,
+      })
+      .then((run) =>
+        client
+          .saveRun({ id: run.id, status: 'running' })
+          .then(() => client.saveRun({ id: run.id, status: 'completed', resultContent: marker, durationMs: 0, finishedAt: new Date().toISOString() })),
+      );
     await client.call('userPromptSubmit', { body: { harness: 'vscode-chat', sessionKey: turn.sessionKey, transcript: [{ role: 'system', content: marker }] } });
     const outcome = summary.kind === 'structured' ? summary.value.outcome : summary.kind === 'paragraph' ? summary.text.slice(0, 200) : 'summary unavailable';
     this.holders.set(turn.sessionKey, [...this.liveHolders(turn.sessionKey), { id: holderId, outcome }]);
@@ -106,11 +128,30 @@ export class Archivist {
     else {
       const words = prompt.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [];
       const hits = turns.filter((t) => words.some((w) => t.text.toLowerCase().includes(w)));
-      answer = hits.length ? hits.map((t) => `${t.role}: ${t.text}`).join('\n\n') : `Nothing in ${holderId} matches "${prompt}". Its transcript:\n\n${transcript}`;
+      answer = hits.length
+        ? hits.map((t) => `${t.role}: ${t.text}`).join('\n\n')
+        : `Nothing in ${holderId} matches "${prompt}". Its transcript:\n\n${transcript}`;
     }
-    await client.call('userPromptSubmit', { body: { harness: 'baton', sessionKey: holderId, transcript: [...turns.map((t) => ({ role: t.role, content: t.text })), { role: 'user', content: prompt }, { role: 'assistant', content: answer }] } });
+    await client.call('userPromptSubmit', {
+      body: {
+        harness: 'baton',
+        sessionKey: holderId,
+        transcript: [...turns.map((t) => ({ role: t.role, content: t.text })), { role: 'user', content: prompt }, { role: 'assistant', content: answer }],
+      },
+    });
     const depth = holderId.split('/holder-').length - 1;
-    await this.afterTurn({ sessionKey: holderId, depth, prompt, response: answer, toolsUsed: [], toolCallOpen: false, conversationTurns: turns.filter((t) => t.role === 'user').length + 1 }, model);
+    await this.afterTurn(
+      {
+        sessionKey: holderId,
+        depth,
+        prompt,
+        response: answer,
+        toolsUsed: [],
+        toolCallOpen: false,
+        conversationTurns: turns.filter((t) => t.role === 'user').length + 1,
+      },
+      model,
+    );
     return answer;
   }
 }

@@ -20,7 +20,11 @@ export interface BatonChatResult extends vscode.ChatResult {
   metadata: { sessionKey: string; command?: string; query?: string; archived?: string };
 }
 
-const STOP_WORDS = new Set('the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use what when where which while with from that this have will your about there their they them then than been were does into some what why how'.split(' '));
+const STOP_WORDS = new Set(
+  'the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use what when where which while with from that this have will your about there their they them then than been were does into some what why how'.split(
+    ' ',
+  ),
+);
 
 /** A question typed in natural language, as a search: its content words, any of them (ranked by BM25). */
 export function naturalQuery(question: string): string {
@@ -47,7 +51,9 @@ function md(text: string): vscode.MarkdownString {
 function treeLines(nodes: TreeView[], depth = 0, out: string[] = [], limit = 200): string[] {
   for (const node of nodes) {
     if (out.length >= limit) break;
-    out.push(`${'  '.repeat(depth)}- ${openLink(node.key, node.title ?? node.key)} — ${node.harness}${node.harnessAgentType ? ` ${node.harnessAgentType}` : ''}, ${node.status}, ${node.turnCount} turns`);
+    out.push(
+      `${'  '.repeat(depth)}- ${openLink(node.key, node.title ?? node.key)} — ${node.harness}${node.harnessAgentType ? ` ${node.harnessAgentType}` : ''}, ${node.status}, ${node.turnCount} turns`,
+    );
     treeLines(node.children, depth + 1, out, limit);
   }
   return out;
@@ -96,11 +102,19 @@ export class BatonChat {
     return candidate?.key ?? null;
   }
 
-  async handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<BatonChatResult> {
+  async handle(
+    request: vscode.ChatRequest,
+    context: vscode.ChatContext,
+    stream: vscode.ChatResponseStream,
+    token: vscode.CancellationToken,
+  ): Promise<BatonChatResult> {
     const client = await this.host.requireClient();
     const { key, fresh } = this.sessionFor(context);
     const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (fresh) await client.call('sessionStart', { body: { harness: CHAT_HARNESS, sessionKey: key, project, title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}` } });
+    if (fresh)
+      await client.call('sessionStart', {
+        body: { harness: CHAT_HARNESS, sessionKey: key, project, title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}` },
+      });
     const promptText = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
     await client.call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project } });
     await this.runs.setBusy(key, true);
@@ -134,13 +148,26 @@ export class BatonChat {
     } catch (err) {
       say(`\n\n**Baton:** ${(err as Error).message}`);
     } finally {
-      await client.call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, lastAssistantMessage: answer || '(no answer)' } }).catch(() => undefined);
+      await client
+        .call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, lastAssistantMessage: answer || '(no answer)' } })
+        .catch(() => undefined);
       const delivered = await this.runs.setBusy(key, false).catch(() => []);
       this.handling.delete(key);
       if (delivered.length) stream.markdown(md(`\n\n_${delivered.length} sub-agent result(s) arrived and were added to this conversation._`));
     }
     const archived = await this.archivist
-      .afterTurn({ sessionKey: key, depth: 0, prompt: promptText, response: answer, toolsUsed: request.toolReferences.map((t) => t.name), toolCallOpen: false, conversationTurns: context.history.filter((h) => h instanceof vscode.ChatRequestTurn).length + 1 }, request.model)
+      .afterTurn(
+        {
+          sessionKey: key,
+          depth: 0,
+          prompt: promptText,
+          response: answer,
+          toolsUsed: request.toolReferences.map((t) => t.name),
+          toolCallOpen: false,
+          conversationTurns: context.history.filter((h) => h instanceof vscode.ChatRequestTurn).length + 1,
+        },
+        request.model,
+      )
       .catch(() => null);
     if (archived) metadata.archived = archived.holderId;
     return { metadata };
@@ -151,7 +178,9 @@ export class BatonChat {
     if (!target) return say('No session to show: none is recorded for this workspace yet. Name one: `/parent <session key>`.');
     const view = await client.inherited(target);
     if (view.empty) return say(`${openLink(target)} has nothing to inherit yet (no transcript or checkpoint).`);
-    say(`A new sub-agent of ${openLink(target)} would receive (${view.chars} characters, about ${view.estimatedTokens} tokens):\n\n\`\`\`markdown\n${view.block}\n\`\`\``);
+    say(
+      `A new sub-agent of ${openLink(target)} would receive (${view.chars} characters, about ${view.estimatedTokens} tokens):\n\n\`\`\`markdown\n${view.block}\n\`\`\``,
+    );
   }
 
   private async search(client: BatonClient, chatKey: string, query: string, say: (t: string) => void): Promise<HitView[]> {
@@ -164,7 +193,14 @@ export class BatonChat {
       say(`No session mentions ${JSON.stringify(query)}.`);
       return hits;
     }
-    say(hits.map((h) => `- ${openLink(h.sessionKey, h.sessionKey, h.turnSeq)} — ${h.harness}, ${age(h.updatedAt)} ago\n  > ${h.excerpt.replace(/\[\[/g, '**').replace(/\]\]/g, '**')}`).join('\n'));
+    say(
+      hits
+        .map(
+          (h) =>
+            `- ${openLink(h.sessionKey, h.sessionKey, h.turnSeq)} — ${h.harness}, ${age(h.updatedAt)} ago\n  > ${h.excerpt.replace(/\[\[/g, '**').replace(/\]\]/g, '**')}`,
+        )
+        .join('\n'),
+    );
     return hits;
   }
 
@@ -176,14 +212,28 @@ export class BatonChat {
   private async listRuns(client: BatonClient, chatKey: string, say: (t: string) => void): Promise<void> {
     const runs = await client.listRuns({ limit: 30 });
     if (runs.length === 0) return say('No sub-agent runs yet. Ask me to spawn one, or use the `baton_spawn_subagent` tool.');
-    const rows = runs.map((r) => `| ${r.id.slice(0, 8)} | ${r.runner} | ${r.status} | ${r.executionMode} | ${r.parentSessionKey === chatKey ? 'this chat' : r.parentSessionKey ?? '—'} | ${r.durationMs ?? '—'} | ${(r.context.prompt ?? '').replace(/\|/g, '/').slice(0, 60)} |`);
+    const rows = runs.map(
+      (r) =>
+        `| ${r.id.slice(0, 8)} | ${r.runner} | ${r.status} | ${r.executionMode} | ${r.parentSessionKey === chatKey ? 'this chat' : (r.parentSessionKey ?? '—')} | ${r.durationMs ?? '—'} | ${(r.context.prompt ?? '').replace(/\|/g, '/').slice(0, 60)} |`,
+    );
     say(['| run | runner | status | mode | parent | ms | task |', '|---|---|---|---|---|---|---|', ...rows].join('\n'));
   }
 
-  private async answer(client: BatonClient, chatKey: string, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, say: (t: string) => void, token: vscode.CancellationToken, arrived: string[]): Promise<void> {
+  private async answer(
+    client: BatonClient,
+    chatKey: string,
+    request: vscode.ChatRequest,
+    stream: vscode.ChatResponseStream,
+    say: (t: string) => void,
+    token: vscode.CancellationToken,
+    arrived: string[],
+  ): Promise<void> {
     const target = await this.currentSession(client, chatKey);
     const query = naturalQuery(request.prompt);
-    const [inherited, found] = await Promise.all([target ? client.inherited(target) : null, query ? client.search(query, { limit: 10 }) : Promise.resolve([] as HitView[])]);
+    const [inherited, found] = await Promise.all([
+      target ? client.inherited(target) : null,
+      query ? client.search(query, { limit: 10 }) : Promise.resolve([] as HitView[]),
+    ]);
     const hits = notOwn(found, chatKey).slice(0, 5);
     const sources = [...new Set([...(target && inherited && !inherited.empty ? [target] : []), ...hits.map((h) => h.sessionKey)])];
     const context = [
@@ -204,7 +254,11 @@ export class BatonChat {
         say(`The language model could not answer (${(err as Error).message}); here is what Baton has:\n\n${context || 'nothing yet.'}`);
       }
     } else {
-      say(context ? `No language model is available, so here is the context Baton has for this question:\n\n${context}` : 'No language model is available and Baton has no recorded context for this question yet.');
+      say(
+        context
+          ? `No language model is available, so here is the context Baton has for this question:\n\n${context}`
+          : 'No language model is available and Baton has no recorded context for this question yet.',
+      );
     }
     if (sources.length) {
       for (const key of sources) stream.reference(vscode.Uri.from({ scheme: 'baton-session', path: `/${key}` }));

@@ -62,7 +62,7 @@ async function pickSession(deps: CommandDeps, target: Target): Promise<SessionVi
 async function allTurns(deps: CommandDeps, key: string) {
   const client = await deps.host.requireClient();
   const turns = [];
-  for (let from = 1; ; ) {
+  for (let from = 1; ;) {
     const page = await client.turns(key, from, 500);
     turns.push(...page.turns);
     if (page.turns.length < 500) break;
@@ -132,11 +132,26 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     reg('baton.exportSession', async (target: Target, format?: 'md' | 'jsonl', destination?: vscode.Uri) => {
       const session = await pickSession(deps, target);
       if (!session) return;
-      const kind = format ?? (await vscode.window.showQuickPick([{ label: 'Markdown', id: 'md' as const }, { label: 'JSON Lines', id: 'jsonl' as const }], { title: 'Export format' }))?.id;
+      const kind =
+        format ??
+        (
+          await vscode.window.showQuickPick(
+            [
+              { label: 'Markdown', id: 'md' as const },
+              { label: 'JSON Lines', id: 'jsonl' as const },
+            ],
+            { title: 'Export format' },
+          )
+        )?.id;
       if (!kind) return;
       const uri =
         destination ??
-        (await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? deps.host.dataDir, `${session.key.replace(/[^\w.-]+/g, '_')}.${kind}`)), filters: kind === 'md' ? { Markdown: ['md'] } : { 'JSON Lines': ['jsonl'] } }));
+        (await vscode.window.showSaveDialog({
+          defaultUri: vscode.Uri.file(
+            path.join(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? deps.host.dataDir, `${session.key.replace(/[^\w.-]+/g, '_')}.${kind}`),
+          ),
+          filters: kind === 'md' ? { Markdown: ['md'] } : { 'JSON Lines': ['jsonl'] },
+        }));
       if (!uri) return;
       const turns = await allTurns(deps, session.key);
       const text = kind === 'md' ? renderMarkdownSession({ ...session, charCount: 0 } as SessionRecord, turns) : JSON.stringify({ session, turns }) + '\n';
@@ -160,7 +175,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     reg('baton.installHooks', async (harness?: string, scope?: 'project' | 'user') => {
       requireTrust('Installing hooks');
       // Every harness of the registry that can be installed, with the scopes it offers.
-      const items = installableHarnesses().flatMap((h) => h.install.menu.map((m) => ({ label: m.label, description: m.description, id: `${h.id}:${m.scope}` })));
+      const items = installableHarnesses().flatMap((h) =>
+        h.install.menu.map((m) => ({ label: m.label, description: m.description, id: `${h.id}:${m.scope}` })),
+      );
       const choice = harness ?? (await vscode.window.showQuickPick(items, { title: 'Install Baton hooks for…' }))?.id;
       if (!choice) return;
       const [name, where] = choice.includes(':') ? choice.split(':') : [choice, scope ?? 'project'];
@@ -169,8 +186,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const projectDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const at = installer.scopes.includes(where as 'project' | 'user') ? (where as 'project' | 'user') : installer.scopes[0];
       if (at === 'project' && !projectDir) throw new Error('Open a folder to install project hooks, or choose the user settings.');
-      const { messages: _messages, ...result } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` }, async () =>
-        installer.install({ scope: at, projectDir, command: hookCommandOptions(deps) }),
+      const { messages: _messages, ...result } = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` },
+        async () => installer.install({ scope: at, projectDir, command: hookCommandOptions(deps) }),
       );
       log.info(`Installed ${name} hooks in ${result.file}`);
       void vscode.window.showInformationMessage(`Baton hooks installed in ${result.file}.${installer.notice ?? ''}`);
@@ -178,7 +196,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     reg('baton.uninstallHooks', async (harness?: string, scope?: 'project' | 'user') => {
       requireTrust('Removing hooks');
-      const choice = harness ?? (await vscode.window.showQuickPick(installableHarnesses().filter((h) => h.install.menu.length > 0).map((h) => h.id), { title: 'Remove Baton hooks of…' }));
+      const choice =
+        harness ??
+        (await vscode.window.showQuickPick(
+          installableHarnesses()
+            .filter((h) => h.install.menu.length > 0)
+            .map((h) => h.id),
+          { title: 'Remove Baton hooks of…' },
+        ));
       if (!choice) return;
       const installer = installableHarnesses().find((h) => h.id === choice)?.install;
       if (!installer) throw new Error(`Baton cannot remove hooks of ${choice}.`);
@@ -196,7 +221,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
     }),
     reg('baton.runDoctor', async () => {
-      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking the data directory…' }, () => runDoctor(host.dataDir));
+      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking the data directory…' }, () =>
+        runDoctor(host.dataDir),
+      );
       const lines = [
         '# Baton doctor',
         '',

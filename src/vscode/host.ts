@@ -139,7 +139,9 @@ export class BatonHost extends Disposable {
     if (this.stopped) return;
     if (!endpoint) {
       const holder = lockHolder(layout(this.dataDir).lock);
-      throw new Error(`the data directory ${this.dataDir} is held by ${holder?.holder ?? 'another process'} (pid ${holder?.pid ?? '?'}), which serves no endpoint`);
+      throw new Error(
+        `the data directory ${this.dataDir} is held by ${holder?.holder ?? 'another process'} (pid ${holder?.pid ?? '?'}), which serves no endpoint`,
+      );
     }
     this.log.info(`Follower: using the endpoint of pid ${endpoint.pid} at ${endpoint.url}`);
     const client = new BatonClient(endpoint);
@@ -170,7 +172,12 @@ export class BatonHost extends Disposable {
 
   /** Applies changed settings: a new data directory or port means a restart of this window's role. */
   async applySettings(next: BatonSettings): Promise<void> {
-    const restart = next.dataDir !== this.settings.dataDir || next.port !== this.settings.port || next.inheritEnabled !== this.settings.inheritEnabled || next.tailChars !== this.settings.tailChars || next.inheritMaxTokens !== this.settings.inheritMaxTokens;
+    const restart =
+      next.dataDir !== this.settings.dataDir ||
+      next.port !== this.settings.port ||
+      next.inheritEnabled !== this.settings.inheritEnabled ||
+      next.tailChars !== this.settings.tailChars ||
+      next.inheritMaxTokens !== this.settings.inheritMaxTokens;
     this.settings = next;
     if (!restart) return;
     this.enqueue(async () => {

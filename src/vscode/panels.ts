@@ -30,10 +30,14 @@ export class Panels extends Disposable {
     super();
     this._register(toDisposable(() => [...this.open.values()].forEach(({ panel }) => panel.dispose())));
     this._register(
-      vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW, { deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'transcript') }),
+      vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW, {
+        deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'transcript'),
+      }),
     );
     this._register(
-      vscode.window.registerWebviewPanelSerializer(INHERITED_VIEW, { deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'inherited') }),
+      vscode.window.registerWebviewPanelSerializer(INHERITED_VIEW, {
+        deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'inherited'),
+      }),
     );
   }
 
@@ -95,7 +99,11 @@ export class Panels extends Disposable {
     ];
     if (state.kind === 'inherited') {
       // The preview follows the parent: any change to it re-renders the block.
-      subs.push(this.host.onDidChangeSessions((keys) => void (keys.includes(state.sessionKey) && this.sendInherited(entry.state as InheritedState, post).catch(() => undefined))));
+      subs.push(
+        this.host.onDidChangeSessions(
+          (keys) => void (keys.includes(state.sessionKey) && this.sendInherited(entry.state as InheritedState, post).catch(() => undefined)),
+        ),
+      );
     }
     panel.onDidDispose(() => {
       this.open.delete(id);
@@ -130,7 +138,16 @@ export class Panels extends Disposable {
     const client = await this.host.requireClient();
     const session = await client.getSession(state.sessionKey);
     if (!session) throw new Error(`Session ${state.sessionKey} is not in the store.`);
-    const meta = [session.harness, session.harnessAgentType, session.status, `${session.turnCount} turns`, `updated ${age(session.updatedAt)} ago`, session.project].filter(Boolean).join(' · ');
+    const meta = [
+      session.harness,
+      session.harnessAgentType,
+      session.status,
+      `${session.turnCount} turns`,
+      `updated ${age(session.updatedAt)} ago`,
+      session.project,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     post({ type: 'init', state, title: session.title ?? session.key, total: session.turnCount, meta });
   }
 

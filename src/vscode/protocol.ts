@@ -21,10 +21,7 @@ export interface InheritedState {
 export type PanelState = TranscriptState | InheritedState;
 
 export type FromWebview =
-  | { type: 'ready' }
-  | { type: 'loadTurns'; from: number; limit: number }
-  | { type: 'copy'; text: string }
-  | { type: 'openSession'; sessionKey: string };
+  { type: 'ready' } | { type: 'loadTurns'; from: number; limit: number } | { type: 'copy'; text: string } | { type: 'openSession'; sessionKey: string };
 
 export type ToWebview =
   | { type: 'init'; state: TranscriptState; title: string; total: number; meta: string }

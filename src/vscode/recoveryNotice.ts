@@ -17,9 +17,16 @@ export function noticeRecovery(log: vscode.LogOutputChannel, dataDir: string, ev
   if (events.length === 0) return;
   for (const event of events) log.warn(`recovery: ${event.message}`);
   const lost = events.some((e) => e.kind === 'loss-accepted');
-  const summary = lost ? `Baton opened its store in ${dataDir} without some writes that damaged files held.` : `Baton recovered its store in ${dataDir} from damaged files; nothing acknowledged was lost.`;
+  const summary = lost
+    ? `Baton opened its store in ${dataDir} without some writes that damaged files held.`
+    : `Baton recovered its store in ${dataDir} from damaged files; nothing acknowledged was lost.`;
   void vscode.window.showWarningMessage(summary, SHOW).then((choice) => {
-    if (choice === SHOW) void showDetails(summary, [...events.map((e) => `- ${e.message}`), '', `Damaged files are kept in ${dataDir}/quarantine. For a full report run: baton doctor --data-dir ${dataDir}`]);
+    if (choice === SHOW)
+      void showDetails(summary, [
+        ...events.map((e) => `- ${e.message}`),
+        '',
+        `Damaged files are kept in ${dataDir}/quarantine. For a full report run: baton doctor --data-dir ${dataDir}`,
+      ]);
   });
 }
 
@@ -29,7 +36,12 @@ export function noticeRefusal(log: vscode.LogOutputChannel, dataDir: string, mes
   const summary = `Baton did not open its store in ${dataDir}: damaged files mean acknowledged writes would be missing.`;
   void vscode.window.showErrorMessage(summary, SHOW).then((choice) => {
     if (choice === SHOW) {
-      void showDetails(summary, [message, '', `For a full report run: baton doctor --data-dir ${dataDir}`, `To open it anyway without those writes, run once: baton serve --accept-loss --data-dir ${dataDir} (then stop it)`]);
+      void showDetails(summary, [
+        message,
+        '',
+        `For a full report run: baton doctor --data-dir ${dataDir}`,
+        `To open it anyway without those writes, run once: baton serve --accept-loss --data-dir ${dataDir} (then stop it)`,
+      ]);
     }
   });
 }

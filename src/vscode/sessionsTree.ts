@@ -111,7 +111,10 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     const projects = this.projects();
     if (!projects) return client.listSessions({ roots: true, limit });
     const pages = await Promise.all(projects.map((project) => client.listSessions({ roots: true, project, limit })));
-    const sessions = pages.flatMap((r) => r.sessions).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).slice(0, limit);
+    const sessions = pages
+      .flatMap((r) => r.sessions)
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+      .slice(0, limit);
     return { sessions, total: pages.reduce((n, r) => n + r.total, 0) };
   }
 

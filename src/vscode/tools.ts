@@ -44,7 +44,8 @@ export class GetInheritedContextTool implements vscode.LanguageModelTool<Inherit
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<InheritedInput>): Promise<vscode.LanguageModelToolResult> {
     const key = options.input.sessionKey;
-    if (typeof key !== 'string' || !key.trim()) throw new Error('Pass "sessionKey": the parent session whose context you want (find keys with baton_search_sessions).');
+    if (typeof key !== 'string' || !key.trim())
+      throw new Error('Pass "sessionKey": the parent session whose context you want (find keys with baton_search_sessions).');
     const client = await this.host.requireClient();
     if (!(await client.getSession(key))) throw new Error(`There is no session "${key}". Find the right key with baton_search_sessions.`);
     const view = await client.inherited(key);
@@ -75,7 +76,9 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
       invocationMessage: `Spawning a Baton sub-agent (${mode})`,
       confirmationMessages: {
         title: 'Spawn a sub-agent?',
-        message: new vscode.MarkdownString(`A sub-agent will run this task with a language model${options.input.parentSessionKey ? `, inheriting the context of \`${options.input.parentSessionKey}\`` : ''}:\n\n> ${String(options.input.task ?? '(no task given)').slice(0, 500)}`),
+        message: new vscode.MarkdownString(
+          `A sub-agent will run this task with a language model${options.input.parentSessionKey ? `, inheriting the context of \`${options.input.parentSessionKey}\`` : ''}:\n\n> ${String(options.input.task ?? '(no task given)').slice(0, 500)}`,
+        ),
       },
     };
   }
@@ -85,9 +88,21 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
     const { task, parentSessionKey, mode = 'SYNC', specId, files, runner = LM_RUNNER } = options.input;
     if (typeof task !== 'string' || !task.trim()) throw new Error('Pass "task": what the sub-agent should do, self-contained.');
     if (!EXECUTION_MODES.includes(mode)) throw new Error(`"mode" must be one of ${EXECUTION_MODES.join(', ')}.`);
-    if (!this.runs.runnerNames.includes(runner)) throw new Error(`"runner" must be one of ${this.runs.runnerNames.join(', ')} (the external runner needs the setting baton.subagents.externalCommand).`);
-    const spawned = await this.runs.spawn({ parentSessionKey: parentSessionKey ?? null, task, runner, mode, specId, files, workspacePath: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath });
-    if (mode !== 'SYNC') return result(`Started run ${spawned.runId} (${mode}) in session ${spawned.sessionKey}. ${mode === 'ASYNC_POLL' ? 'Check it with baton_get_run_status.' : 'Its result will be delivered into the parent session when it finishes.'}`);
+    if (!this.runs.runnerNames.includes(runner))
+      throw new Error(`"runner" must be one of ${this.runs.runnerNames.join(', ')} (the external runner needs the setting baton.subagents.externalCommand).`);
+    const spawned = await this.runs.spawn({
+      parentSessionKey: parentSessionKey ?? null,
+      task,
+      runner,
+      mode,
+      specId,
+      files,
+      workspacePath: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    });
+    if (mode !== 'SYNC')
+      return result(
+        `Started run ${spawned.runId} (${mode}) in session ${spawned.sessionKey}. ${mode === 'ASYNC_POLL' ? 'Check it with baton_get_run_status.' : 'Its result will be delivered into the parent session when it finishes.'}`,
+      );
     const run = spawned.run;
     if (run?.status !== 'completed') {
       const error = (run?.error ?? 'unknown error').replace(/\.+$/, '');
@@ -109,7 +124,8 @@ export class QuerySubagentTool implements vscode.LanguageModelTool<QueryInput> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<QueryInput>): Promise<vscode.LanguageModelToolResult> {
     const { id, prompt } = options.input;
-    if (typeof id !== 'string' || !id || typeof prompt !== 'string' || !prompt.trim()) throw new Error('Pass "id" (a sub-agent session key from Live Subagents) and "prompt" (your question).');
+    if (typeof id !== 'string' || !id || typeof prompt !== 'string' || !prompt.trim())
+      throw new Error('Pass "id" (a sub-agent session key from Live Subagents) and "prompt" (your question).');
     return result(await this.archivist.query(id, prompt, await pickModel()));
   }
 }
@@ -127,7 +143,11 @@ export class GetRunStatusTool implements vscode.LanguageModelTool<StatusInput> {
     if (typeof id !== 'string' || !id) throw new Error('Pass "runId": the id baton_spawn_subagent returned.');
     const run = await this.runs.status(id);
     if (!run) throw new Error(`There is no run "${id}". Use the id baton_spawn_subagent returned.`);
-    const lines = [`run ${run.id}: ${run.status} (${run.runner}, ${run.executionMode})`, `session: ${run.sessionKey}`, `parent: ${run.parentSessionKey ?? 'none'}`];
+    const lines = [
+      `run ${run.id}: ${run.status} (${run.runner}, ${run.executionMode})`,
+      `session: ${run.sessionKey}`,
+      `parent: ${run.parentSessionKey ?? 'none'}`,
+    ];
     if (run.durationMs !== null) lines.push(`duration: ${run.durationMs} ms`);
     if (run.inputTokens !== null || run.outputTokens !== null) lines.push(`tokens: ${run.inputTokens ?? '?'} in, ${run.outputTokens ?? '?'} out`);
     if (run.status === 'completed') lines.push('', run.resultContent ?? '');

@@ -13,7 +13,15 @@ describe('baton CLI', function () {
   before(async () => {
     dir = tempDir();
     const store = await Store.open({ dataDir: dir });
-    await store.write('recordTranscript', { key: 'parent-1', harness: 'claude-code', project: '/repo', turns: [{ role: 'user', text: 'set up the Juniper trunk ports' }, { role: 'assistant', text: 'done: VLAN 20 on ge-0/0/1' }] });
+    await store.write('recordTranscript', {
+      key: 'parent-1',
+      harness: 'claude-code',
+      project: '/repo',
+      turns: [
+        { role: 'user', text: 'set up the Juniper trunk ports' },
+        { role: 'assistant', text: 'done: VLAN 20 on ge-0/0/1' },
+      ],
+    });
     await store.write('recordTranscript', { key: 'child-1', harness: 'claude-code', project: '/repo', turns: [{ role: 'user', text: 'audit the VLANs' }] });
     await store.write('updateSession', { key: 'child-1', set: { parentSessionKey: 'parent-1', harnessAgentType: 'Explore' } });
     await store.close();
@@ -57,7 +65,10 @@ describe('baton CLI', function () {
     assert.equal(transcript.stdout, 'User: set up the Juniper trunk ports\nAssistant: done: VLAN 20 on ge-0/0/1\n');
     const search = runCli(['search', 'juniper', '--json'], { env: { BATON_DATA_DIR: dir } });
     const hits = JSON.parse(search.stdout).hits as Array<{ sessionKey: string; excerpt: string }>;
-    assert.deepEqual(hits.map((h) => h.sessionKey), ['parent-1']);
+    assert.deepEqual(
+      hits.map((h) => h.sessionKey),
+      ['parent-1'],
+    );
     assert.match(hits[0].excerpt, /\[\[Juniper\]\]/);
     const none = runCli(['search', '"no such phrase"', '--data-dir', dir]);
     assert.equal(none.status, 0);
@@ -65,10 +76,16 @@ describe('baton CLI', function () {
   });
 
   it('exports JSONL and Markdown', () => {
-    const jsonl = runCli(['export', '--data-dir', dir]).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const jsonl = runCli(['export', '--data-dir', dir])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(jsonl.length, 2);
     const parent = jsonl.find((e) => e.session.key === 'parent-1');
-    assert.deepEqual(parent.turns.map((t: { role: string }) => t.role), ['user', 'assistant']);
+    assert.deepEqual(
+      parent.turns.map((t: { role: string }) => t.role),
+      ['user', 'assistant'],
+    );
     const md = runCli(['export', '--format', 'md', '--session', 'child-1', '--data-dir', dir]).stdout;
     assert.match(md, /^# Session child-1/);
     assert.match(md, /- Parent: parent-1/);

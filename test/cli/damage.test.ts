@@ -83,7 +83,13 @@ describe('baton CLI on damaged data', function () {
       const messages = (admin.json.events as Array<{ message: string }>).map((e) => e.message).join('\n');
       assert.match(messages, /snapshot .*snapshot-0+40\.db skipped/);
       assert.doesNotMatch(messages, /marker|lorem/, 'stored text in the events');
-      const agent = await rawRequest({ port: daemon.server.port, method: 'POST', path: '/api/tokens', headers: bearer(daemon.token), body: { agentId: 'a', permissions: ['recall', 'remember'] } });
+      const agent = await rawRequest({
+        port: daemon.server.port,
+        method: 'POST',
+        path: '/api/tokens',
+        headers: bearer(daemon.token),
+        body: { agentId: 'a', permissions: ['recall', 'remember'] },
+      });
       const refused = await rawRequest({ port: daemon.server.port, path: '/api/store/recovery', headers: bearer(agent.json.token) });
       assert.equal(refused.status, 403, 'only the admin reads file names of the data directory');
     } finally {
@@ -126,9 +132,17 @@ describe('baton CLI on damaged data', function () {
 
   it('doctor exits non-zero on each kind of damage and leaves every file byte-identical', () => {
     const cases: Array<[string, (dir: string) => void, RegExp]> = [
-      ['newest snapshot', (dir) => damageNewestSnapshot(dir, 3), /snapshot .*snapshot-0+40\.db is damaged .*the older snapshot snapshot-0+20\.db \(seq 20\) and the journal after it are used instead/],
+      [
+        'newest snapshot',
+        (dir) => damageNewestSnapshot(dir, 3),
+        /snapshot .*snapshot-0+40\.db is damaged .*the older snapshot snapshot-0+20\.db \(seq 20\) and the journal after it are used instead/,
+      ],
       ['both snapshots', (dir) => damageBothSnapshots(dir, 4), /writes seq 1-20 missing/],
-      ['journal tail', (dir) => fs.appendFileSync(listJournalFiles(layout(dir).journalDir)[1].path, Buffer.from([7, 0, 0, 0, 1, 2])), /bytes of an interrupted append/],
+      [
+        'journal tail',
+        (dir) => fs.appendFileSync(listJournalFiles(layout(dir).journalDir)[1].path, Buffer.from([7, 0, 0, 0, 1, 2])),
+        /bytes of an interrupted append/,
+      ],
       [
         'journal middle',
         (dir) => {
@@ -163,7 +177,7 @@ describe('baton CLI on damaged data', function () {
     assert.doesNotMatch(run.stdout, /an older one will be used/);
   });
 
-  it('doctor works on a read-only data directory and calls a dead holder\'s lock stale', () => {
+  it("doctor works on a read-only data directory and calls a dead holder's lock stale", () => {
     const staged = copyStore(template);
     damageNewestSnapshot(staged.dir, 7);
     const lock = JSON.parse(fs.readFileSync(layout(staged.dir).lock, 'utf8')) as { pid: number };

@@ -50,7 +50,12 @@ async function seed(dir: string, sessions = 1, textRepeat = 1): Promise<void> {
   const store = await Store.open({ dataDir: dir });
   try {
     for (let i = 1; i <= sessions; i++) {
-      await store.write('recordTranscript', { key: `s${i}`, harness: 'claude-code', project: '/repo', turns: [{ role: 'user', text: `watching the heron ${i} ` + 'x'.repeat(textRepeat) }] });
+      await store.write('recordTranscript', {
+        key: `s${i}`,
+        harness: 'claude-code',
+        project: '/repo',
+        turns: [{ role: 'user', text: `watching the heron ${i} ` + 'x'.repeat(textRepeat) }],
+      });
     }
   } finally {
     await store.close();
@@ -73,7 +78,12 @@ describe('baton CLI: output failures and data directory safety', function () {
       for (const args of [['export'], ['export', '--format', 'md'], ['sessions'], ['--help']]) {
         const full = fs.openSync('/dev/full', 'w');
         try {
-          const result = spawnSync(process.execPath, [CLI, ...args, ...(args[0] === '--help' ? [] : ['--data-dir', big])], { cwd: ROOT, stdio: ['ignore', full, 'pipe'], encoding: 'utf8', timeout: 30_000 });
+          const result = spawnSync(process.execPath, [CLI, ...args, ...(args[0] === '--help' ? [] : ['--data-dir', big])], {
+            cwd: ROOT,
+            stdio: ['ignore', full, 'pipe'],
+            encoding: 'utf8',
+            timeout: 30_000,
+          });
           assert.equal(result.status, 1, `${args.join(' ')}: ${result.stderr}`);
           assertOneErrorLine(result.stderr, /cannot write to standard output: .*ENOSPC/, args.join(' '));
         } finally {
@@ -144,10 +154,20 @@ describe('baton CLI: output failures and data directory safety', function () {
       const holder = await Store.open({ dataDir: dir, holder: 'a writer in the test process' });
       try {
         const lockBefore = fs.readFileSync(layout(dir).lock, 'utf8');
-        await holder.write('recordTranscript', { key: 's2', harness: 'claude-code', project: '/repo', turns: [{ role: 'user', text: 'a heron written while the lock is held' }] });
+        await holder.write('recordTranscript', {
+          key: 's2',
+          harness: 'claude-code',
+          project: '/repo',
+          turns: [{ role: 'user', text: 'a heron written while the lock is held' }],
+        });
         const listed = runCli(['sessions', '--json', '--data-dir', dir]);
         assert.equal(listed.status, 0, listed.stderr);
-        assert.deepEqual(JSON.parse(listed.stdout).sessions.map((s: { key: string }) => s.key).sort(), ['s1', 's2']);
+        assert.deepEqual(
+          JSON.parse(listed.stdout)
+            .sessions.map((s: { key: string }) => s.key)
+            .sort(),
+          ['s1', 's2'],
+        );
         const transcript = runCli(['transcript', 's2', '--data-dir', dir]);
         assert.equal(transcript.status, 0, transcript.stderr);
         assert.match(transcript.stdout, /a heron written while the lock is held/);
@@ -194,7 +214,10 @@ describe('baton CLI: output failures and data directory safety', function () {
           previous = turns;
           for (const name of fs.readdirSync(layout(dir).snapshotDir)) snapshotsSeen.add(name);
         }
-        assert.ok([...snapshotsSeen].some((n) => !seedSnapshots.has(n)), `the writer snapshotted meanwhile (${[...snapshotsSeen].join(', ')})`);
+        assert.ok(
+          [...snapshotsSeen].some((n) => !seedSnapshots.has(n)),
+          `the writer snapshotted meanwhile (${[...snapshotsSeen].join(', ')})`,
+        );
       } finally {
         writer.kill('SIGKILL');
         await new Promise((resolve) => writer.once('exit', resolve));
@@ -228,7 +251,10 @@ describe('baton CLI: output failures and data directory safety', function () {
         assert.equal(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
       }
       const listed = JSON.parse(runCli(['sessions', '--json', '--data-dir', dir]).stdout);
-      assert.ok(listed.sessions.some((s: { project: string }) => s.project === '/crash'), 'the writes past the snapshot were replayed');
+      assert.ok(
+        listed.sessions.some((s: { project: string }) => s.project === '/crash'),
+        'the writes past the snapshot were replayed',
+      );
       assert.deepEqual(treeState(dir), before, 'read-only commands left every file as it was');
     });
   });
@@ -251,7 +277,11 @@ describe('baton CLI: output failures and data directory safety', function () {
       ]) {
         const result = runCli([...args, '--data-dir', dir], { timeout: 20_000 });
         assert.equal(result.status, 1, `${args.join(' ')}: ${result.stderr}`);
-        assertOneErrorLine(result.stderr, new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} belongs to uid ${NOBODY}, not to this user \\(uid 0\\)`), args.join(' '));
+        assertOneErrorLine(
+          result.stderr,
+          new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} belongs to uid ${NOBODY}, not to this user \\(uid 0\\)`),
+          args.join(' '),
+        );
         assert.deepEqual(owners(dir), [{ path: dir, uid: NOBODY, gid: NOBODY }], `${args.join(' ')}: nothing created, the dir keeps its owner`);
       }
     });
@@ -297,7 +327,11 @@ describe('baton CLI: output failures and data directory safety', function () {
       for (const args of [['sessions'], ['export'], ['doctor'], ['token', 'create', '--agent', 'a', '--permissions', 'recall']]) {
         const result = runCli([...args, '--data-dir', dir]);
         assert.equal(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
-        assert.equal(result.stderr, `warning: the data directory ${dir} is open to other users (mode 0755); it holds transcripts and token hashes: run chmod 700 ${JSON.stringify(dir)}\n`, args.join(' '));
+        assert.equal(
+          result.stderr,
+          `warning: the data directory ${dir} is open to other users (mode 0755); it holds transcripts and token hashes: run chmod 700 ${JSON.stringify(dir)}\n`,
+          args.join(' '),
+        );
         assert.equal(fs.statSync(dir).mode & 0o777, 0o755, 'the mode is left as it is');
       }
       fs.chmodSync(dir, 0o700);

@@ -23,11 +23,16 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     dataDir = tempDir();
     daemon = await startDaemon({ dataDir, port: 0 });
     client = new BatonClient({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: daemon.token });
-    manager = new RunManager(async () => client, (_parent, _runs, text) => delivered.push(text));
+    manager = new RunManager(
+      async () => client,
+      (_parent, _runs, text) => delivered.push(text),
+    );
     manager.register(new ExternalRunner({ name: 'echo', command: process.execPath, args: [ECHO, 'ok', 'session=${AGENT_SESSION_ID}'] }));
     manager.register(new ExternalRunner({ name: 'slow', command: process.execPath, args: [ECHO, 'slow'] }));
     manager.register(new ExternalRunner({ name: 'broken', command: process.execPath, args: [ECHO, 'fail'] }));
-    await client.call('userPromptSubmit', { body: { harness: 'claude-code', sessionKey: 'parent', project: '/repo', userPrompt: 'Parent context PARENT-MARK-77' } });
+    await client.call('userPromptSubmit', {
+      body: { harness: 'claude-code', sessionKey: 'parent', project: '/repo', userPrompt: 'Parent context PARENT-MARK-77' },
+    });
   });
   after(async () => {
     await daemon.stop();
@@ -35,7 +40,15 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
   });
 
   it('SYNC: the child starts with the inherited block, gets AGENT_SESSION_ID, and the run is recorded completed', async () => {
-    const result = await manager.spawn({ parentSessionKey: 'parent', task: 'List the TODOs', runner: 'echo', mode: 'SYNC', specId: 'todo-spec', workspacePath: ROOT, files: ['a.ts'] });
+    const result = await manager.spawn({
+      parentSessionKey: 'parent',
+      task: 'List the TODOs',
+      runner: 'echo',
+      mode: 'SYNC',
+      specId: 'todo-spec',
+      workspacePath: ROOT,
+      files: ['a.ts'],
+    });
     assert.equal(result.run?.status, 'completed');
     const answer = JSON.parse(result.run!.resultContent!);
     assert.equal(answer.agentSessionId, result.sessionKey);
@@ -51,7 +64,10 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     assert.equal(child?.status, 'completed');
     assert.equal(child?.executionMode, 'SYNC');
     const turns = await client.turns(result.sessionKey);
-    assert.deepEqual(turns.turns.map((t) => t.role), ['user', 'assistant']);
+    assert.deepEqual(
+      turns.turns.map((t) => t.role),
+      ['user', 'assistant'],
+    );
   });
 
   it('ASYNC_POLL returns at once with the run id; polling finds it completed, parent recorded', async () => {

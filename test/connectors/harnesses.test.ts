@@ -5,7 +5,16 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HARNESSES, decideLineage, harnessById, harnessTranscriptRoots, hookHarnesses, installableHarnesses, parentFromKey, reparentSource } from '../../src/harnesses/registry';
+import {
+  HARNESSES,
+  decideLineage,
+  harnessById,
+  harnessTranscriptRoots,
+  hookHarnesses,
+  installableHarnesses,
+  parentFromKey,
+  reparentSource,
+} from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
@@ -25,8 +34,14 @@ describe('harness registry', () => {
     const ids = HARNESSES.map((h) => h.id);
     assert.deepEqual(ids, ['claude-code', 'codex', 'opencode', 'openclaw']);
     assert.equal(new Set(ids).size, ids.length);
-    assert.deepEqual(hookHarnesses().map((h) => h.id), ['claude-code', 'codex']);
-    assert.deepEqual(installableHarnesses().map((h) => h.id), ['claude-code', 'codex', 'opencode']);
+    assert.deepEqual(
+      hookHarnesses().map((h) => h.id),
+      ['claude-code', 'codex'],
+    );
+    assert.deepEqual(
+      installableHarnesses().map((h) => h.id),
+      ['claude-code', 'codex', 'opencode'],
+    );
     for (const h of installableHarnesses()) {
       assert.ok(h.install.menu.length > 0, `${h.id} is offered in VS Code's install menu`);
       for (const item of h.install.menu) assert.ok(h.install.scopes.includes(item.scope), `${h.id}: menu scope ${item.scope} is installable`);
@@ -34,13 +49,31 @@ describe('harness registry', () => {
   });
 
   it('takes transcript roots from the harnesses, honouring CLAUDE_CONFIG_DIR, CODEX_HOME and XDG_DATA_HOME', () => {
-    assert.deepEqual(harnessTranscriptRoots({}, '/home/u'), ['/home/u/.claude/projects', '/home/u/.codex/sessions', '/home/u/.local/share/opencode', '/home/u/.openclaw']);
-    assert.deepEqual(harnessTranscriptRoots({ CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', XDG_DATA_HOME: '/d' }, '/home/u'), ['/c/projects', '/x/sessions', '/d/opencode', '/home/u/.openclaw']);
+    assert.deepEqual(harnessTranscriptRoots({}, '/home/u'), [
+      '/home/u/.claude/projects',
+      '/home/u/.codex/sessions',
+      '/home/u/.local/share/opencode',
+      '/home/u/.openclaw',
+    ]);
+    assert.deepEqual(harnessTranscriptRoots({ CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', XDG_DATA_HOME: '/d' }, '/home/u'), [
+      '/c/projects',
+      '/x/sessions',
+      '/d/opencode',
+      '/home/u/.openclaw',
+    ]);
   });
 
   it('decides lineage with every harness signal, in the order of the matrix', () => {
-    assert.deepEqual(decideLineage({ harness: 'codex', sessionKey: 'agent:a:subagent:1' }), { kind: 'parent', parentKey: 'agent:a:main', source: 'openclaw-key' });
-    assert.deepEqual(decideLineage({ harness: 'codex', sessionKey: 'agent:a:subagent:1', explicitParent: 'p' }), { kind: 'parent', parentKey: 'p', source: 'explicit' });
+    assert.deepEqual(decideLineage({ harness: 'codex', sessionKey: 'agent:a:subagent:1' }), {
+      kind: 'parent',
+      parentKey: 'agent:a:main',
+      source: 'openclaw-key',
+    });
+    assert.deepEqual(decideLineage({ harness: 'codex', sessionKey: 'agent:a:subagent:1', explicitParent: 'p' }), {
+      kind: 'parent',
+      parentKey: 'p',
+      source: 'explicit',
+    });
     assert.deepEqual(decideLineage({ harness: 'claude-code', sessionKey: 's', harnessAgentId: 'a1' }), { kind: 'recency' });
     assert.deepEqual(decideLineage({ harness: 'codex', sessionKey: 's', harnessAgentId: 'a1' }), { kind: 'none' });
     assert.deepEqual(decideLineage({ harness: 'unknown', sessionKey: 's', propagatedParent: 'q' }), { kind: 'parent', parentKey: 'q', source: 'env' });
@@ -67,7 +100,11 @@ describe('harness registry', () => {
     this.timeout(60_000);
     let daemon: Daemon;
     const post = async (route: string, body: object) => {
-      const res = await fetch(daemon.server.url + route, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(daemon.server.url + route, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return (await res.json()) as Record<string, unknown>;
     };
     before(async () => {
@@ -75,12 +112,23 @@ describe('harness registry', () => {
     });
     after(async () => daemon.stop());
 
-    for (const [harness, source] of [['claude-code', 'claude-code-subagent'], ['codex', 'codex-subagent'], ['opencode', 'opencode-parent']] as const) {
+    for (const [harness, source] of [
+      ['claude-code', 'claude-code-subagent'],
+      ['codex', 'codex-subagent'],
+      ['opencode', 'opencode-parent'],
+    ] as const) {
       it(`records ${harness}'s spawner signal at session-end as '${source}'`, async () => {
         await post('/api/hooks/session-start', { harness, sessionKey: `${harness}-root` });
         await post('/api/hooks/session-start', { harness, sessionKey: `${harness}-root/agent-b`, parentSessionKey: `${harness}-root` });
-        await post('/api/hooks/session-end', { harness, sessionKey: `${harness}-root/agent-b`, parentSessionKey: `${harness}-root/agent-a`, status: 'completed' });
-        const res = await fetch(`${daemon.server.url}/api/sessions/${encodeURIComponent(`${harness}-root/agent-b`)}`, { headers: { authorization: `Bearer ${daemon.token}` } });
+        await post('/api/hooks/session-end', {
+          harness,
+          sessionKey: `${harness}-root/agent-b`,
+          parentSessionKey: `${harness}-root/agent-a`,
+          status: 'completed',
+        });
+        const res = await fetch(`${daemon.server.url}/api/sessions/${encodeURIComponent(`${harness}-root/agent-b`)}`, {
+          headers: { authorization: `Bearer ${daemon.token}` },
+        });
         const session = (await res.json()) as { parentSessionKey: string; lineageSource: string };
         assert.equal(session.parentSessionKey, `${harness}-root/agent-a`);
         assert.equal(session.lineageSource, source);

@@ -15,7 +15,12 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 const HOOK = path.join(ROOT, 'dist', 'hook.js');
 
 /** Runs the hook as a child process. Asynchronously: the server under test lives in this process. */
-function runHook(harness: string, dataDir: string, payload: unknown, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; ms: number }> {
+function runHook(
+  harness: string,
+  dataDir: string,
+  payload: unknown,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ status: number | null; stdout: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [HOOK, harness, '--data-dir', dataDir], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -57,16 +62,45 @@ describe('hook command (dist/hook.js) against a real server', function () {
     fs.writeFileSync(
       parentFile,
       jsonl([
-        { type: 'user', uuid: 'u1', sessionId: 'sess-1', timestamp: '2026-11-26T00:00:00Z', cwd: '/repo', message: { role: 'user', content: 'Refactor billing; keep SECRET-MARKER-5521 in mind' } },
-        { type: 'assistant', uuid: 'u2', sessionId: 'sess-1', timestamp: '2026-11-26T00:00:01Z', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Agent', input: { description: 'scan', prompt: 'Scan the billing module' } }] } },
+        {
+          type: 'user',
+          uuid: 'u1',
+          sessionId: 'sess-1',
+          timestamp: '2026-11-26T00:00:00Z',
+          cwd: '/repo',
+          message: { role: 'user', content: 'Refactor billing; keep SECRET-MARKER-5521 in mind' },
+        },
+        {
+          type: 'assistant',
+          uuid: 'u2',
+          sessionId: 'sess-1',
+          timestamp: '2026-11-26T00:00:01Z',
+          message: {
+            id: 'm1',
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_1', name: 'Agent', input: { description: 'scan', prompt: 'Scan the billing module' } }],
+          },
+        },
       ]),
     );
     const common = { session_id: 'sess-1', transcript_path: parentFile, cwd: '/repo' };
-    const submit = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'UserPromptSubmit', prompt: 'Refactor billing; keep SECRET-MARKER-5521 in mind', prompt_id: 'p1', permission_mode: 'default' });
+    const submit = await runHook('claude-code', dataDir, {
+      ...common,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'Refactor billing; keep SECRET-MARKER-5521 in mind',
+      prompt_id: 'p1',
+      permission_mode: 'default',
+    });
     assert.equal(submit.status, 0);
     assert.equal(submit.stdout, '', 'no entity context yet, so no output');
 
-    const start = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: 'a1', agent_type: 'general-purpose', prompt_id: 'p1' });
+    const start = await runHook('claude-code', dataDir, {
+      ...common,
+      hook_event_name: 'SubagentStart',
+      agent_id: 'a1',
+      agent_type: 'general-purpose',
+      prompt_id: 'p1',
+    });
     assert.equal(start.status, 0);
     const out = JSON.parse(start.stdout);
     assert.equal(out.hookSpecificOutput.hookEventName, 'SubagentStart');
@@ -78,9 +112,32 @@ describe('hook command (dist/hook.js) against a real server', function () {
     const nested = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: 'a2', agent_type: 'Explore' });
     assert.equal(nested.status, 0);
     const agentFile = path.join(dir, 'sess-1', 'subagents', 'agent-a2.jsonl');
-    fs.writeFileSync(agentFile, jsonl([{ type: 'user', uuid: 's1', isSidechain: true, sessionId: 'sess-1', message: { role: 'user', content: 'Look at invoices' } }, { type: 'assistant', uuid: 's2', isSidechain: true, sessionId: 'sess-1', message: { id: 'm9', role: 'assistant', content: [{ type: 'text', text: 'Invoices use cents.' }] } }]));
-    fs.writeFileSync(agentFile.replace(/\.jsonl$/, '.meta.json'), JSON.stringify({ agentType: 'Explore', description: 'invoices', toolUseId: 'toolu_2', spawnDepth: 2, parentAgentId: 'a1' }));
-    const stop = await runHook('claude-code', dataDir, { ...common, hook_event_name: 'SubagentStop', agent_id: 'a2', agent_type: 'Explore', agent_transcript_path: agentFile, last_assistant_message: 'Invoices use cents.', stop_hook_active: false });
+    fs.writeFileSync(
+      agentFile,
+      jsonl([
+        { type: 'user', uuid: 's1', isSidechain: true, sessionId: 'sess-1', message: { role: 'user', content: 'Look at invoices' } },
+        {
+          type: 'assistant',
+          uuid: 's2',
+          isSidechain: true,
+          sessionId: 'sess-1',
+          message: { id: 'm9', role: 'assistant', content: [{ type: 'text', text: 'Invoices use cents.' }] },
+        },
+      ]),
+    );
+    fs.writeFileSync(
+      agentFile.replace(/\.jsonl$/, '.meta.json'),
+      JSON.stringify({ agentType: 'Explore', description: 'invoices', toolUseId: 'toolu_2', spawnDepth: 2, parentAgentId: 'a1' }),
+    );
+    const stop = await runHook('claude-code', dataDir, {
+      ...common,
+      hook_event_name: 'SubagentStop',
+      agent_id: 'a2',
+      agent_type: 'Explore',
+      agent_transcript_path: agentFile,
+      last_assistant_message: 'Invoices use cents.',
+      stop_hook_active: false,
+    });
     assert.equal(stop.status, 0);
     assert.equal(stop.stdout, '');
     {
@@ -88,7 +145,10 @@ describe('hook command (dist/hook.js) against a real server', function () {
       assert.equal(child?.parentSessionKey, 'sess-1/agent-a1');
       assert.equal(child?.status, 'completed');
       assert.equal(child?.harnessAgentType, 'Explore');
-      assert.equal((await daemon.store.read('transcript', { scope: 'all', key: 'sess-1/agent-a2' })).content, 'User: Look at invoices\nAssistant: Invoices use cents.');
+      assert.equal(
+        (await daemon.store.read('transcript', { scope: 'all', key: 'sess-1/agent-a2' })).content,
+        'User: Look at invoices\nAssistant: Invoices use cents.',
+      );
       const first = await daemon.store.read('getSession', { scope: 'all', key: 'sess-1/agent-a1' });
       assert.equal(first?.parentSessionKey, 'sess-1');
     }
@@ -97,7 +157,17 @@ describe('hook command (dist/hook.js) against a real server', function () {
   it('Claude Code: PostCompact becomes a checkpoint; /clear ends the previous session; SessionEnd ends it', async () => {
     await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'SessionStart', source: 'startup' });
     await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'UserPromptSubmit', prompt: 'first prompt' });
-    assert.equal((await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'PostCompact', compact_summary: 'Summary: we chose Postgres.' })).status, 0);
+    assert.equal(
+      (
+        await runHook('claude-code', dataDir, {
+          session_id: 'c-old',
+          cwd: '/proj2',
+          hook_event_name: 'PostCompact',
+          compact_summary: 'Summary: we chose Postgres.',
+        })
+      ).status,
+      0,
+    );
     const checkpoint = await daemon.store.read('latestCheckpoint', { scope: 'all', key: 'c-old' });
     assert.equal(checkpoint?.digest, 'Summary: we chose Postgres.');
     await runHook('claude-code', dataDir, { session_id: 'c-new', cwd: '/proj2', hook_event_name: 'SessionStart', source: 'clear' });
@@ -110,13 +180,43 @@ describe('hook command (dist/hook.js) against a real server', function () {
 
   it('Codex: a child rollout naming its parent thread nests under it; hooks inside a child belong to the child', async () => {
     const rollout = path.join(roots, 'rollout-child.jsonl');
-    fs.writeFileSync(rollout, jsonl([{ timestamp: '2026-11-26T00:00:00Z', type: 'session_meta', payload: { id: 'thread-c2', parent_thread_id: 'thread-c1', source: { subagent: { thread_spawn: { depth: 2 } } } } }]));
+    fs.writeFileSync(
+      rollout,
+      jsonl([
+        {
+          timestamp: '2026-11-26T00:00:00Z',
+          type: 'session_meta',
+          payload: { id: 'thread-c2', parent_thread_id: 'thread-c1', source: { subagent: { thread_spawn: { depth: 2 } } } },
+        },
+      ]),
+    );
     await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'UserPromptSubmit', prompt: 'Codex parent CODEX-MARK-1' });
-    const first = await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'SubagentStart', agent_id: 'thread-c1', agent_type: 'worker', turn_id: 't1' });
+    const first = await runHook('codex', dataDir, {
+      session_id: 'root-x',
+      cwd: '/cx',
+      hook_event_name: 'SubagentStart',
+      agent_id: 'thread-c1',
+      agent_type: 'worker',
+      turn_id: 't1',
+    });
     assert.match(JSON.parse(first.stdout).hookSpecificOutput.additionalContext, /CODEX-MARK-1/);
-    await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'SubagentStart', agent_id: 'thread-c2', agent_type: 'worker', transcript_path: rollout });
+    await runHook('codex', dataDir, {
+      session_id: 'root-x',
+      cwd: '/cx',
+      hook_event_name: 'SubagentStart',
+      agent_id: 'thread-c2',
+      agent_type: 'worker',
+      transcript_path: rollout,
+    });
     assert.equal((await daemon.store.read('getSession', { scope: 'all', key: 'root-x/agent-thread-c2' }))?.parentSessionKey, 'root-x/agent-thread-c1');
-    await runHook('codex', dataDir, { session_id: 'root-x', cwd: '/cx', hook_event_name: 'UserPromptSubmit', agent_id: 'thread-c1', agent_type: 'worker', prompt: 'inside the child' });
+    await runHook('codex', dataDir, {
+      session_id: 'root-x',
+      cwd: '/cx',
+      hook_event_name: 'UserPromptSubmit',
+      agent_id: 'thread-c1',
+      agent_type: 'worker',
+      prompt: 'inside the child',
+    });
     assert.equal((await daemon.store.read('transcript', { scope: 'all', key: 'root-x/agent-thread-c1' })).content, 'User: inside the child');
     assert.equal((await daemon.store.read('getSession', { scope: 'all', key: 'root-x/agent-thread-c1' }))?.harness, 'codex');
   });
@@ -145,7 +245,10 @@ describe('hook command (dist/hook.js) against a real server', function () {
     // An endpoint that refuses the request (wrong token): exit 0, nothing printed.
     const wrong = tempDir();
     fs.writeFileSync(path.join(wrong, 'baton.lock'), JSON.stringify({ pid: process.pid, port: daemon.server.port, startedAt: 'now', holder: 'test' }));
-    fs.writeFileSync(path.join(wrong, 'endpoint.json'), JSON.stringify({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: 'not-the-token' }));
+    fs.writeFileSync(
+      path.join(wrong, 'endpoint.json'),
+      JSON.stringify({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: 'not-the-token' }),
+    );
     const r3 = await runHook('claude-code', wrong, { session_id: 's', hook_event_name: 'SessionStart', source: 'startup' });
     assert.deepEqual([r3.status, r3.stdout], [0, '']);
     assert.match(fs.readFileSync(path.join(wrong, 'hooks.log'), 'utf8'), /HTTP 401/);
@@ -163,7 +266,10 @@ describe('installers (real settings files)', () => {
     const settingsFile = path.join(project, '.claude', 'settings.json');
     fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
     const userHook = { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo mine' }] };
-    fs.writeFileSync(settingsFile, JSON.stringify({ model: 'opus', hooks: { PreToolUse: [userHook], Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] } }));
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({ model: 'opus', hooks: { PreToolUse: [userHook], Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] } }),
+    );
     installClaudeCode({ scope: 'project', projectDir: project }, cmd);
     const once = fs.readFileSync(settingsFile, 'utf8');
     installClaudeCode({ scope: 'project', projectDir: project }, cmd);
@@ -174,7 +280,9 @@ describe('installers (real settings files)', () => {
     assert.equal(settings.hooks.Stop.length, 2);
     assert.equal(settings.hooks.Stop[0].hooks[0].command, 'notify-send done');
     for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd']) {
-      const ours = settings.hooks[event].flatMap((m: { hooks: Array<{ command: string }> }) => m.hooks).filter((h: { command: string }) => /hook\.js claude-code --data-dir \/data\/baton$/.test(h.command));
+      const ours = settings.hooks[event]
+        .flatMap((m: { hooks: Array<{ command: string }> }) => m.hooks)
+        .filter((h: { command: string }) => /hook\.js claude-code --data-dir \/data\/baton$/.test(h.command));
       assert.equal(ours.length, 1, event);
     }
     assert.deepEqual(settings.enabledMcpjsonServers, ['baton']);
@@ -200,7 +308,13 @@ describe('installers (real settings files)', () => {
     const project = tempDir();
     installClaudeCode({ scope: 'project', projectDir: project }, cmd, { url: 'http://127.0.0.1:7433', tokenEnvVar: 'BATON_HOOK_TOKEN' });
     const hook = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).hooks.SubagentStart[0].hooks[0];
-    assert.deepEqual(hook, { type: 'http', url: 'http://127.0.0.1:7433/api/hooks/claude-code', headers: { Authorization: 'Bearer $BATON_HOOK_TOKEN' }, allowedEnvVars: ['BATON_HOOK_TOKEN'], timeout: 5 });
+    assert.deepEqual(hook, {
+      type: 'http',
+      url: 'http://127.0.0.1:7433/api/hooks/claude-code',
+      headers: { Authorization: 'Bearer $BATON_HOOK_TOKEN' },
+      allowedEnvVars: ['BATON_HOOK_TOKEN'],
+      timeout: 5,
+    });
   });
 
   it('installs Codex hooks into $CODEX_HOME/hooks.json and removes only ours', () => {
@@ -212,7 +326,9 @@ describe('installers (real settings files)', () => {
     assert.equal(hooks.Stop.length, 2);
     assert.match(hooks.SubagentStart[0].hooks[0].command, /hook\.js codex --data-dir \/data\/baton$/);
     uninstallCodex(home);
-    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, 'hooks.json'), 'utf8')), { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, 'hooks.json'), 'utf8')), {
+      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] },
+    });
   });
 });
 
@@ -243,9 +359,16 @@ describe('MCP registration for Codex and OpenCode', () => {
     fs.writeFileSync(path.join(project, 'opencode.json'), JSON.stringify({ model: 'x/y', mcp: { git: { type: 'local', command: ['git-mcp'] } } }));
     registerOpenCodeMcp({ scope: 'project', projectDir: project }, cmd);
     const config = JSON.parse(fs.readFileSync(path.join(project, 'opencode.json'), 'utf8'));
-    assert.deepEqual(config.mcp.baton, { type: 'local', command: ['/usr/bin/node', '/opt/baton/dist/cli.js', 'mcp', '--data-dir', '/data/baton'], enabled: true });
+    assert.deepEqual(config.mcp.baton, {
+      type: 'local',
+      command: ['/usr/bin/node', '/opt/baton/dist/cli.js', 'mcp', '--data-dir', '/data/baton'],
+      enabled: true,
+    });
     assert.deepEqual(config.mcp.git, { type: 'local', command: ['git-mcp'] });
     unregisterOpenCodeMcp({ scope: 'project', projectDir: project });
-    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(project, 'opencode.json'), 'utf8')), { model: 'x/y', mcp: { git: { type: 'local', command: ['git-mcp'] } } });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(project, 'opencode.json'), 'utf8')), {
+      model: 'x/y',
+      mcp: { git: { type: 'local', command: ['git-mcp'] } },
+    });
   });
 });

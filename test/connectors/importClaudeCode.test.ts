@@ -61,7 +61,10 @@ async function batonImport(args: string[]): Promise<Run> {
   const program = new Command('baton').exitOverride();
   let stdout = '';
   let stderr = '';
-  registerImportCommands(program, { dataDirOption: () => new Option('--data-dir <dir>', 'data directory'), out: (text) => (stdout += text.endsWith('\n') ? text : text + '\n') });
+  registerImportCommands(program, {
+    dataDirOption: () => new Option('--data-dir <dir>', 'data directory'),
+    out: (text) => (stdout += text.endsWith('\n') ? text : text + '\n'),
+  });
   const write = process.stderr.write;
   process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
   try {
@@ -151,13 +154,22 @@ describe('baton import claude-code', function () {
       assert.equal(await get(CORRUPT.replace('.jsonl', '')), null);
 
       const tree = await store.read('tree', { scope: 'all' });
-      assert.deepEqual(find(tree, S1)!.children.map((c) => c.key), [EXPLORE]);
-      assert.deepEqual(find(tree, EXPLORE)!.children.map((c) => c.key), [NESTED]);
+      assert.deepEqual(
+        find(tree, S1)!.children.map((c) => c.key),
+        [EXPLORE],
+      );
+      assert.deepEqual(
+        find(tree, EXPLORE)!.children.map((c) => c.key),
+        [NESTED],
+      );
 
       // Exactly what the live connector reads from the same files (thinking, images and snapshots dropped).
       const mainTurns = await turns(S1);
       assert.deepEqual(mainTurns, liveTurns(path.join(projects, '-home-dev-shop', `${S1}.jsonl`)));
-      assert.deepEqual(mainTurns.map((t) => t[0]), ['user', 'assistant', 'tool', 'tool', 'assistant']);
+      assert.deepEqual(
+        mainTurns.map((t) => t[0]),
+        ['user', 'assistant', 'tool', 'tool', 'assistant'],
+      );
       assert.match(mainTurns[0][1], /CHECKOUT-7731/);
       assert.match(mainTurns[2][1], /^Agent\(\{"description":"Map payment call sites"/);
       assert.deepEqual(await turns(EXPLORE), liveTurns(path.join(projects, '-home-dev-shop', S1, 'subagents', 'agent-a3f9c21.jsonl')));
@@ -188,8 +200,42 @@ describe('baton import claude-code', function () {
     // A pasted 9 MB screenshot: over the server's 8 MB body cap as a file, small once images are dropped.
     const shotSession = 'a0b1c2d3-e4f5-4a6b-8c7d-9e8f7a6b5c4d';
     const shotLines = [
-      { parentUuid: null, isSidechain: false, userType: 'external', cwd: '/home/dev/shop', sessionId: shotSession, version: '2.1.328', type: 'user', uuid: 'aa000000-0000-4000-8000-000000000001', timestamp: '2026-03-04T08:00:00.000Z', message: { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.padEnd(9 * 1024 * 1024, 'A') } }, { type: 'text', text: 'Why is the checkout button misaligned? (marker SCREENSHOT-3310)' }] } },
-      { parentUuid: 'aa000000-0000-4000-8000-000000000001', isSidechain: false, userType: 'external', cwd: '/home/dev/shop', sessionId: shotSession, version: '2.1.328', type: 'assistant', uuid: 'aa000000-0000-4000-8000-000000000002', timestamp: '2026-03-04T08:00:04.000Z', message: { id: 'msg_01Shot', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'The flex container lacks align-items: center.' }] } },
+      {
+        parentUuid: null,
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/home/dev/shop',
+        sessionId: shotSession,
+        version: '2.1.328',
+        type: 'user',
+        uuid: 'aa000000-0000-4000-8000-000000000001',
+        timestamp: '2026-03-04T08:00:00.000Z',
+        message: {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.padEnd(9 * 1024 * 1024, 'A') } },
+            { type: 'text', text: 'Why is the checkout button misaligned? (marker SCREENSHOT-3310)' },
+          ],
+        },
+      },
+      {
+        parentUuid: 'aa000000-0000-4000-8000-000000000001',
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/home/dev/shop',
+        sessionId: shotSession,
+        version: '2.1.328',
+        type: 'assistant',
+        uuid: 'aa000000-0000-4000-8000-000000000002',
+        timestamp: '2026-03-04T08:00:04.000Z',
+        message: {
+          id: 'msg_01Shot',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [{ type: 'text', text: 'The flex container lacks align-items: center.' }],
+        },
+      },
     ];
     fs.writeFileSync(path.join(projects, '-home-dev-shop', `${shotSession}.jsonl`), shotLines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 
@@ -197,12 +243,21 @@ describe('baton import claude-code', function () {
     let daemon: Daemon | null = await startDaemon({ dataDir, port: 0 });
     try {
       const api = async (method: string, route: string, body?: unknown) => {
-        const res = await fetch(daemon!.server.url + route, { method, headers: { authorization: `Bearer ${daemon!.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-        return (await res.json()) as any;  
+        const res = await fetch(daemon!.server.url + route, {
+          method,
+          headers: { authorization: `Bearer ${daemon!.token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return (await res.json()) as any;
       };
       // The live hook saw S2 start and its first prompt (status active, one turn).
       await api('POST', '/api/hooks/session-start', { harness: 'claude-code', sessionKey: S2, project: '/home/dev/blog', source: 'startup' });
-      await api('POST', '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: S2, project: '/home/dev/blog', userPrompt: 'Draft the release notes for 2.0 from CHANGELOG.md' });
+      await api('POST', '/api/hooks/user-prompt-submit', {
+        harness: 'claude-code',
+        sessionKey: S2,
+        project: '/home/dev/blog',
+        userPrompt: 'Draft the release notes for 2.0 from CHANGELOG.md',
+      });
 
       const first = await batonImport([projects, '--data-dir', dataDir, '--json']);
       assert.equal(first.code, 0, first.stderr);
@@ -220,13 +275,20 @@ describe('baton import claude-code', function () {
       const s2 = await api('GET', `/api/sessions/${S2}`);
       assert.equal(s2.status, 'active', 'a session the live hooks know keeps its state');
       const s2Turns = (await api('GET', `/api/sessions/${S2}/turns`)).turns as Array<{ role: string; text: string }>;
-      assert.deepEqual(s2Turns.map((t) => t.role), ['user', 'system', 'assistant'], 'the prompt is not stored twice');
+      assert.deepEqual(
+        s2Turns.map((t) => t.role),
+        ['user', 'system', 'assistant'],
+        'the prompt is not stored twice',
+      );
       const shot = (await api('GET', `/api/sessions/${shotSession}/transcript`)).content as string;
       assert.equal(shot, 'User: Why is the checkout button misaligned? (marker SCREENSHOT-3310)\nAssistant: The flex container lacks align-items: center.');
       const nestedTranscript = (await api('GET', `/api/sessions/${encodeURIComponent(NESTED)}/transcript`)).content as string;
       assert.match(nestedTranscript, /REFUND-5520/);
       const search = (await api('POST', '/api/sessions/search', { query: 'CHECKOUT-7731', limit: 5 })).hits as Array<{ sessionKey: string }>;
-      assert.deepEqual(search.map((h) => h.sessionKey), [S1]);
+      assert.deepEqual(
+        search.map((h) => h.sessionKey),
+        [S1],
+      );
 
       const second = await batonImport([projects, '--data-dir', dataDir, '--json']);
       assert.equal(second.code, 0, second.stderr);

@@ -16,8 +16,8 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'opencode');
 
-type Obj = Record<string, any>;  
-type Hook = (...args: any[]) => Promise<void>;  
+type Obj = Record<string, any>;
+type Hook = (...args: any[]) => Promise<void>;
 type Hooks = Record<string, Hook>;
 
 function fixture(name: string): Obj {
@@ -95,9 +95,17 @@ describe('OpenCode plugin (real Baton server)', function () {
     // The plugin gives up on any call slower than 1 s: warm the server (worker, sql.js, journal) first,
     // so a loaded test machine does not turn its first requests into timeouts.
     const warm = (route: string, body: object) =>
-      fetch(daemon.server.url + route, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(daemon.server.url + route, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     await warm('/api/hooks/session-start', { harness: 'opencode', sessionKey: WARMUP, project: '/warm' });
-    await warm('/api/hooks/user-prompt-submit', { harness: 'opencode', sessionKey: WARMUP, transcript: [{ info: { role: 'user' }, parts: [{ type: 'text', text: 'warm up' }] }] });
+    await warm('/api/hooks/user-prompt-submit', {
+      harness: 'opencode',
+      sessionKey: WARMUP,
+      transcript: [{ info: { role: 'user' }, parts: [{ type: 'text', text: 'warm up' }] }],
+    });
     await warm('/api/hooks/session-start', { harness: 'opencode', sessionKey: `${WARMUP}-child`, parentSessionKey: WARMUP });
     await warm('/api/hooks/session-end', { harness: 'opencode', sessionKey: `${WARMUP}-child`, status: 'failed' });
     fake = fakeClient();
@@ -121,7 +129,11 @@ describe('OpenCode plugin (real Baton server)', function () {
 
   const session = (key: string) => daemon.store.read('getSession', { scope: 'all', key });
   /** Session keys, without the warm-up ones. */
-  const ours = async () => (await daemon.store.read('listSessions', { scope: 'all', limit: 100 })).sessions.map((x) => x.key).filter((k) => !k.startsWith(WARMUP)).sort();
+  const ours = async () =>
+    (await daemon.store.read('listSessions', { scope: 'all', limit: 100 })).sessions
+      .map((x) => x.key)
+      .filter((k) => !k.startsWith(WARMUP))
+      .sort();
   const turns = async (key: string) => (await daemon.store.read('turns', { scope: 'all', key, from: 1, limit: 500 })).turns;
 
   it('records the parent session and its prompt; a root session gets no block', async () => {
@@ -130,7 +142,11 @@ describe('OpenCode plugin (real Baton server)', function () {
     await hooks['chat.message'](chatInput(userMsg), chatOutput(userMsg));
     // While the parent runs its task tool, OpenCode holds its prompt and the running tool call.
     const running = structuredClone(toolMsg);
-    running.parts.find((p: Obj) => p.type === 'tool').state = { status: 'running', input: running.parts.find((p: Obj) => p.type === 'tool').state.input, time: { start: Date.now() } };
+    running.parts.find((p: Obj) => p.type === 'tool').state = {
+      status: 'running',
+      input: running.parts.find((p: Obj) => p.type === 'tool').state.input,
+      time: { start: Date.now() },
+    };
     fake.messages.set(PARENT, [userMsg, running]);
 
     const parent = await session(PARENT);
@@ -139,11 +155,15 @@ describe('OpenCode plugin (real Baton server)', function () {
     assert.equal(parent.project, projectDir);
     assert.equal(parent.title, sessionsFixture.parent.title);
     assert.equal(parent.parentSessionKey, null);
-    assert.deepEqual((await turns(PARENT)).map((t) => [t.role, t.text]), [['user', messagesFixture.parentPrompt]], 'only what the user typed, not the synthetic part');
+    assert.deepEqual(
+      (await turns(PARENT)).map((t) => [t.role, t.text]),
+      [['user', messagesFixture.parentPrompt]],
+      'only what the user typed, not the synthetic part',
+    );
     assert.deepEqual(await transform(hooks, PARENT), ['You are opencode, an interactive CLI tool.']);
   });
 
-  it("starts the child with its lineage even when its chat.message runs before its session.created handler", async () => {
+  it('starts the child with its lineage even when its chat.message runs before its session.created handler', async () => {
     const [childPrompt] = messagesFixture.child as Obj[];
     fake.setGetDelay(30);
     const getsBefore = fake.calls.get.length;
@@ -160,7 +180,10 @@ describe('OpenCode plugin (real Baton server)', function () {
     assert.equal(child.lineageSource, 'explicit');
     assert.equal(child.harness, 'opencode');
     assert.deepEqual(await ours(), [CHILD, PARENT].sort());
-    assert.deepEqual((await turns(CHILD)).map((t) => t.text), [messagesFixture.childPrompt]);
+    assert.deepEqual(
+      (await turns(CHILD)).map((t) => t.text),
+      [messagesFixture.childPrompt],
+    );
     // The parent's running state was sent before the child started: its block holds the parent's reply so far.
     assert.ok(fake.calls.messages.includes(PARENT));
     assert.ok((await turns(PARENT)).some((t) => t.text.includes('explorer map the payment call sites')));
@@ -168,7 +191,9 @@ describe('OpenCode plugin (real Baton server)', function () {
 
   it("puts exactly the inherited block into the child's system prompt, once per request", async () => {
     // What a child of the parent receives now (the parent has not changed since the child started).
-    const preview = await fetch(`${daemon.server.url}/api/sessions/${encodeURIComponent(PARENT)}/inherited`, { headers: { authorization: `Bearer ${daemon.token}` } }).then((r) => r.json() as Promise<Obj>);
+    const preview = await fetch(`${daemon.server.url}/api/sessions/${encodeURIComponent(PARENT)}/inherited`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+    }).then((r) => r.json() as Promise<Obj>);
     assert.equal(preview.empty, false);
     const system = await transform(hooks, CHILD);
     assert.equal(system.length, 2);
@@ -202,7 +227,10 @@ describe('OpenCode plugin (real Baton server)', function () {
     fake.messages.set(CHILD, messagesFixture.child as Obj[]);
     await hooks.event(idle(CHILD));
     const child = await turns(CHILD);
-    assert.deepEqual(child.map((t) => t.role), ['user', 'tool', 'tool', 'assistant']);
+    assert.deepEqual(
+      child.map((t) => t.role),
+      ['user', 'tool', 'tool', 'assistant'],
+    );
     assert.equal(child[0].text, messagesFixture.childPrompt);
     assert.match(child[1].text, /^grep\(\{"pattern":"stripe\\\\\.","path":"src\/checkout"\}\)$/);
     assert.match(child[3].text, /OPENCODE-CHILD-9902/);
@@ -222,13 +250,23 @@ describe('OpenCode plugin (real Baton server)', function () {
     await hooks.event(idle(PARENT));
     assert.equal((await turns(PARENT)).length, parent.length);
     const search = await daemon.store.read('search', { scope: 'all', query: 'OPENCODE-CHILD-9902', limit: 5 });
-    assert.deepEqual(search.map((h) => h.sessionKey), [CHILD]);
+    assert.deepEqual(
+      search.map((h) => h.sessionKey),
+      [CHILD],
+    );
   });
 
   it('ends a failed child on session.error and a deleted session on session.deleted', async () => {
-    await hooks.event({ event: { type: 'session.error', properties: { sessionID: CHILD, error: { name: 'MessageAbortedError', data: { message: 'The operation was aborted.' } } } } });
+    await hooks.event({
+      event: {
+        type: 'session.error',
+        properties: { sessionID: CHILD, error: { name: 'MessageAbortedError', data: { message: 'The operation was aborted.' } } },
+      },
+    });
     assert.equal((await session(CHILD))!.status, 'active', 'Esc is not a failure');
-    await hooks.event({ event: { type: 'session.error', properties: { sessionID: CHILD, error: { name: 'APIError', data: { message: 'upstream 500', isRetryable: false } } } } });
+    await hooks.event({
+      event: { type: 'session.error', properties: { sessionID: CHILD, error: { name: 'APIError', data: { message: 'upstream 500', isRetryable: false } } } },
+    });
     const child = await session(CHILD);
     assert.equal(child!.status, 'failed');
     assert.equal(child!.endReason, 'error');
@@ -238,7 +276,10 @@ describe('OpenCode plugin (real Baton server)', function () {
     assert.equal(parent!.endReason, 'deleted');
     // A prompt after the failure (the user retries in the child) makes it active again.
     const [childPrompt] = messagesFixture.child as Obj[];
-    await hooks['chat.message'](chatInput(childPrompt), { ...chatOutput(childPrompt), parts: [{ ...childPrompt.parts[0], id: 'prt_retry', text: 'try again' }] });
+    await hooks['chat.message'](chatInput(childPrompt), {
+      ...chatOutput(childPrompt),
+      parts: [{ ...childPrompt.parts[0], id: 'prt_retry', text: 'try again' }],
+    });
     assert.equal((await session(CHILD))!.status, 'active');
     assert.equal((await session(CHILD))!.parentSessionKey, PARENT);
     // Events without a session, or of other types, are ignored.
@@ -257,7 +298,10 @@ describe('OpenCode plugin (real Baton server)', function () {
       const other = fakeClient();
       other.sessions.set('ses_embedded01', { id: 'ses_embedded01', directory: dir, title: 'embedded', time: { created: Date.now(), updated: Date.now() } });
       const { hooks: embedded } = await loadPlugin(file, other, dir);
-      await embedded['chat.message']({ sessionID: 'ses_embedded01', model }, { message: { id: 'msg_e1', sessionID: 'ses_embedded01', role: 'user' }, parts: [{ id: 'prt_e1', type: 'text', text: 'embedded data dir works' }] });
+      await embedded['chat.message'](
+        { sessionID: 'ses_embedded01', model },
+        { message: { id: 'msg_e1', sessionID: 'ses_embedded01', role: 'user' }, parts: [{ id: 'prt_e1', type: 'text', text: 'embedded data dir works' }] },
+      );
     } finally {
       process.env.BATON_DATA_DIR = saved;
     }

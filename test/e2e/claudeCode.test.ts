@@ -157,7 +157,8 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     const installed = await baton(['install', 'claude-code', '--project', project, '--data-dir', dataDir], batonEnv);
     assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd']) assert.ok(settings.hooks[event], `hook for ${event} installed`);
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd'])
+      assert.ok(settings.hooks[event], `hook for ${event} installed`);
 
     claude = await run(bin, ['-p', prompt, '--output-format', 'json'], {
       cwd: project,
@@ -197,7 +198,10 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     assert.equal(out.result, parentFinal, diagnostics());
     assert.match(parentKey, /^[0-9a-f-]{36}$/);
     const roles = fake!.messages().map((r) => r.role);
-    assert.ok(roles.includes('parent-first') && roles.includes('subagent') && roles.includes('parent-followup'), `the script ran through: ${roles.join(', ')}${diagnostics()}`);
+    assert.ok(
+      roles.includes('parent-first') && roles.includes('subagent') && roles.includes('parent-followup'),
+      `the script ran through: ${roles.join(', ')}${diagnostics()}`,
+    );
     for (const r of fake!.requests) assert.equal(r.headers.host, `127.0.0.1:${fake!.port}`);
   });
 
@@ -207,7 +211,9 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     // What the parent handed over: the Agent tool call, as Claude Code sent it back to the model.
     const followup = fake!.messages().find((r) => r.role === 'parent-followup');
     assert.ok(followup, `the parent's follow-up reached the fake${diagnostics()}`);
-    const agentCalls = followup.body.messages.flatMap((m: { content: unknown }) => (Array.isArray(m.content) ? m.content : [])).filter((b: { type?: string; name?: string }) => b.type === 'tool_use' && b.name === 'Agent');
+    const agentCalls = followup.body.messages
+      .flatMap((m: { content: unknown }) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: { type?: string; name?: string }) => b.type === 'tool_use' && b.name === 'Agent');
     assert.equal(agentCalls.length, 1);
     assert.equal(agentCalls[0].input.prompt, AGENT_PROMPT);
     assert.ok(!String(agentCalls[0].input.prompt).includes(marker), 'the Agent prompt itself must not carry the marker');
@@ -250,7 +256,8 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     const child = listed.sessions.find((s) => s.parentSessionKey === parentKey);
     assert.ok(child, `a child of ${parentKey} exists${diagnostics()}`);
     const transcript = await baton(['transcript', child.key, '--data-dir', dataDir], batonEnv);
-    const why = () => `\n--- child row\n${JSON.stringify(child)}\n--- stored transcript\n${transcript.stdout}\n--- Claude Code's sub-agent file\n${claudeSubagentFile(child.harnessAgentId)}${diagnostics()}`;
+    const why = () =>
+      `\n--- child row\n${JSON.stringify(child)}\n--- stored transcript\n${transcript.stdout}\n--- Claude Code's sub-agent file\n${claudeSubagentFile(child.harnessAgentId)}${diagnostics()}`;
     assert.equal(transcript.code, 0, `baton transcript ${child.key}: ${transcript.stderr}${why()}`);
     assert.ok(transcript.stdout.includes(subagentReply), `the child's transcript holds the sub-agent's reply${why()}`);
     // The task comes only from Claude Code's own sub-agent file (the SubagentStop payload has just the

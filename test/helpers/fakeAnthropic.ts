@@ -29,7 +29,7 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   /** Parsed JSON body (undefined when there was none or it was not JSON). */
-   
+
   body: any;
   /** Set for POST /v1/messages only. */
   role?: RequestRole;
@@ -66,7 +66,6 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
- 
 type Json = any;
 
 /** The text of a message's content (string, or the text of its text / tool_result blocks). */
@@ -85,7 +84,12 @@ export function contentText(content: Json): string {
 
 /** All text a request carries in its messages and system prompt (for "does it contain X" checks). */
 export function requestText(body: Json): string {
-  const system = typeof body?.system === 'string' ? body.system : Array.isArray(body?.system) ? body.system.map((b: Json) => (typeof b?.text === 'string' ? b.text : '')).join('\n') : '';
+  const system =
+    typeof body?.system === 'string'
+      ? body.system
+      : Array.isArray(body?.system)
+        ? body.system.map((b: Json) => (typeof b?.text === 'string' ? b.text : '')).join('\n')
+        : '';
   const messages = Array.isArray(body?.messages) ? body.messages.map((m: Json) => contentText(m?.content)).join('\n') : '';
   return `${system}\n${messages}`;
 }
@@ -118,7 +122,9 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
     // after Claude Code's own <system-reminder> blocks); Claude Code also names the sub-agent in
     // an x-claude-code-agent-id header. The parent's own prompt is never in its first message.
     // (Injected context may quote the parent, so a block that IS the task also counts.)
-    const taskBlock = Array.isArray(users[0].content) && users[0].content.some((b: Json) => b?.type === 'text' && typeof b.text === 'string' && b.text.trim() === script.agentPrompt);
+    const taskBlock =
+      Array.isArray(users[0].content) &&
+      users[0].content.some((b: Json) => b?.type === 'text' && typeof b.text === 'string' && b.text.trim() === script.agentPrompt);
     const startsWithAgentPrompt = first.includes(script.agentPrompt) && !first.includes(script.parentPromptIncludes);
     if (taskBlock || startsWithAgentPrompt) return 'subagent';
     if (headers['x-claude-code-agent-id'] && users.some((m: Json) => contentText(m.content).includes(script.agentPrompt))) return 'subagent';
@@ -167,21 +173,39 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
   const usage = { input_tokens: 12, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
   const writeStream = (res: http.ServerResponse, model: string, blocks: Block[], stopReason: string) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': newId('req') });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'request-id': newId('req'),
+    });
     const send = (event: string, data: Json) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
-    send('message_start', { message: { id: newId('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+    send('message_start', {
+      message: {
+        id: newId('msg'),
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    });
     send('ping', {});
     blocks.forEach((block, index) => {
       if (block.type === 'text') {
         send('content_block_start', { index, content_block: { type: 'text', text: '' } });
         // Two deltas, like a real stream.
         const half = Math.ceil(block.text.length / 2);
-        for (const part of [block.text.slice(0, half), block.text.slice(half)]) if (part) send('content_block_delta', { index, delta: { type: 'text_delta', text: part } });
+        for (const part of [block.text.slice(0, half), block.text.slice(half)])
+          if (part) send('content_block_delta', { index, delta: { type: 'text_delta', text: part } });
       } else {
         send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
         const json = JSON.stringify(block.input);
         const cut = Math.ceil(json.length / 2);
-        for (const part of [json.slice(0, cut), json.slice(cut)]) send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+        for (const part of [json.slice(0, cut), json.slice(cut)])
+          send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
       }
       send('content_block_stop', { index });
     });
@@ -245,7 +269,10 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
         else res.end();
       }
       if (script.dumpFile) {
-        fs.appendFileSync(script.dumpFile, JSON.stringify({ seq: record.seq, method: record.method, path: record.path, role: record.role, headers: record.headers, body: record.body }) + '\n');
+        fs.appendFileSync(
+          script.dumpFile,
+          JSON.stringify({ seq: record.seq, method: record.method, path: record.path, role: record.role, headers: record.headers, body: record.body }) + '\n',
+        );
       }
     });
   });

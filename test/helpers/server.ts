@@ -16,7 +16,7 @@ export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-   
+
   json: any;
 }
 
@@ -58,7 +58,8 @@ function buildHeaders(options: RawRequestOptions, hasJsonBody: boolean): Record<
 export function rawRequest(options: RawRequestOptions): Promise<RawResponse> {
   const method = options.method ?? 'GET';
   const isJsonObject = options.body !== undefined && typeof options.body !== 'string' && !Buffer.isBuffer(options.body);
-  const payload = options.body === undefined ? undefined : isJsonObject ? Buffer.from(JSON.stringify(options.body)) : Buffer.from(options.body as string | Buffer);
+  const payload =
+    options.body === undefined ? undefined : isJsonObject ? Buffer.from(JSON.stringify(options.body)) : Buffer.from(options.body as string | Buffer);
   const headers = buildHeaders(options, isJsonObject);
   if (payload && !Object.keys(headers).some((h) => h === 'content-length' || h === 'transfer-encoding')) headers['content-length'] = String(payload.length);
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -118,7 +119,11 @@ export interface SocketResult {
  * A raw TCP conversation with 127.0.0.1:port: writes `data` (and then whatever `more` writes), and waits
  * at most `waitMs` for the server to close the connection. With `untilData`, resolves on the first bytes.
  */
-export function rawSocket(port: number, data: string | Buffer, opts: { waitMs: number; untilData?: boolean; more?(socket: net.Socket): void }): Promise<SocketResult> {
+export function rawSocket(
+  port: number,
+  data: string | Buffer,
+  opts: { waitMs: number; untilData?: boolean; more?(socket: net.Socket): void },
+): Promise<SocketResult> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = net.connect(port, LOOPBACK);
@@ -131,8 +136,16 @@ export function rawSocket(port: number, data: string | Buffer, opts: { waitMs: n
       socket.destroy();
       const head = text.split('\r\n\r\n')[0];
       if (head.startsWith('HTTP/')) {
-        const headerNames = head.split('\r\n').slice(1).map((line) => line.split(':')[0].trim().toLowerCase());
-        observedResponses.push({ method: 'RAW', path: String(data).split('\r\n')[0].slice(0, 80), status: Number(head.split(' ')[1]), headers: Object.fromEntries(headerNames.map((n) => [n, ''])) });
+        const headerNames = head
+          .split('\r\n')
+          .slice(1)
+          .map((line) => line.split(':')[0].trim().toLowerCase());
+        observedResponses.push({
+          method: 'RAW',
+          path: String(data).split('\r\n')[0].slice(0, 80),
+          status: Number(head.split(' ')[1]),
+          headers: Object.fromEntries(headerNames.map((n) => [n, ''])),
+        });
       }
       resolve({ text, closed, elapsedMs: Date.now() - started });
     };

@@ -59,7 +59,10 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       const started = await api.post('/api/hooks/session-start', { harness: 'codex', project: '/repo' });
       assert.equal(started.status, 200);
       assert.match(started.body.sessionKey, /^[0-9a-f-]{36}$/);
-      assert.deepEqual({ ...started.body, sessionKey: 'K' }, { sessionKey: 'K', agentId: 'default', parentSessionKey: null, lineageSource: null, inject: '', inherited: null, memories: [] });
+      assert.deepEqual(
+        { ...started.body, sessionKey: 'K' },
+        { sessionKey: 'K', agentId: 'default', parentSessionKey: null, lineageSource: null, inject: '', inherited: null, memories: [] },
+      );
     });
 
     it('hands a sub-agent the exact inherited block: heading, tail since checkpoint, focal entities, constraints — deterministic', async () => {
@@ -67,9 +70,20 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'parent', userPrompt: 'old context before the checkpoint' });
       await daemon.store.write('addCheckpoint', { key: 'parent', digest: 'Login uses JWT; tests in auth.spec.ts', focalEntities: ['auth-service'] });
       await daemon.store.write('addAttribute', { entity: 'auth-service', kind: 'constraint', content: 'never log raw tokens', importance: 0.9 });
-      await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'parent', userPrompt: 'MARKER-7731 rotate keys in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39', lastAssistantMessage: 'earlier answer' });
+      await api.post('/api/hooks/user-prompt-submit', {
+        harness: 'claude-code',
+        sessionKey: 'parent',
+        userPrompt: 'MARKER-7731 rotate keys in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39',
+        lastAssistantMessage: 'earlier answer',
+      });
 
-      const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'child', parentSessionKey: 'parent', harnessAgentId: 'a1', harnessAgentType: 'Explore' });
+      const child = await api.post('/api/hooks/session-start', {
+        harness: 'claude-code',
+        sessionKey: 'child',
+        parentSessionKey: 'parent',
+        harnessAgentId: 'a1',
+        harnessAgentType: 'Explore',
+      });
       assert.equal(child.status, 200);
       const expected = [
         INHERIT_HEADING,
@@ -174,12 +188,23 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
 
     it('puts a sub-agent in the agent its writes act for (keys are per agent), never in a harness agent id', async () => {
       await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'alice-main', agentId: 'alice', userPrompt: 'alice work' });
-      const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'alice-sub', parentSessionKey: 'alice-main', agentId: 'alice', harnessAgentId: 'general-purpose-7' });
+      const child = await api.post('/api/hooks/session-start', {
+        harness: 'claude-code',
+        sessionKey: 'alice-sub',
+        parentSessionKey: 'alice-main',
+        agentId: 'alice',
+        harnessAgentId: 'general-purpose-7',
+      });
       assert.equal(child.body.agentId, 'alice');
       assert.match(child.body.inject, /alice work/);
       assert.equal((await api.get('/api/sessions/alice-sub')).body.agentId, 'alice');
       // Without an agentId the admin's hooks act for the default agent; the child still inherits alice's context.
-      const unnamed = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'alice-sub-2', parentSessionKey: 'alice-main', harnessAgentId: 'general-purpose-8' });
+      const unnamed = await api.post('/api/hooks/session-start', {
+        harness: 'claude-code',
+        sessionKey: 'alice-sub-2',
+        parentSessionKey: 'alice-main',
+        harnessAgentId: 'general-purpose-8',
+      });
       assert.equal(unnamed.body.agentId, 'default');
       assert.equal(unnamed.body.parentSessionKey, 'alice-main');
       assert.match(unnamed.body.inject, /alice work/);
@@ -194,10 +219,19 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       assert.equal(again.status, 200);
       assert.equal(again.body.skipped, true);
       const before = await daemon.store.status();
-      const other = await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 's', userPrompt: 'from legacy', runtimePath: 'legacy' });
+      const other = await api.post('/api/hooks/user-prompt-submit', {
+        harness: 'claude-code',
+        sessionKey: 's',
+        userPrompt: 'from legacy',
+        runtimePath: 'legacy',
+      });
       assert.equal(other.status, 409);
       assert.equal(other.body.code, 'conflict');
-      const viaHeader = await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 's', userPrompt: 'from legacy' }, { 'x-signet-runtime-path': 'legacy' });
+      const viaHeader = await api.post(
+        '/api/hooks/user-prompt-submit',
+        { harness: 'claude-code', sessionKey: 's', userPrompt: 'from legacy' },
+        { 'x-signet-runtime-path': 'legacy' },
+      );
       assert.equal(viaHeader.status, 409);
       assert.equal((await daemon.store.status()).seq, before.seq, 'a refused claim writes nothing');
       const status = (await api.get('/api/sessions/session:s')).body;
@@ -209,15 +243,24 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       assert.equal(released.runtimePath, null);
       assert.equal(released.status, 'ended');
       assert.equal(released.endReason, 'exit');
-      assert.equal((await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 's', userPrompt: 'legacy now', runtimePath: 'legacy' })).status, 200);
+      assert.equal(
+        (await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 's', userPrompt: 'legacy now', runtimePath: 'legacy' })).status,
+        200,
+      );
 
       await daemon.stop();
       daemon = await startDaemon({ dataDir, port: 0, config: { claimTtlMs: 1000 } });
       api = client(daemon);
       await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'stale', runtimePath: 'plugin' });
-      assert.equal((await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'stale', userPrompt: 'x', runtimePath: 'legacy' })).status, 409);
+      assert.equal(
+        (await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'stale', userPrompt: 'x', runtimePath: 'legacy' })).status,
+        409,
+      );
       await new Promise((r) => setTimeout(r, 1100));
-      assert.equal((await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'stale', userPrompt: 'x', runtimePath: 'legacy' })).status, 200);
+      assert.equal(
+        (await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'stale', userPrompt: 'x', runtimePath: 'legacy' })).status,
+        200,
+      );
     });
 
     it('ends the previous session of a project on a Claude Code /clear', async () => {
@@ -234,22 +277,42 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
     it('reads a Claude Code JSONL file under an allowed root, uses the payload prompt when the file lags, never stores twice', async () => {
       const file = path.join(transcripts, 'p.jsonl');
       fs.writeFileSync(file, [claudeLine('user', 'first question', 1), claudeLine('assistant', [{ type: 'text', text: 'first answer' }], 2)].join('\n') + '\n');
-      const r1 = await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'p', transcriptPath: file, userPrompt: 'second question' });
+      const r1 = await api.post('/api/hooks/user-prompt-submit', {
+        harness: 'claude-code',
+        sessionKey: 'p',
+        transcriptPath: file,
+        userPrompt: 'second question',
+      });
       assert.equal(r1.status, 200);
       assert.equal(r1.body.appended, 3);
-      fs.appendFileSync(file, [claudeLine('user', 'second question', 3), claudeLine('assistant', [{ type: 'text', text: 'second answer' }], 4)].join('\n') + '\n');
+      fs.appendFileSync(
+        file,
+        [claudeLine('user', 'second question', 3), claudeLine('assistant', [{ type: 'text', text: 'second answer' }], 4)].join('\n') + '\n',
+      );
       const r2 = await api.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'p', transcriptPath: file });
       assert.equal(r2.body.appended, 1);
       const again = await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'p', transcriptPath: file });
       assert.equal(again.body.appended, 0);
       const t = await api.get('/api/sessions/p/transcript');
-      assert.deepEqual(t.body, { sessionKey: 'p', agentId: 'default', content: 'User: first question\nAssistant: first answer\nUser: second question\nAssistant: second answer' });
+      assert.deepEqual(t.body, {
+        sessionKey: 'p',
+        agentId: 'default',
+        content: 'User: first question\nAssistant: first answer\nUser: second question\nAssistant: second answer',
+      });
     });
 
     it('accepts inline transcripts (text and message lists) and never shrinks', async () => {
       await api.post('/api/hooks/user-prompt-submit', { harness: 'openclaw', sessionKey: 'i', transcript: 'User: hi\nAssistant: hello' });
       await api.post('/api/hooks/user-prompt-submit', { harness: 'openclaw', sessionKey: 'i', transcript: [{ role: 'user', content: 'hi' }] });
-      await api.post('/api/hooks/session-end', { harness: 'openclaw', sessionKey: 'i', transcript: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'bye' }] });
+      await api.post('/api/hooks/session-end', {
+        harness: 'openclaw',
+        sessionKey: 'i',
+        transcript: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+          { role: 'user', content: 'bye' },
+        ],
+      });
       assert.equal((await api.get('/api/sessions/i/transcript')).body.content, 'User: hi\nAssistant: hello\nUser: bye');
     });
 
@@ -286,11 +349,21 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
 
   describe('session routes', () => {
     beforeEach(async () => {
-      await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'root', project: '/repo', userPrompt: 'Juniper trunk ports audit' });
+      await api.post('/api/hooks/user-prompt-submit', {
+        harness: 'claude-code',
+        sessionKey: 'root',
+        project: '/repo',
+        userPrompt: 'Juniper trunk ports audit',
+      });
       await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'kid', parentSessionKey: 'root', project: '/repo' });
       await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'kid', userPrompt: 'kid looks at VLAN 20' });
       await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'grandkid', parentSessionKey: 'kid' });
-      await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'sibling', project: '/repo', userPrompt: 'another Juniper discussion' });
+      await api.post('/api/hooks/user-prompt-submit', {
+        harness: 'claude-code',
+        sessionKey: 'sibling',
+        project: '/repo',
+        userPrompt: 'another Juniper discussion',
+      });
     });
 
     it('lists sessions with the documented shape and gets one by raw or prefixed key', async () => {
@@ -318,11 +391,22 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       for (const k of ['sessionKey', 'project', 'updatedAt', 'excerpt', 'rank']) assert.ok(k in all.body.hits[0], k);
       assert.equal((await api.post('/api/sessions/search', { query: 'juniper', limit: 0 })).body.count, 1);
       const fromKid = await api.post('/api/sessions/search', { query: 'juniper', currentSessionKey: 'kid' });
-      assert.deepEqual(fromKid.body.hits.map((h: any) => h.sessionKey), ['root'], 'a sub-agent searches its parent');
+      assert.deepEqual(
+        fromKid.body.hits.map((h: any) => h.sessionKey),
+        ['root'],
+        'a sub-agent searches its parent',
+      );
       const fromSibling = await api.post('/api/sessions/search', { query: 'juniper', currentSessionKey: 'sibling' });
-      assert.deepEqual(fromSibling.body.hits.map((h: any) => h.sessionKey), ['root'], 'excludes the current session');
+      assert.deepEqual(
+        fromSibling.body.hits.map((h: any) => h.sessionKey),
+        ['root'],
+        'excludes the current session',
+      );
       const scoped = await api.post('/api/sessions/search', { query: 'vlan', sessionKey: 'session:kid' });
-      assert.deepEqual(scoped.body.hits.map((h: any) => h.sessionKey), ['kid']);
+      assert.deepEqual(
+        scoped.body.hits.map((h: any) => h.sessionKey),
+        ['kid'],
+      );
       const byKey = await api.post('/api/sessions/search', { query: 'grandkid' });
       assert.equal(byKey.body.hits[0].sessionKey, 'grandkid');
       assert.equal((await api.post('/api/sessions/search', {})).status, 400);
@@ -348,7 +432,12 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
 
   describe('memory side', () => {
     it('remembers and recalls with the documented recall shape', async () => {
-      const saved = await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'User wants dark mode by default', sessionKey: 's1', tags: 'ui,editor' });
+      const saved = await api.post('/api/hooks/remember', {
+        harness: 'claude-code',
+        content: 'User wants dark mode by default',
+        sessionKey: 's1',
+        tags: 'ui,editor',
+      });
       assert.equal(saved.body.success, true);
       const recall = await api.post('/api/hooks/recall', { harness: 'claude-code', query: 'dark mode', tags: 'ui' });
       assert.equal(recall.body.count, 1);
@@ -389,14 +478,25 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       const queued = await api.post('/api/hooks/session-checkpoint-extract', { harness: 'openclaw', sessionKey: 'bot' });
       assert.equal(queued.body.queued, true);
       assert.ok(queued.body.jobId);
-      assert.deepEqual((await api.post('/api/hooks/session-checkpoint-extract', { harness: 'openclaw', sessionKey: 'bot' })).body, { skipped: true }, 'the cursor advanced');
+      assert.deepEqual(
+        (await api.post('/api/hooks/session-checkpoint-extract', { harness: 'openclaw', sessionKey: 'bot' })).body,
+        { skipped: true },
+        'the cursor advanced',
+      );
       assert.equal((await api.post('/api/hooks/session-checkpoint-extract', { harness: 'openclaw' })).status, 400);
     });
 
     it('projects MEMORY.md, writes it with a backup, and refuses a second writer while the lease is held', async () => {
       assert.equal((await api.get('/api/hooks/synthesis/config')).body.model, 'projection');
       const synth = await api.post('/api/hooks/synthesis', {});
-      for (const section of ['## Global Head (Tier 1)', '## Thread Heads (Tier 2)', '## Session Ledger (Last 30 Days)', '## Open Threads', '## Durable Notes & Constraints', '## Temporal Index']) {
+      for (const section of [
+        '## Global Head (Tier 1)',
+        '## Thread Heads (Tier 2)',
+        '## Session Ledger (Last 30 Days)',
+        '## Open Threads',
+        '## Durable Notes & Constraints',
+        '## Temporal Index',
+      ]) {
         assert.ok(synth.body.prompt.includes(section), section);
       }
       assert.equal(synth.body.model, 'projection');

@@ -58,7 +58,12 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
   after(cleanupTempDirs);
 
   async function turn(key: string, userPrompt: string, lastAssistantMessage?: string) {
-    const r = await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: key, userPrompt, ...(lastAssistantMessage ? { lastAssistantMessage } : {}) });
+    const r = await api.post('/api/hooks/user-prompt-submit', {
+      harness: 'claude-code',
+      sessionKey: key,
+      userPrompt,
+      ...(lastAssistantMessage ? { lastAssistantMessage } : {}),
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
   }
 
@@ -69,7 +74,9 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     const compacted = await api.post('/api/hooks/compaction-complete', {
       harness: 'claude-code',
       sessionKey: 'p',
-      summary: 'Decisions: keep the accounts schema as is; migrate with pg_dump then pg_restore; run migrate.ts behind a feature flag. ' + 'Detail of the investigation. '.repeat(4000),
+      summary:
+        'Decisions: keep the accounts schema as is; migrate with pg_dump then pg_restore; run migrate.ts behind a feature flag. ' +
+        'Detail of the investigation. '.repeat(4000),
     });
     assert.equal(compacted.status, 200, JSON.stringify(compacted.body));
     for (let i = 0; i < 10; i++) await turn('p', `Checkpoint work ${i}: ${FILLER}`, `Answer ${i}: ${FILLER}`);
@@ -83,7 +90,10 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     const block: string = child.body.inject;
     assert.match(block, /Active constraints:\n {2}- rules: We are migrating the accounts service to Postgres 16\.|Never drop the users table/);
     assert.ok(block.includes('Never drop the users table'), block);
-    assert.ok(block.includes('Decisions: keep the accounts schema as is; migrate with pg_dump then pg_restore'), 'the compaction decisions survive the later checkpoint');
+    assert.ok(
+      block.includes('Decisions: keep the accounts schema as is; migrate with pg_dump then pg_restore'),
+      'the compaction decisions survive the later checkpoint',
+    );
     assert.ok(block.includes('Checkpoint work'), 'the checkpoint since the compaction is in the digest too');
     assert.ok(block.includes('Later answer 99'), 'the newest tail is there');
     assert.ok(estimateTokens(block) <= 2000, `within the budget: ${estimateTokens(block)} tokens`);
@@ -105,8 +115,16 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
 
   it('extracts constraints from agent turns too, once each, and focal entities named repeatedly', async () => {
     await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'e', project: '/repo' });
-    await turn('e', 'Look at src/auth/login.ts and the refreshToken function. The bug is in login.ts when refreshToken expires.', 'I will not touch the config. You must not commit generated files in dist. ' + FILLER);
-    await turn('e', 'Also check login.ts again for refreshToken usage. ' + FILLER.repeat(3), 'You must not commit generated files in dist. ' + FILLER.repeat(2));
+    await turn(
+      'e',
+      'Look at src/auth/login.ts and the refreshToken function. The bug is in login.ts when refreshToken expires.',
+      'I will not touch the config. You must not commit generated files in dist. ' + FILLER,
+    );
+    await turn(
+      'e',
+      'Also check login.ts again for refreshToken usage. ' + FILLER.repeat(3),
+      'You must not commit generated files in dist. ' + FILLER.repeat(2),
+    );
     const r = await api.post('/api/hooks/session-checkpoint-extract', { harness: 'claude-code', sessionKey: 'e' });
     assert.ok(r.body.queued);
     const again = await api.post('/api/hooks/compaction-complete', { harness: 'claude-code', sessionKey: 'e', summary: 'Fixed the refresh path.' });
@@ -133,7 +151,12 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
   it('the runtime-path claim is enforced on compaction-complete, checkpoint-extract and remember (409)', async () => {
     await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'claimed', project: '/repo', runtimePath: 'plugin' });
     await api.post('/api/hooks/user-prompt-submit', { harness: 'openclaw', sessionKey: 'claimed', userPrompt: 'x'.repeat(600), runtimePath: 'plugin' });
-    const compaction = await api.post('/api/hooks/compaction-complete', { harness: 'openclaw', sessionKey: 'claimed', summary: 'replaced', runtimePath: 'legacy' });
+    const compaction = await api.post('/api/hooks/compaction-complete', {
+      harness: 'openclaw',
+      sessionKey: 'claimed',
+      summary: 'replaced',
+      runtimePath: 'legacy',
+    });
     assert.equal(compaction.status, 409, JSON.stringify(compaction.body));
     const extract = await api.post('/api/hooks/session-checkpoint-extract', { harness: 'openclaw', sessionKey: 'claimed', runtimePath: 'legacy' });
     assert.equal(extract.status, 409);
@@ -144,17 +167,25 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal(same.status, 200);
   });
 
-  it('an isolated agent reads only its own sessions, not the shared agents\' ones', async () => {
-    const token = async (agentId: string, readPolicy: string) => (await api.post('/api/tokens', { agentId, permissions: ['remember', 'recall'], readPolicy })).body.token as string;
+  it("an isolated agent reads only its own sessions, not the shared agents' ones", async () => {
+    const token = async (agentId: string, readPolicy: string) =>
+      (await api.post('/api/tokens', { agentId, permissions: ['remember', 'recall'], readPolicy })).body.token as string;
     const iso = client(daemon, await token('iso', 'isolated'));
     const shared = client(daemon, await token('pub', 'shared'));
     await shared.post('/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'pub-s', userPrompt: 'shared zebracorn notes' });
     await iso.post('/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'iso-s', userPrompt: 'isolated zebracorn notes' });
     const isoSearch = await iso.post('/api/sessions/search', { query: 'zebracorn' });
-    assert.deepEqual(isoSearch.body.hits.map((h: any) => h.sessionKey), ['iso-s']);
+    assert.deepEqual(
+      isoSearch.body.hits.map((h: any) => h.sessionKey),
+      ['iso-s'],
+    );
     assert.equal((await iso.get('/api/sessions/pub-s')).status, 404);
     const sharedSearch = await shared.post('/api/sessions/search', { query: 'zebracorn' });
-    assert.deepEqual(sharedSearch.body.hits.map((h: any) => h.sessionKey), ['pub-s'], 'the isolated session stays hidden from others');
+    assert.deepEqual(
+      sharedSearch.body.hits.map((h: any) => h.sessionKey),
+      ['pub-s'],
+      'the isolated session stays hidden from others',
+    );
   });
 
   it('search understands a question (route, with recall@5 over a realistic corpus), a quoted phrase stays exact, and recall falls back the same way', async () => {
@@ -188,7 +219,10 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal(added.body.entity, 'rules');
     assert.equal(added.body.active, true);
     const listed = await api.get('/api/constraints?sessionKey=hand');
-    assert.deepEqual(listed.body.constraints.map((c: any) => c.content), ['Do not touch the invoices table.']);
+    assert.deepEqual(
+      listed.body.constraints.map((c: any) => c.content),
+      ['Do not touch the invoices table.'],
+    );
     let child = await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'hand-c1', parentSessionKey: 'hand' });
     assert.match(child.body.inject, /Active constraints:\n {2}- rules: Do not touch the invoices table\./);
     const edited = await api.post(`/api/constraints/${added.body.id}`, { content: 'Do not touch the invoices or payments tables.' });
@@ -224,6 +258,9 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     const ended = await api.post('/api/hooks/session-end', { harness: 'codex', sessionKey: 'ending' });
     assert.equal(ended.status, 200);
     const listed = await api.get('/api/constraints?sessionKey=ending');
-    assert.deepEqual(listed.body.constraints.map((c: any) => c.content), ['Always run the full test suite before tagging.']);
+    assert.deepEqual(
+      listed.body.constraints.map((c: any) => c.content),
+      ['Always run the full test suite before tagging.'],
+    );
   });
 });

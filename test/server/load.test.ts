@@ -26,7 +26,14 @@ describe('load: 50 concurrent clients, 2,000 sessions of hook traffic', function
       new Promise<Record<string, unknown>>((resolve) => {
         const payload = Buffer.from(JSON.stringify(body));
         const req = http.request(
-          { host: '127.0.0.1', port: daemon.server.port, path, method: 'POST', agent, headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json', 'content-length': payload.length } },
+          {
+            host: '127.0.0.1',
+            port: daemon.server.port,
+            path,
+            method: 'POST',
+            agent,
+            headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json', 'content-length': payload.length },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));
@@ -60,7 +67,13 @@ describe('load: 50 concurrent clients, 2,000 sessions of hook traffic', function
         await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: key, project, userPrompt: prompt, transcript: [...transcript] });
         transcript.push({ role: 'user', content: prompt }, { role: 'assistant', content: `done with turn ${turn} of session ${i}` });
       }
-      const child = await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: `${key}/agent-a`, parentSessionKey: key, harnessAgentId: 'a', project });
+      const child = await post('/api/hooks/session-start', {
+        harness: 'claude-code',
+        sessionKey: `${key}/agent-a`,
+        parentSessionKey: key,
+        harnessAgentId: 'a',
+        project,
+      });
       if (typeof child.inject !== 'string' || !child.inject.includes(`token${i}`)) failures.push(`${key}: the child did not inherit its parent's context`);
       await post('/api/sessions/search', { query: `token${i}`, currentSessionKey: `${key}/agent-a`, limit: 3 });
       await post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: key, transcript, reason: 'exit' });

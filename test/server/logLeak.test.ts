@@ -113,7 +113,13 @@ describe('logs that cannot leak (baton serve + dist/hook.js, real processes on 1
     };
     try {
       // Control: a successful write, so the search below is known to see stored data.
-      const ok = await rawRequest({ port, method: 'POST', path: '/api/hooks/user-prompt-submit', headers: bearer(token), body: { harness: 'claude-code', sessionKey: 'leak-control', userMessage: `control ${CONTROL}` } });
+      const ok = await rawRequest({
+        port,
+        method: 'POST',
+        path: '/api/hooks/user-prompt-submit',
+        headers: bearer(token),
+        body: { harness: 'claude-code', sessionKey: 'leak-control', userMessage: `control ${CONTROL}` },
+      });
       assert.equal(ok.status, 200, ok.text);
 
       // Bad JSON bodies: the engine's SyntaxError would quote them.
@@ -132,7 +138,13 @@ describe('logs that cannot leak (baton serve + dist/hook.js, real processes on 1
         }
       }
       // Invalid UTF-8 around the secret.
-      await send('invalid UTF-8', { port, method: 'POST', path: '/api/hooks/remember', headers: json, body: Buffer.concat([Buffer.from(`{"content":"${SECRET}`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]) });
+      await send('invalid UTF-8', {
+        port,
+        method: 'POST',
+        path: '/api/hooks/remember',
+        headers: json,
+        body: Buffer.concat([Buffer.from(`{"content":"${SECRET}`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+      });
 
       // Invalid fields: schema errors, refused keys, strict bodies, the claude-code payload.
       const invalid: Array<[string, object]> = [
@@ -142,7 +154,10 @@ describe('logs that cannot leak (baton serve + dist/hook.js, real processes on 1
         ['/api/hooks/session-start', { harness: 'claude-code', sessionKey: '..', title: SECRET }],
         ['/api/hooks/user-prompt-submit', { harness: 42, sessionKey: 'leak-3', userMessage: SECRET }],
         ['/api/hooks/user-prompt-submit', { harness: 'claude-code', userMessage: SECRET }],
-        ['/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'leak-4', transcriptPath: `/nonexistent/${SECRET}.jsonl`, userMessage: SECRET }],
+        [
+          '/api/hooks/user-prompt-submit',
+          { harness: 'claude-code', sessionKey: 'leak-4', transcriptPath: `/nonexistent/${SECRET}.jsonl`, userMessage: SECRET },
+        ],
         ['/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'leak-5', status: SECRET, lastAssistantMessage: SECRET }],
         ['/api/hooks/remember', { harness: 'claude-code', content: SECRET, importance: SECRET }],
         ['/api/hooks/compaction-complete', { harness: 'claude-code', summary: SECRET, sessionKey: 'session:..' }],
@@ -157,10 +172,24 @@ describe('logs that cannot leak (baton serve + dist/hook.js, real processes on 1
         ['/api/hooks/claude-code', { hook_event_name: 'UserPromptSubmit', session_id: 'leak-7', cwd: 7, prompt: SECRET }],
       ];
       for (const [route, body] of invalid) await send(`invalid fields to ${route}`, { port, method: 'POST', path: route, headers: bearer(token), body });
-      await send('lone surrogate key', { port, method: 'POST', path: '/api/hooks/session-start', headers: json, body: `{"harness":"claude-code","sessionKey":"\\ud800","title":"${SECRET}"}` });
+      await send('lone surrogate key', {
+        port,
+        method: 'POST',
+        path: '/api/hooks/session-start',
+        headers: json,
+        body: `{"harness":"claude-code","sessionKey":"\\ud800","title":"${SECRET}"}`,
+      });
 
       // Secrets in the request target: path segments, query strings (on failing requests).
-      for (const target of [`/api/sessions/${SECRET}`, `/api/sessions/${SECRET}/transcript`, `/api/${SECRET}`, `/${SECRET}`, `/api/sessions?limit=${SECRET}`, `/api/nope?token=${SECRET}`, `/api/sessions/x/turns?from=${SECRET}#${SECRET}`]) {
+      for (const target of [
+        `/api/sessions/${SECRET}`,
+        `/api/sessions/${SECRET}/transcript`,
+        `/api/${SECRET}`,
+        `/${SECRET}`,
+        `/api/sessions?limit=${SECRET}`,
+        `/api/nope?token=${SECRET}`,
+        `/api/sessions/x/turns?from=${SECRET}#${SECRET}`,
+      ]) {
         await send(`GET ${target.slice(0, 20)}`, { port, path: target, headers: bearer(token) });
       }
       await send('query string, no token', { port, path: `/api/sessions?token=${SECRET}` });
@@ -171,10 +200,26 @@ describe('logs that cannot leak (baton serve + dist/hook.js, real processes on 1
       await send('host secret', { port, path: '/api/sessions', headers: { ...bearer(token), host: `${SECRET}.evil.example:${port}` } });
       await send('origin secret', { port, path: '/api/sessions', headers: { ...bearer(token), origin: `https://${SECRET}.example` } });
       await send('fetch-site secret', { port, path: '/api/sessions', headers: { ...bearer(token), 'sec-fetch-site': SECRET } });
-      await send('content-type secret', { port, method: 'POST', path: '/api/hooks/remember', headers: { ...bearer(token), 'content-type': `text/${SECRET}` }, body: '{}' });
-      await send('propagated parent on a failing start', { port, method: 'POST', path: '/api/hooks/session-start', headers: { ...bearer(token), 'x-agent-session-id': SECRET, 'x-baton-runtime-path': SECRET }, body: { sessionKey: 'leak-8' } });
+      await send('content-type secret', {
+        port,
+        method: 'POST',
+        path: '/api/hooks/remember',
+        headers: { ...bearer(token), 'content-type': `text/${SECRET}` },
+        body: '{}',
+      });
+      await send('propagated parent on a failing start', {
+        port,
+        method: 'POST',
+        path: '/api/hooks/session-start',
+        headers: { ...bearer(token), 'x-agent-session-id': SECRET, 'x-baton-runtime-path': SECRET },
+        body: { sessionKey: 'leak-8' },
+      });
       // An oversized body (Content-Length over the cap): refused with 413 before it is read.
-      const big = await rawSocket(port, `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"content":"${SECRET}`, { waitMs: 3000, untilData: true });
+      const big = await rawSocket(
+        port,
+        `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"content":"${SECRET}`,
+        { waitMs: 3000, untilData: true },
+      );
       assert.match(big.text, /^HTTP\/1\.1 413 /, big.text.slice(0, 100));
 
       // Raw request lines: absolute-form targets with userinfo, duplicate headers, malformed requests.
@@ -194,7 +239,11 @@ describe('logs that cannot leak (baton serve + dist/hook.js, real processes on 1
         statuses.push(`raw ${r.text.slice(9, 12)}`);
       }
       // An upload cut off halfway.
-      await rawSocket(port, `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"harness":"claude-code","content":"${SECRET}`, { waitMs: 300 });
+      await rawSocket(
+        port,
+        `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"harness":"claude-code","content":"${SECRET}`,
+        { waitMs: 300 },
+      );
       // MCP calls that fail inside the SDK.
       for (const body of [
         { jsonrpc: '2.0', id: 1, method: SECRET, params: { x: SECRET } },
@@ -259,10 +308,23 @@ describe('logs that cannot leak (baton serve + dist/hook.js, real processes on 1
         if (text.includes(CONTROL)) controlSeen = true;
       }
     }
-    assert.ok(files.some((f) => f.endsWith('hooks.log')), `hooks.log was written: ${files.join(', ')}`);
-    assert.ok(controlSeen, `the control value stored by a successful request is found in the data dir (${files.map((f) => path.relative(dataDir, f)).join(', ')}), so the search sees stored data`);
+    assert.ok(
+      files.some((f) => f.endsWith('hooks.log')),
+      `hooks.log was written: ${files.join(', ')}`,
+    );
+    assert.ok(
+      controlSeen,
+      `the control value stored by a successful request is found in the data dir (${files.map((f) => path.relative(dataDir, f)).join(', ')}), so the search sees stored data`,
+    );
     assert.deepEqual(found, [], 'no file of the data dir carries the secret');
-    assert.deepEqual(leaksIn(serverLog), [], `the server log carries the secret:\n${serverLog.split('\n').filter((l) => leaksIn(l).length).join('\n')}`);
+    assert.deepEqual(
+      leaksIn(serverLog),
+      [],
+      `the server log carries the secret:\n${serverLog
+        .split('\n')
+        .filter((l) => leaksIn(l).length)
+        .join('\n')}`,
+    );
     assert.ok(statuses.length >= 75, `enough failure paths were exercised (${statuses.length})`);
   });
 

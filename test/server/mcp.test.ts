@@ -8,7 +8,9 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 async function connect(daemon: Daemon, headers: Record<string, string> = {}, token = daemon.token): Promise<Client> {
   const client = new Client({ name: 'baton-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${daemon.server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }),
+  );
   return client;
 }
 
@@ -23,10 +25,24 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
   before(async () => {
     daemon = await startDaemon({ dataDir: tempDir(), port: 0 });
     const post = (route: string, body: unknown) =>
-      fetch(daemon.server.url + route, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'parent', project: '/repo', userPrompt: 'Deploy plan uses blue-green with CANARY-88' });
+      fetch(daemon.server.url + route, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await post('/api/hooks/user-prompt-submit', {
+      harness: 'claude-code',
+      sessionKey: 'parent',
+      project: '/repo',
+      userPrompt: 'Deploy plan uses blue-green with CANARY-88',
+    });
     await post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'parent/agent-1', parentSessionKey: 'parent', project: '/repo' });
-    await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'other', project: '/repo', userPrompt: 'unrelated CANARY-88 mention elsewhere' });
+    await post('/api/hooks/user-prompt-submit', {
+      harness: 'claude-code',
+      sessionKey: 'other',
+      project: '/repo',
+      userPrompt: 'unrelated CANARY-88 mention elsewhere',
+    });
   });
   after(async () => {
     await daemon.stop();
@@ -43,7 +59,10 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
   it('defaults to the parent session when the caller is a sub-agent (X-Agent-Session-Id)', async () => {
     const client = await connect(daemon, { 'x-agent-session-id': 'parent/agent-1' });
     const search = await client.callTool({ name: 'session_search', arguments: { query: 'canary' } });
-    assert.deepEqual((search.structuredContent as { hits: Array<{ sessionKey: string }> }).hits.map((h) => h.sessionKey), ['parent']);
+    assert.deepEqual(
+      (search.structuredContent as { hits: Array<{ sessionKey: string }> }).hits.map((h) => h.sessionKey),
+      ['parent'],
+    );
     const transcript = await client.callTool({ name: 'session_transcript', arguments: {} });
     assert.equal(textOf(transcript), 'User: Deploy plan uses blue-green with CANARY-88');
     const inherited = await client.callTool({ name: 'inherited_context', arguments: {} });
@@ -71,7 +90,12 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
     await assert.rejects(connect(daemon, {}, 'wrong-token'));
     const res = await fetch(`${daemon.server.url}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example' },
+      headers: {
+        authorization: `Bearer ${daemon.token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        origin: 'http://evil.example',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(res.status, 403);

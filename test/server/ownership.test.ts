@@ -94,7 +94,14 @@ describe('sessions belong to their agent (every write route, real server)', func
       assert.doesNotMatch(asA.content, /B-ONE|B-TWO/, `A never reads B's isolated turns (${when})`);
       // The admin sees both sessions of the key.
       const list = ok(await get(port, admin, '/api/sessions?limit=100'), `admin lists (${when})`).json.sessions as Array<{ key: string; agentId: string }>;
-      assert.deepEqual(list.filter((s) => s.key === 'bsess').map((s) => s.agentId).sort(), ['bob', 'iso'], `admin sees both (${when})`);
+      assert.deepEqual(
+        list
+          .filter((s) => s.key === 'bsess')
+          .map((s) => s.agentId)
+          .sort(),
+        ['bob', 'iso'],
+        `admin sees both (${when})`,
+      );
     };
     await check('live');
     await daemon.stop();
@@ -106,7 +113,11 @@ describe('sessions belong to their agent (every write route, real server)', func
   const sessionWrites: Array<{ route: (key: string) => string; body: (key: string) => object; createsOwn: boolean }> = [
     { route: () => '/api/hooks/session-start', body: (key) => ({ harness: HARNESS, sessionKey: key }), createsOwn: true },
     { route: () => '/api/hooks/user-prompt-submit', body: (key) => ({ harness: HARNESS, sessionKey: key, userMessage: 'INTRUDER prompt' }), createsOwn: true },
-    { route: () => '/api/hooks/session-end', body: (key) => ({ harness: HARNESS, sessionKey: key, userMessage: 'INTRUDER end', status: 'failed' }), createsOwn: true },
+    {
+      route: () => '/api/hooks/session-end',
+      body: (key) => ({ harness: HARNESS, sessionKey: key, userMessage: 'INTRUDER end', status: 'failed' }),
+      createsOwn: true,
+    },
     { route: () => '/api/hooks/session-checkpoint-extract', body: (key) => ({ harness: HARNESS, sessionKey: key }), createsOwn: false },
     { route: () => '/api/hooks/compaction-complete', body: (key) => ({ harness: HARNESS, sessionKey: key, summary: 'INTRUDER summary' }), createsOwn: false },
     { route: (key) => `/api/sessions/${encodeURIComponent(key)}/bypass`, body: () => ({ enabled: true }), createsOwn: false },
@@ -130,7 +141,10 @@ describe('sessions belong to their agent (every write route, real server)', func
   /** Every agent holding a session of `key`. */
   async function holders(key: string): Promise<string[]> {
     const { sessions } = await daemon.store.read('listSessions', { scope: 'all', limit: 10_000 });
-    return sessions.filter((x) => x.key === key).map((x) => x.agentId).sort();
+    return sessions
+      .filter((x) => x.key === key)
+      .map((x) => x.agentId)
+      .sort();
   }
 
   for (const writer of writers) {
@@ -144,8 +158,18 @@ describe('sessions belong to their agent (every write route, real server)', func
           const key = `own-${writer.agentId}-${owner.agentId}-${w}`;
           // The owner's session: a start, a long prompt (so a checkpoint-extract has something), a checkpoint.
           ok(await post(port, owner.write(), '/api/hooks/session-start', { harness: HARNESS, sessionKey: key }), 'owner starts');
-          ok(await post(port, owner.write(), '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: key, userMessage: `OWNER words ${'x'.repeat(600)}` }), 'owner prompt');
-          ok(await post(port, owner.write(), '/api/hooks/compaction-complete', { harness: HARNESS, sessionKey: key, summary: 'OWNER summary' }), 'owner checkpoint');
+          ok(
+            await post(port, owner.write(), '/api/hooks/user-prompt-submit', {
+              harness: HARNESS,
+              sessionKey: key,
+              userMessage: `OWNER words ${'x'.repeat(600)}`,
+            }),
+            'owner prompt',
+          );
+          ok(
+            await post(port, owner.write(), '/api/hooks/compaction-complete', { harness: HARNESS, sessionKey: key, summary: 'OWNER summary' }),
+            'owner checkpoint',
+          );
           const before = await ownedState(daemon.store, owner.agentId, key);
           assert.ok(before, 'the owner has its session');
 
@@ -171,10 +195,18 @@ describe('sessions belong to their agent (every write route, real server)', func
             }
           }
           // The owner goes on writing into its own row, never into the writer's newer one.
-          ok(await post(port, owner.write(), '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: key, userMessage: 'OWNER again' }), 'owner again');
+          ok(
+            await post(port, owner.write(), '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: key, userMessage: 'OWNER again' }),
+            'owner again',
+          );
           const after = await ownedState(daemon.store, owner.agentId, key);
           assert.match(after!.transcript, /OWNER words[\s\S]*OWNER again/);
-          if (theirs) assert.deepEqual((await ownedState(daemon.store, writer.agentId, key))?.transcript, theirs.transcript, "the owner's write did not land in the writer's row");
+          if (theirs)
+            assert.deepEqual(
+              (await ownedState(daemon.store, writer.agentId, key))?.transcript,
+              theirs.transcript,
+              "the owner's write did not land in the writer's row",
+            );
 
           await daemon.stop();
           await start();
@@ -195,7 +227,10 @@ describe('sessions belong to their agent (every write route, real server)', func
   });
 
   it("a sub-agent started by an agent token stays in that agent, even when its parent is a shared agent's session", async () => {
-    ok(await post(port, tokens.shared.token, '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: 'shared-parent', userMessage: 'PARENT context' }), 'parent');
+    ok(
+      await post(port, tokens.shared.token, '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: 'shared-parent', userMessage: 'PARENT context' }),
+      'parent',
+    );
     const child = ok(
       await post(port, tokens.bob.token, '/api/hooks/session-start', { harness: HARNESS, sessionKey: 'bob-child', parentSessionKey: 'shared-parent' }),
       'child',
@@ -206,7 +241,7 @@ describe('sessions belong to their agent (every write route, real server)', func
     assert.equal(await daemon.store.read('writableSession', { agentId: 'shared', key: 'bob-child' }), null, 'no row was created in the shared agent');
   });
 
-  it("runs and deliveries: another agent cannot change a run or take its callback delivery; the admin can", async () => {
+  it('runs and deliveries: another agent cannot change a run or take its callback delivery; the admin can', async () => {
     ok(await post(port, tokens.iso.token, '/api/hooks/session-start', { harness: HARNESS, sessionKey: 'iso-parent' }), 'iso parent');
     const run = ok(
       await post(port, tokens.iso.token, '/api/runs', { runner: 'external', parentSessionKey: 'iso-parent', executionMode: 'ASYNC_CALLBACK', prompt: 'work' }),
@@ -253,7 +288,10 @@ describe('sessions belong to their agent (every write route, real server)', func
     assert.equal((await ownedState(daemon.store, 'iso', 'iso-only'))!.session.bypassed, true);
     assert.equal((await ownedState(daemon.store, 'default', 'iso-only'))!.session.bypassed, false);
     // The admin reads every agent's session, and may inherit from an isolated parent.
-    const child = ok(await post(port, admin, '/api/hooks/session-start', { harness: HARNESS, sessionKey: 'admin-child', parentSessionKey: 'bsess', agentId: 'default' }), 'child').json;
+    const child = ok(
+      await post(port, admin, '/api/hooks/session-start', { harness: HARNESS, sessionKey: 'admin-child', parentSessionKey: 'bsess', agentId: 'default' }),
+      'child',
+    ).json;
     assert.equal(child.agentId, 'default');
   });
 });

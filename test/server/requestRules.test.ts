@@ -9,7 +9,17 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { MAX_JSON_DEPTH } from '../../src/core/safeJson';
-import { LOOPBACK, assertStoreUnchanged, bearer, rawRequest, rawSocket, startTestServer, storeState, type RawResponse, type TestServer } from '../helpers/server';
+import {
+  LOOPBACK,
+  assertStoreUnchanged,
+  bearer,
+  rawRequest,
+  rawSocket,
+  startTestServer,
+  storeState,
+  type RawResponse,
+  type TestServer,
+} from '../helpers/server';
 import { CLI, ROOT } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
@@ -72,7 +82,12 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms).unref())]);
 }
 
-const MCP_INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rules-test', version: '1.0.0' } } };
+const MCP_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rules-test', version: '1.0.0' } },
+};
 
 describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
   this.timeout(60_000);
@@ -80,7 +95,13 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
 
   before(async () => {
     s = await startTestServer();
-    const seeded = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/user-prompt-submit', headers: bearer(s.token), body: { harness: HARNESS, sessionKey: 'rules-seed', userMessage: 'seed' } });
+    const seeded = await rawRequest({
+      port: s.port,
+      method: 'POST',
+      path: '/api/hooks/user-prompt-submit',
+      headers: bearer(s.token),
+      body: { harness: HARNESS, sessionKey: 'rules-seed', userMessage: 'seed' },
+    });
     assert.equal(seeded.status, 200, seeded.text);
   });
   after(async () => {
@@ -106,7 +127,13 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
           ['/api/hooks/user-prompt-submit', deep],
         ];
         for (const [route, body] of cases) {
-          const res = await rawRequest({ port: s.port, method: 'POST', path: route, headers: { ...bearer(s.token), 'content-type': 'application/json' }, body });
+          const res = await rawRequest({
+            port: s.port,
+            method: 'POST',
+            path: route,
+            headers: { ...bearer(s.token), 'content-type': 'application/json' },
+            body,
+          });
           assertJsonError(res, 400, `POST ${route} nested ${depth} levels`);
           assert.equal(res.json.code, 'invalid_request');
           assert.match(res.json.error, new RegExp(`nesting-depth limit is ${MAX_JSON_DEPTH}\\b`), `POST ${route}: names the limit: ${res.json.error}`);
@@ -128,11 +155,29 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
 
     it('accepts nesting right at the limit, refuses one level more, and does not count brackets inside strings', async () => {
       // The body object is level 1, so `more` may hold MAX_JSON_DEPTH - 1 levels.
-      const atLimit = await rawRequest({ port: s.port, method: 'POST', path: '/api/sessions/search', headers: { ...bearer(s.token), 'content-type': 'application/json' }, body: `{"query":"seed","more":${nested(MAX_JSON_DEPTH - 1)}}` });
+      const atLimit = await rawRequest({
+        port: s.port,
+        method: 'POST',
+        path: '/api/sessions/search',
+        headers: { ...bearer(s.token), 'content-type': 'application/json' },
+        body: `{"query":"seed","more":${nested(MAX_JSON_DEPTH - 1)}}`,
+      });
       assert.equal(atLimit.status, 200, atLimit.text);
-      const over = await rawRequest({ port: s.port, method: 'POST', path: '/api/sessions/search', headers: { ...bearer(s.token), 'content-type': 'application/json' }, body: `{"query":"seed","more":${nested(MAX_JSON_DEPTH)}}` });
+      const over = await rawRequest({
+        port: s.port,
+        method: 'POST',
+        path: '/api/sessions/search',
+        headers: { ...bearer(s.token), 'content-type': 'application/json' },
+        body: `{"query":"seed","more":${nested(MAX_JSON_DEPTH)}}`,
+      });
       assertJsonError(over, 400, 'one level over the limit');
-      const inString = await rawRequest({ port: s.port, method: 'POST', path: '/api/sessions/search', headers: bearer(s.token), body: { query: 'seed', note: '[{'.repeat(20_000) + '\\"[' } });
+      const inString = await rawRequest({
+        port: s.port,
+        method: 'POST',
+        path: '/api/sessions/search',
+        headers: bearer(s.token),
+        body: { query: 'seed', note: '[{'.repeat(20_000) + '\\"[' },
+      });
       assert.equal(inString.status, 200, `brackets inside a string are text: ${inString.text.slice(0, 200)}`);
     });
   });
@@ -152,7 +197,11 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
       ];
       for (const target of targets) {
         for (const method of ['GET', 'OPTIONS']) {
-          const raw = await rawSocket(s.port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`, { waitMs: 5000 });
+          const raw = await rawSocket(
+            s.port,
+            `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`,
+            { waitMs: 5000 },
+          );
           const { status, json } = parseRaw(raw.text);
           assert.equal(status, 400, `${method} ${target}: ${raw.text.slice(0, 200)}`);
           assert.equal(json?.code, 'invalid_request', `${method} ${target}: a JSON error`);
@@ -179,7 +228,10 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
         ['Authorization', `Bearer ${s.token}`, 'Bearer other'],
       ];
       for (const [name, first, second] of pairs) {
-        const headers = name.toLowerCase() === 'host' ? `${name}: ${first}\r\n${name.toUpperCase()}: ${second}\r\nAuthorization: Bearer ${s.token}` : `Host: ${good}\r\n${name}: ${first}\r\n${name}: ${second}`;
+        const headers =
+          name.toLowerCase() === 'host'
+            ? `${name}: ${first}\r\n${name.toUpperCase()}: ${second}\r\nAuthorization: Bearer ${s.token}`
+            : `Host: ${good}\r\n${name}: ${first}\r\n${name}: ${second}`;
         for (const route of ['/api/sessions', '/api/health']) {
           const raw = await rawSocket(s.port, `GET ${route} HTTP/1.1\r\n${headers}\r\nConnection: close\r\n\r\n`, { waitMs: 5000 });
           const { status, json } = parseRaw(raw.text);
@@ -191,16 +243,38 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
     });
 
     it('compares Sec-Fetch-Site case-insensitively and refuses lists: only a single same-origin or none passes', async () => {
-      const refused = ['CROSS-SITE', 'Cross-Site', 'cross-site', 'same-site', 'SAME-SITE', 'cross-site, none', 'none, cross-site', 'same-origin, same-origin', 'none,none', '', 'nonsense'];
+      const refused = [
+        'CROSS-SITE',
+        'Cross-Site',
+        'cross-site',
+        'same-site',
+        'SAME-SITE',
+        'cross-site, none',
+        'none, cross-site',
+        'same-origin, same-origin',
+        'none,none',
+        '',
+        'nonsense',
+      ];
       for (const site of refused) {
         const res = await rawRequest({ port: s.port, path: '/api/sessions', headers: { ...bearer(s.token), 'sec-fetch-site': site } });
         assert.ok(res.status === 403 || res.status === 400, `Sec-Fetch-Site "${site}" must be refused: ${res.status} ${res.text.slice(0, 200)}`);
         assert.equal(typeof res.json?.error, 'string');
-        const write = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/session-start', headers: { ...bearer(s.token), 'sec-fetch-site': site }, body: { harness: HARNESS, sessionKey: 'from-a-page' } });
+        const write = await rawRequest({
+          port: s.port,
+          method: 'POST',
+          path: '/api/hooks/session-start',
+          headers: { ...bearer(s.token), 'sec-fetch-site': site },
+          body: { harness: HARNESS, sessionKey: 'from-a-page' },
+        });
         assert.ok(write.status === 403 || write.status === 400, `POST with Sec-Fetch-Site "${site}": ${write.status}`);
       }
       // Two separate headers, each harmless alone.
-      const twice = await rawSocket(s.port, `GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nAuthorization: Bearer ${s.token}\r\nSec-Fetch-Site: none\r\nSec-Fetch-Site: cross-site\r\nConnection: close\r\n\r\n`, { waitMs: 5000 });
+      const twice = await rawSocket(
+        s.port,
+        `GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nAuthorization: Bearer ${s.token}\r\nSec-Fetch-Site: none\r\nSec-Fetch-Site: cross-site\r\nConnection: close\r\n\r\n`,
+        { waitMs: 5000 },
+      );
       assert.ok([400, 403].includes(parseRaw(twice.text).status), twice.text.slice(0, 200));
       for (const site of ['same-origin', 'SAME-ORIGIN', 'none', 'None', ' none ']) {
         const res = await rawRequest({ port: s.port, path: '/api/sessions', headers: { ...bearer(s.token), 'sec-fetch-site': site } });
@@ -211,10 +285,23 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
 
     it('applies one Host rule, case-insensitive, to REST and /mcp alike', async () => {
       const accepted = [`127.0.0.1:${s.port}`, `localhost:${s.port}`, `LOCALHOST:${s.port}`, `LocalHost:${s.port}`, `[::1]:${s.port}`];
-      const refused = [`evil.example:${s.port}`, `localhost:${s.port === 65535 ? s.port - 1 : s.port + 1}`, 'localhost', '127.0.0.1', `LOCALHOST.:${s.port}`, `127.0.0.1:${s.port}@evil.example`];
+      const refused = [
+        `evil.example:${s.port}`,
+        `localhost:${s.port === 65535 ? s.port - 1 : s.port + 1}`,
+        'localhost',
+        '127.0.0.1',
+        `LOCALHOST.:${s.port}`,
+        `127.0.0.1:${s.port}@evil.example`,
+      ];
       for (const host of [...accepted, ...refused]) {
         const rest = await rawRequest({ port: s.port, path: '/api/sessions', headers: { ...bearer(s.token), host } });
-        const mcp = await rawRequest({ port: s.port, method: 'POST', path: '/mcp', headers: { ...bearer(s.token), host, accept: 'application/json, text/event-stream' }, body: MCP_INITIALIZE });
+        const mcp = await rawRequest({
+          port: s.port,
+          method: 'POST',
+          path: '/mcp',
+          headers: { ...bearer(s.token), host, accept: 'application/json, text/event-stream' },
+          body: MCP_INITIALIZE,
+        });
         const want = accepted.includes(host) ? 200 : 403;
         assert.equal(rest.status, want, `REST with Host "${host}": ${rest.text.slice(0, 200)}`);
         assert.equal(mcp.status, want, `/mcp with Host "${host}": ${mcp.text.slice(0, 200)}`);
@@ -251,11 +338,23 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
         assert.equal(res.json.code, 'invalid_request');
         assert.ok(res.json.error.includes(field), `claude-code ${JSON.stringify(body)}: the error names ${field}: ${res.json.error}`);
       }
-      const empty = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/claude-code', headers: { ...bearer(s.token), 'content-type': 'application/json' }, body: '' });
+      const empty = await rawRequest({
+        port: s.port,
+        method: 'POST',
+        path: '/api/hooks/claude-code',
+        headers: { ...bearer(s.token), 'content-type': 'application/json' },
+        body: '',
+      });
       assertJsonError(empty, 400, 'empty claude-code body');
       await assertStoreUnchanged(s.store, before, 'bad claude-code payloads');
       // Control: a well-formed payload is served.
-      const ok = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/claude-code', headers: bearer(s.token), body: { hook_event_name: 'SessionStart', session_id: 'cc-ok-1', cwd: '/repo', source: 'startup' } });
+      const ok = await rawRequest({
+        port: s.port,
+        method: 'POST',
+        path: '/api/hooks/claude-code',
+        headers: bearer(s.token),
+        body: { hook_event_name: 'SessionStart', session_id: 'cc-ok-1', cwd: '/repo', source: 'startup' },
+      });
       assert.equal(ok.status, 200, ok.text);
       assert.equal((await s.store.read('getSession', { scope: 'all', key: 'cc-ok-1' }))?.harness, HARNESS);
     });
@@ -288,14 +387,35 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
     it('refuses keys with lone surrogates (400) and echoes well-formed keys exactly as given', async () => {
       const before = await storeState(s.store);
       for (const escaped of ['\\ud800', 'a\\udfffb', '\\udc00\\ud800', 'x\\ud83d']) {
-        for (const [route, field] of [['/api/hooks/session-start', 'sessionKey'], ['/api/hooks/user-prompt-submit', 'sessionKey']]) {
-          const res = await rawRequest({ port: s.port, method: 'POST', path: route, headers: { ...bearer(s.token), 'content-type': 'application/json' }, body: `{"harness":"${HARNESS}","sessionKey":"${escaped}","userMessage":"hi"}` });
+        for (const [route, field] of [
+          ['/api/hooks/session-start', 'sessionKey'],
+          ['/api/hooks/user-prompt-submit', 'sessionKey'],
+        ]) {
+          const res = await rawRequest({
+            port: s.port,
+            method: 'POST',
+            path: route,
+            headers: { ...bearer(s.token), 'content-type': 'application/json' },
+            body: `{"harness":"${HARNESS}","sessionKey":"${escaped}","userMessage":"hi"}`,
+          });
           assertJsonError(res, 400, `POST ${route} key "${escaped}"`);
           assert.ok(res.json.error.includes(field) && /surrogate/.test(res.json.error), res.json.error);
         }
-        const cc = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/claude-code', headers: { ...bearer(s.token), 'content-type': 'application/json' }, body: `{"hook_event_name":"SessionStart","session_id":"${escaped}"}` });
+        const cc = await rawRequest({
+          port: s.port,
+          method: 'POST',
+          path: '/api/hooks/claude-code',
+          headers: { ...bearer(s.token), 'content-type': 'application/json' },
+          body: `{"hook_event_name":"SessionStart","session_id":"${escaped}"}`,
+        });
         assertJsonError(cc, 400, `claude-code session_id "${escaped}"`);
-        const agent = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/claude-code', headers: { ...bearer(s.token), 'content-type': 'application/json' }, body: `{"hook_event_name":"SubagentStart","session_id":"ok-root","agent_id":"${escaped}"}` });
+        const agent = await rawRequest({
+          port: s.port,
+          method: 'POST',
+          path: '/api/hooks/claude-code',
+          headers: { ...bearer(s.token), 'content-type': 'application/json' },
+          body: `{"hook_event_name":"SubagentStart","session_id":"ok-root","agent_id":"${escaped}"}`,
+        });
         assertJsonError(agent, 400, `claude-code agent_id "${escaped}"`);
       }
       // The same keys percent-encoded in a path (not valid UTF-8): refused the same way.
@@ -312,7 +432,13 @@ describe('endpoint request rules (real HTTP on 127.0.0.1)', function () {
       }
       await assertStoreUnchanged(s.store, before, 'lone surrogates');
       for (const key of ['emoji-\u{1F600}-key', 'a.b', '...', '.hidden', 'ü/agent-ß']) {
-        const start = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/session-start', headers: bearer(s.token), body: { harness: HARNESS, sessionKey: key } });
+        const start = await rawRequest({
+          port: s.port,
+          method: 'POST',
+          path: '/api/hooks/session-start',
+          headers: bearer(s.token),
+          body: { harness: HARNESS, sessionKey: key },
+        });
         assert.equal(start.status, 200, `key ${JSON.stringify(key)}: ${start.text.slice(0, 200)}`);
         const got = await rawRequest({ port: s.port, path: `/api/sessions/${encodeURIComponent(key)}`, headers: bearer(s.token) });
         assert.equal(got.status, 200, `GET key ${JSON.stringify(key)}: ${got.text.slice(0, 200)}`);

@@ -33,7 +33,13 @@ describe('sub-agent runs (real HTTP, real store)', function () {
       assert.equal((await post(daemon, '/api/runs', { id, status: 'running' })).status, 200);
       assert.equal((await post(daemon, '/api/runs', { id, resultContent: 'partial' })).status, 200, 'a running run may still change');
       assert.equal((await post(daemon, '/api/runs', { id, status: 'completed', resultContent: 'DONE' })).status, 200);
-      for (const change of [{ resultContent: 'rewritten' }, { status: 'failed', error: 'x' }, { status: 'completed', resultContent: 'again' }, { outputTokens: 5 }, { files: ["a.ts"] }]) {
+      for (const change of [
+        { resultContent: 'rewritten' },
+        { status: 'failed', error: 'x' },
+        { status: 'completed', resultContent: 'again' },
+        { outputTokens: 5 },
+        { files: ['a.ts'] },
+      ]) {
         const res = await post(daemon, '/api/runs', { id, ...change });
         assert.equal(res.status, 409, `${JSON.stringify(change)}: ${JSON.stringify(res.body)}`);
       }
@@ -64,13 +70,15 @@ describe('ASYNC_CALLBACK results reach a harness parent at its next prompt (real
       await post(daemon, '/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'cc-parent', project: '/repo' });
       const ids: string[] = [];
       for (const result of ['RESULT ALPHA', 'RESULT BETA']) {
-        const id = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_CALLBACK', prompt: 'work' })).body.id;
+        const id = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_CALLBACK', prompt: 'work' }))
+          .body.id;
         await post(daemon, '/api/runs', { id, status: 'running' });
         assert.equal((await post(daemon, '/api/runs', { id, status: 'completed', resultContent: result })).status, 200);
         ids.push(id);
       }
       // An ASYNC_POLL run of the same parent is never delivered.
-      const poll = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_POLL', prompt: 'poll' })).body.id;
+      const poll = (await post(daemon, '/api/runs', { runner: 'external', parentSessionKey: 'cc-parent', executionMode: 'ASYNC_POLL', prompt: 'poll' })).body
+        .id;
       await post(daemon, '/api/runs', { id: poll, status: 'failed', error: 'POLL ONLY' });
       // A transcript sync (the Stop hook) is not a prompt: nothing is taken.
       const sync = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'cc-parent', lastAssistantMessage: 'ok' });
@@ -101,7 +109,10 @@ describe('MEMORY.md Global Head (real HTTP, real store)', function () {
   it("lists the agent's stored memories instead of '(none yet)'", async () => {
     const daemon = await startDaemon({ dataDir: tempDir(), port: 0 });
     try {
-      assert.equal((await post(daemon, '/api/hooks/remember', { harness: 'claude-code', content: 'The user prefers dark mode in every UI', importance: 0.9 })).status, 200);
+      assert.equal(
+        (await post(daemon, '/api/hooks/remember', { harness: 'claude-code', content: 'The user prefers dark mode in every UI', importance: 0.9 })).status,
+        200,
+      );
       const synth = await post(daemon, '/api/hooks/synthesis', {});
       assert.equal(synth.status, 200, JSON.stringify(synth.body));
       const text = JSON.stringify(synth.body);

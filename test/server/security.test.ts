@@ -147,12 +147,30 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
 
   before(async () => {
     s = await startTestServer();
-    expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: s.token, body: { harness: HARNESS, sessionKey: KEY, project: '/proj/seed' } }), 'seed start');
     expectOk(
-      await send(s.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: s.token, body: { harness: HARNESS, sessionKey: KEY, userMessage: 'seed prompt about pelicans' } }),
+      await send(s.port, {
+        method: 'POST',
+        path: '/api/hooks/session-start',
+        token: s.token,
+        body: { harness: HARNESS, sessionKey: KEY, project: '/proj/seed' },
+      }),
+      'seed start',
+    );
+    expectOk(
+      await send(s.port, {
+        method: 'POST',
+        path: '/api/hooks/user-prompt-submit',
+        token: s.token,
+        body: { harness: HARNESS, sessionKey: KEY, userMessage: 'seed prompt about pelicans' },
+      }),
       'seed prompt',
     );
-    const compact = await send(s.port, { method: 'POST', path: '/api/hooks/compaction-complete', token: s.token, body: { harness: HARNESS, sessionKey: KEY, summary: 'seed summary about pelicans' } });
+    const compact = await send(s.port, {
+      method: 'POST',
+      path: '/api/hooks/compaction-complete',
+      token: s.token,
+      body: { harness: HARNESS, sessionKey: KEY, summary: 'seed summary about pelicans' },
+    });
     expectOk(compact, 'seed compaction');
     summaryId = compact.json.summaryId;
     assert.equal(typeof summaryId, 'string');
@@ -186,7 +204,10 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     });
 
     it('refuses every POST and DELETE route with 401 for the same tokens, before reading the body, and changes nothing', async () => {
-      const routes: Array<[string, string, object | undefined]> = [...postRoutes().map(([p, b]) => ['POST', p, b] as [string, string, object]), ['DELETE', '/api/tokens/some-token-id', undefined]];
+      const routes: Array<[string, string, object | undefined]> = [
+        ...postRoutes().map(([p, b]) => ['POST', p, b] as [string, string, object]),
+        ['DELETE', '/api/tokens/some-token-id', undefined],
+      ];
       for (const [method, route, body] of routes) {
         const before = await storeState(s.store);
         for (const [label, headers] of badAuth(s.token)) {
@@ -201,7 +222,12 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       const before = await storeState(s.store);
       for (const q of [`?token=${s.token}`, `?access_token=${s.token}`, `?authorization=Bearer%20${s.token}`]) {
         expectError(await send(s.port, { path: `/api/sessions${q}` }), 401, 'unauthorized', `GET /api/sessions${q.split('=')[0]}`);
-        expectError(await send(s.port, { method: 'POST', path: `/api/hooks/session-start${q}`, body: { harness: HARNESS, sessionKey: 'via-query' } }), 401, 'unauthorized', 'POST session-start with query token');
+        expectError(
+          await send(s.port, { method: 'POST', path: `/api/hooks/session-start${q}`, body: { harness: HARNESS, sessionKey: 'via-query' } }),
+          401,
+          'unauthorized',
+          'POST session-start with query token',
+        );
       }
       await assertStoreUnchanged(s.store, before, 'query-string tokens');
     });
@@ -316,7 +342,16 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     ];
 
     it('refuses any Origin header (null, its own origin, a webview, another site, empty) with 403 and changes nothing', async () => {
-      const origins = ['null', `http://127.0.0.1:${s.port}`, `http://localhost:${s.port}`, `http://[::1]:${s.port}`, 'vscode-webview://x', 'https://evil.com', 'file://', ''];
+      const origins = [
+        'null',
+        `http://127.0.0.1:${s.port}`,
+        `http://localhost:${s.port}`,
+        `http://[::1]:${s.port}`,
+        'vscode-webview://x',
+        'https://evil.com',
+        'file://',
+        '',
+      ];
       for (const [method, route, body] of originRequests()) {
         const before = await storeState(s.store);
         for (const origin of origins) {
@@ -343,7 +378,16 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
 
     it('never answers an OPTIONS preflight successfully, and never with CORS headers', async () => {
       const before = await storeState(s.store);
-      const paths = ['/api/health', '/api/sessions', '/api/hooks/session-start', '/api/hooks/remember', '/api/tokens', `/api/sessions/${KEY}/bypass`, '/api/sessions/search', '/api/events'];
+      const paths = [
+        '/api/health',
+        '/api/sessions',
+        '/api/hooks/session-start',
+        '/api/hooks/remember',
+        '/api/tokens',
+        `/api/sessions/${KEY}/bypass`,
+        '/api/sessions/search',
+        '/api/events',
+      ];
       for (const p of paths) {
         const preflight = await send(s.port, {
           method: 'OPTIONS',
@@ -369,7 +413,15 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
   // ----------------------------------------------------------------------------------------------
   describe('4. POST bodies must be application/json', () => {
     it('answers 415 for text/plain, form-urlencoded, multipart, text/json or no Content-Type on every POST route, and changes nothing', async () => {
-      const types: Array<string | undefined> = ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json', 'application/json-patch+json', undefined];
+      const types: Array<string | undefined> = [
+        'text/plain',
+        'text/plain;charset=UTF-8',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'text/json',
+        'application/json-patch+json',
+        undefined,
+      ];
       for (const [route, body] of postRoutes()) {
         const before = await storeState(s.store);
         for (const type of types) {
@@ -381,7 +433,13 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     });
 
     it('accepts application/json; charset=utf-8', async () => {
-      const search = await send(s.port, { method: 'POST', path: '/api/sessions/search', token: s.token, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ query: 'pelicans' }) });
+      const search = await send(s.port, {
+        method: 'POST',
+        path: '/api/sessions/search',
+        token: s.token,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ query: 'pelicans' }),
+      });
       expectOk(search, 'search with charset');
       const before = await storeState(s.store);
       const start = await send(s.port, {
@@ -443,7 +501,13 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         assert.ok(res.json.error.includes(field), `POST ${route} ${JSON.stringify(body)}: the error must name "${field}": ${res.json.error}`);
       }
       // An empty body with the JSON type is an empty object: still a schema error naming the field.
-      const empty = await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: s.token, headers: { 'content-type': 'application/json' }, body: '' });
+      const empty = await send(s.port, {
+        method: 'POST',
+        path: '/api/hooks/session-start',
+        token: s.token,
+        headers: { 'content-type': 'application/json' },
+        body: '',
+      });
       expectError(empty, 400, 'invalid_request', 'empty body');
       assert.match(empty.json.error, /harness/);
       await assertStoreUnchanged(s.store, before, 'schema errors');
@@ -464,8 +528,22 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         [{ method: 'PUT', path: '/api/sessions', token: s.token, body: {} }, 400, 'invalid_request'],
         [{ method: 'DELETE', path: '/api/sessions', token: s.token }, 400, 'invalid_request'],
         [{ method: 'POST', path: '/api/sessions/summaries/expand', token: s.token, body: { id: 'nope' } }, 404, 'not_found'],
-        [{ method: 'POST', path: '/api/hooks/session-start', token: s.token, headers: { 'content-type': 'application/json' }, body: '{"harness": "claude-code",' }, 400, 'invalid_request'],
-        [{ method: 'POST', path: '/api/hooks/session-start', token: s.token, headers: { 'content-type': 'text/plain' }, body: '{}' }, 415, 'unsupported_media_type'],
+        [
+          {
+            method: 'POST',
+            path: '/api/hooks/session-start',
+            token: s.token,
+            headers: { 'content-type': 'application/json' },
+            body: '{"harness": "claude-code",',
+          },
+          400,
+          'invalid_request',
+        ],
+        [
+          { method: 'POST', path: '/api/hooks/session-start', token: s.token, headers: { 'content-type': 'text/plain' }, body: '{}' },
+          415,
+          'unsupported_media_type',
+        ],
         [{ path: '/api/sessions' }, 401, 'unauthorized'],
         [{ path: '/api/sessions', token: s.token, headers: { origin: 'null' } }, 403, 'forbidden'],
       ];
@@ -517,7 +595,12 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     });
 
     it('the token response describes the token, and each token is distinct from the admin token', async () => {
-      const res = await send(s.port, { method: 'POST', path: '/api/tokens', token: s.token, body: { agentId: 'frank', permissions: ['recall'], readPolicy: 'isolated' } });
+      const res = await send(s.port, {
+        method: 'POST',
+        path: '/api/tokens',
+        token: s.token,
+        body: { agentId: 'frank', permissions: ['recall'], readPolicy: 'isolated' },
+      });
       expectOk(res, 'create frank');
       assert.equal(res.json.agentId, 'frank');
       assert.deepEqual(res.json.permissions, ['recall']);
@@ -545,26 +628,50 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       await assertStoreUnchanged(s.store, before, 'recall-only writes');
       // Control: the same token may read.
       expectOk(await send(s.port, { path: '/api/sessions', token: aliceRecall.token }), 'recall-only reads');
-      expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/recall', token: aliceRecall.token, body: { harness: HARNESS, query: 'x' } }), 'recall-only recalls');
+      expectOk(
+        await send(s.port, { method: 'POST', path: '/api/hooks/recall', token: aliceRecall.token, body: { harness: HARNESS, query: 'x' } }),
+        'recall-only recalls',
+      );
     });
 
     it('a remember-only token can write but not read', async () => {
       const before = await storeState(s.store);
-      const start = await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: aliceWriteOnly.token, body: { harness: HARNESS, sessionKey: 'alice-write-only-1' } });
+      const start = await send(s.port, {
+        method: 'POST',
+        path: '/api/hooks/session-start',
+        token: aliceWriteOnly.token,
+        body: { harness: HARNESS, sessionKey: 'alice-write-only-1' },
+      });
       expectOk(start, 'remember-only start');
       assert.equal(start.json.agentId, 'alice');
       assert.ok((await storeState(s.store)).seq > before.seq, 'the write reached the store');
       const mid = await storeState(s.store);
-      for (const route of ['/api/sessions', '/api/sessions/tree', '/api/sessions/alice-write-only-1', '/api/sessions/alice-write-only-1/transcript', '/api/events']) {
+      for (const route of [
+        '/api/sessions',
+        '/api/sessions/tree',
+        '/api/sessions/alice-write-only-1',
+        '/api/sessions/alice-write-only-1/transcript',
+        '/api/events',
+      ]) {
         expectError(await send(s.port, { path: route, token: aliceWriteOnly.token, timeoutMs: 5000 }), 403, 'forbidden', `remember-only GET ${route}`);
       }
-      expectError(await send(s.port, { method: 'POST', path: '/api/sessions/search', token: aliceWriteOnly.token, body: { query: 'x' } }), 403, 'forbidden', 'remember-only search');
+      expectError(
+        await send(s.port, { method: 'POST', path: '/api/sessions/search', token: aliceWriteOnly.token, body: { query: 'x' } }),
+        403,
+        'forbidden',
+        'remember-only search',
+      );
       await assertStoreUnchanged(s.store, mid, 'remember-only reads');
     });
 
-    it("alice (remember+recall, isolated) writes her session, memory and summary under her own agent", async () => {
+    it('alice (remember+recall, isolated) writes her session, memory and summary under her own agent', async () => {
       const before = await storeState(s.store);
-      const start = await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: alice.token, body: { harness: HARNESS, sessionKey: ALICE_KEY, project: '/proj/alice' } });
+      const start = await send(s.port, {
+        method: 'POST',
+        path: '/api/hooks/session-start',
+        token: alice.token,
+        body: { harness: HARNESS, sessionKey: ALICE_KEY, project: '/proj/alice' },
+      });
       expectOk(start, 'alice start');
       assert.equal(start.json.agentId, 'alice');
       const prompt = await send(s.port, {
@@ -575,8 +682,21 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       });
       expectOk(prompt, 'alice prompt (own agentId in the body is fine)');
       assert.equal(prompt.json.appended, 1);
-      expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/remember', token: alice.token, body: { harness: HARNESS, content: `alice remembers ${ALICE_WORD} facts` } }), 'alice remember');
-      const compact = await send(s.port, { method: 'POST', path: '/api/hooks/compaction-complete', token: alice.token, body: { harness: HARNESS, sessionKey: ALICE_KEY, summary: `alice summary ${ALICE_WORD}` } });
+      expectOk(
+        await send(s.port, {
+          method: 'POST',
+          path: '/api/hooks/remember',
+          token: alice.token,
+          body: { harness: HARNESS, content: `alice remembers ${ALICE_WORD} facts` },
+        }),
+        'alice remember',
+      );
+      const compact = await send(s.port, {
+        method: 'POST',
+        path: '/api/hooks/compaction-complete',
+        token: alice.token,
+        body: { harness: HARNESS, sessionKey: ALICE_KEY, summary: `alice summary ${ALICE_WORD}` },
+      });
       expectOk(compact, 'alice compaction');
       aliceSummaryId = compact.json.summaryId;
       const stored = await s.store.read('getSession', { scope: 'all', key: ALICE_KEY });
@@ -590,18 +710,36 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         assert.ok(t.json.content.includes(ALICE_WORD));
       }
       // Carol (shared) has a session of her own.
-      expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: carol.token, body: { harness: HARNESS, sessionKey: CAROL_KEY } }), 'carol start');
-      expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: carol.token, body: { harness: HARNESS, sessionKey: CAROL_KEY, userMessage: 'carol shares hedgehogs' } }), 'carol prompt');
+      expectOk(
+        await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: carol.token, body: { harness: HARNESS, sessionKey: CAROL_KEY } }),
+        'carol start',
+      );
+      expectOk(
+        await send(s.port, {
+          method: 'POST',
+          path: '/api/hooks/user-prompt-submit',
+          token: carol.token,
+          body: { harness: HARNESS, sessionKey: CAROL_KEY, userMessage: 'carol shares hedgehogs' },
+        }),
+        'carol prompt',
+      );
     });
 
     it("alice's isolated session is invisible to bob (isolated) and carol (shared): 404 not 403, no search hit, not in the tree or lists", async () => {
       const notFound = await send(s.port, { path: '/api/sessions/no-such-session-anywhere', token: bob.token });
       expectError(notFound, 404, 'not_found', 'a session that does not exist');
-      for (const [name, token] of [['bob', bob.token], ['carol', carol.token]] as const) {
+      for (const [name, token] of [
+        ['bob', bob.token],
+        ['carol', carol.token],
+      ] as const) {
         const before = await storeState(s.store);
         const get = await send(s.port, { path: `/api/sessions/${ALICE_KEY}`, token });
         expectError(get, 404, 'not_found', `${name} GET alice's session`);
-        assert.equal(get.json.error.replace(ALICE_KEY, 'K'), notFound.json.error.replace('no-such-session-anywhere', 'K'), `${name}: indistinguishable from a missing session`);
+        assert.equal(
+          get.json.error.replace(ALICE_KEY, 'K'),
+          notFound.json.error.replace('no-such-session-anywhere', 'K'),
+          `${name}: indistinguishable from a missing session`,
+        );
         for (const sub of ['transcript', 'turns', 'inherited']) {
           const res = await send(s.port, { path: `/api/sessions/${ALICE_KEY}/${sub}`, token });
           expectError(res, 404, 'not_found', `${name} GET alice's ${sub}`);
@@ -610,14 +748,22 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         for (const query of [ALICE_WORD, ALICE_KEY, `${ALICE_WORD}*`]) {
           const search = await send(s.port, { method: 'POST', path: '/api/sessions/search', token, body: { query } });
           expectOk(search, `${name} search ${query}`);
-          assert.ok(!search.json.hits.some((h: { sessionKey: string }) => h.sessionKey === ALICE_KEY), `${name} search "${query}" must not find alice's session`);
+          assert.ok(
+            !search.json.hits.some((h: { sessionKey: string }) => h.sessionKey === ALICE_KEY),
+            `${name} search "${query}" must not find alice's session`,
+          );
           assert.ok(!search.text.includes(ALICE_WORD) || query.startsWith(ALICE_WORD), `${name} search "${query}": no excerpt of alice's text`);
           assert.equal(search.json.count, 0, `${name} search "${query}" finds nothing`);
         }
         const scoped = await send(s.port, { method: 'POST', path: '/api/sessions/search', token, body: { query: ALICE_WORD, sessionKey: ALICE_KEY } });
         expectOk(scoped, `${name} search inside alice's session`);
         assert.equal(scoped.json.count, 0);
-        const viaCurrent = await send(s.port, { method: 'POST', path: '/api/sessions/search', token, body: { query: ALICE_WORD, currentSessionKey: ALICE_KEY } });
+        const viaCurrent = await send(s.port, {
+          method: 'POST',
+          path: '/api/sessions/search',
+          token,
+          body: { query: ALICE_WORD, currentSessionKey: ALICE_KEY },
+        });
         expectOk(viaCurrent, `${name} search with alice's session as current`);
         assert.equal(viaCurrent.json.count, 0);
         const tree = await send(s.port, { path: '/api/sessions/tree', token });
@@ -630,16 +776,35 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         const recall = await send(s.port, { method: 'POST', path: '/api/hooks/recall', token, body: { harness: HARNESS, query: ALICE_WORD } });
         expectOk(recall, `${name} recall`);
         assert.equal(recall.json.count, 0, `${name} recall must not return alice's memories: ${recall.text}`);
-        assert.ok(!JSON.stringify([recall.json.results, recall.json.memories, recall.json.message]).includes(ALICE_WORD), `${name} recall must not return alice's memories`);
-        const recallAs = await send(s.port, { method: 'POST', path: '/api/hooks/recall', token, body: { harness: HARNESS, query: ALICE_WORD, agentId: 'alice' } });
-        assert.ok(recallAs.status === 403 || (recallAs.status === 200 && recallAs.json.count === 0), `${name} recall as alice: ${recallAs.status} ${recallAs.text}`);
+        assert.ok(
+          !JSON.stringify([recall.json.results, recall.json.memories, recall.json.message]).includes(ALICE_WORD),
+          `${name} recall must not return alice's memories`,
+        );
+        const recallAs = await send(s.port, {
+          method: 'POST',
+          path: '/api/hooks/recall',
+          token,
+          body: { harness: HARNESS, query: ALICE_WORD, agentId: 'alice' },
+        });
+        assert.ok(
+          recallAs.status === 403 || (recallAs.status === 200 && recallAs.json.count === 0),
+          `${name} recall as alice: ${recallAs.status} ${recallAs.text}`,
+        );
         const searchAs = await send(s.port, { method: 'POST', path: '/api/sessions/search', token, body: { query: ALICE_WORD, agentId: 'alice' } });
-        assert.ok(searchAs.status === 403 || (searchAs.status === 200 && searchAs.json.count === 0), `${name} search as alice: ${searchAs.status} ${searchAs.text}`);
+        assert.ok(
+          searchAs.status === 403 || (searchAs.status === 200 && searchAs.json.count === 0),
+          `${name} search as alice: ${searchAs.status} ${searchAs.text}`,
+        );
         const summaries = await send(s.port, { path: '/api/sessions/summaries', token });
         expectOk(summaries, `${name} summaries`);
         assert.ok(!summaries.text.includes(aliceSummaryId), `${name} summaries must not list alice's summary`);
         assert.ok(!summaries.text.includes(ALICE_KEY));
-        expectError(await send(s.port, { method: 'POST', path: '/api/sessions/summaries/expand', token, body: { id: aliceSummaryId, includeTranscript: true } }), 404, 'not_found', `${name} expand alice's summary`);
+        expectError(
+          await send(s.port, { method: 'POST', path: '/api/sessions/summaries/expand', token, body: { id: aliceSummaryId, includeTranscript: true } }),
+          404,
+          'not_found',
+          `${name} expand alice's summary`,
+        );
         const synth = await send(s.port, { method: 'POST', path: '/api/hooks/synthesis', token, body: {} });
         expectOk(synth, `${name} synthesis`);
         assert.ok(!synth.text.includes(ALICE_KEY) && !synth.text.includes(ALICE_WORD), `${name} synthesis must not show alice's data`);
@@ -648,11 +813,18 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       // Control: the same reads by alice find it, and bob does see carol's shared session.
       const own = await send(s.port, { method: 'POST', path: '/api/sessions/search', token: alice.token, body: { query: ALICE_WORD } });
       expectOk(own, 'alice search');
-      assert.ok(own.json.hits.some((h: { sessionKey: string }) => h.sessionKey === ALICE_KEY), `alice finds her own session: ${own.text}`);
+      assert.ok(
+        own.json.hits.some((h: { sessionKey: string }) => h.sessionKey === ALICE_KEY),
+        `alice finds her own session: ${own.text}`,
+      );
       const ownSynth = await send(s.port, { method: 'POST', path: '/api/hooks/synthesis', token: alice.token, body: {} });
       assert.ok(ownSynth.text.includes(ALICE_KEY), 'alice synthesis lists her session');
       // bob is isolated: he reads only his own sessions, not even carol's shared one (docs/inheritance.md).
-      assert.equal((await send(s.port, { path: `/api/sessions/${CAROL_KEY}`, token: bob.token })).status, 404, "isolated bob does not read carol's shared session");
+      assert.equal(
+        (await send(s.port, { path: `/api/sessions/${CAROL_KEY}`, token: bob.token })).status,
+        404,
+        "isolated bob does not read carol's shared session",
+      );
       const bobTree = await send(s.port, { path: '/api/sessions/tree', token: bob.token });
       assert.ok(!treeKeys(bobTree.json.roots).includes(CAROL_KEY), "isolated bob's tree leaves out carol's shared session");
     });
@@ -665,7 +837,10 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       expectOk(t, 'admin transcript');
       assert.ok(t.json.content.includes(ALICE_WORD));
       const search = await send(s.port, { method: 'POST', path: '/api/sessions/search', token: s.token, body: { query: ALICE_WORD } });
-      assert.ok(search.json.hits.some((h: { sessionKey: string }) => h.sessionKey === ALICE_KEY), 'admin search finds it');
+      assert.ok(
+        search.json.hits.some((h: { sessionKey: string }) => h.sessionKey === ALICE_KEY),
+        'admin search finds it',
+      );
       const tree = await send(s.port, { path: '/api/sessions/tree', token: s.token });
       assert.ok(treeKeys(tree.json.roots).includes(ALICE_KEY), 'admin tree includes it');
       expectOk(await send(s.port, { method: 'POST', path: '/api/sessions/summaries/expand', token: s.token, body: { id: aliceSummaryId } }), 'admin expand');
@@ -673,7 +848,12 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
 
     it("other agents cannot write to, end, bypass or inherit from alice's isolated session", async () => {
       let before = await storeState(s.store);
-      expectError(await send(s.port, { method: 'POST', path: `/api/sessions/${ALICE_KEY}/bypass`, token: bob.token, body: { enabled: true } }), 404, 'not_found', "bob bypasses alice's session");
+      expectError(
+        await send(s.port, { method: 'POST', path: `/api/sessions/${ALICE_KEY}/bypass`, token: bob.token, body: { enabled: true } }),
+        404,
+        'not_found',
+        "bob bypasses alice's session",
+      );
       await assertStoreUnchanged(s.store, before, 'bob bypass');
       // A child started by bob that names alice's session as its parent inherits nothing from it.
       for (const [label, body, headers] of [
@@ -688,7 +868,15 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       }
       // Bob writing to the same key writes his own session, never alice's.
       const aliceBefore = await s.store.read('getSession', { scope: { agentId: 'alice' }, key: ALICE_KEY });
-      expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/session-end', token: bob.token, body: { harness: HARNESS, sessionKey: ALICE_KEY, userMessage: 'bob was here' } }), 'bob session-end on the same key');
+      expectOk(
+        await send(s.port, {
+          method: 'POST',
+          path: '/api/hooks/session-end',
+          token: bob.token,
+          body: { harness: HARNESS, sessionKey: ALICE_KEY, userMessage: 'bob was here' },
+        }),
+        'bob session-end on the same key',
+      );
       const aliceAfter = await s.store.read('getSession', { scope: { agentId: 'alice' }, key: ALICE_KEY });
       assert.deepEqual(aliceAfter, aliceBefore, "alice's session is untouched by bob");
       before = await storeState(s.store);
@@ -711,10 +899,20 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         ['/api/hooks/session-start', { harness: HARNESS, sessionKey: 'impersonation-3', agentId: 'default' }],
       ];
       for (const [route, body] of cases) {
-        expectError(await send(s.port, { method: 'POST', path: route, token: alice.token, body }), 403, 'forbidden', `alice POST ${route} as ${JSON.stringify((body as { agentId: string }).agentId)}`);
+        expectError(
+          await send(s.port, { method: 'POST', path: route, token: alice.token, body }),
+          403,
+          'forbidden',
+          `alice POST ${route} as ${JSON.stringify((body as { agentId: string }).agentId)}`,
+        );
       }
       expectError(
-        await send(s.port, { method: 'POST', path: '/api/hooks/remember', token: bob.token, body: { harness: HARNESS, content: 'as alice', agentId: 'alice' } }),
+        await send(s.port, {
+          method: 'POST',
+          path: '/api/hooks/remember',
+          token: bob.token,
+          body: { harness: HARNESS, content: 'as alice', agentId: 'alice' },
+        }),
         403,
         'forbidden',
         'bob remembers as alice',
@@ -726,8 +924,18 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     it('only admin may create or revoke tokens (403 for agent tokens, even with an "admin"-free body)', async () => {
       const before = await storeState(s.store);
       for (const token of [alice.token, aliceRecall.token, aliceWriteOnly.token, bob.token, carol.token]) {
-        expectError(await send(s.port, { method: 'POST', path: '/api/tokens', token, body: { agentId: 'alice', permissions: ['recall'] } }), 403, 'forbidden', 'agent creates a token');
-        expectError(await send(s.port, { method: 'POST', path: '/api/tokens', token, body: { agentId: 'trudy', permissions: ['admin'], readPolicy: 'shared' } }), 403, 'forbidden', 'agent creates an admin token');
+        expectError(
+          await send(s.port, { method: 'POST', path: '/api/tokens', token, body: { agentId: 'alice', permissions: ['recall'] } }),
+          403,
+          'forbidden',
+          'agent creates a token',
+        );
+        expectError(
+          await send(s.port, { method: 'POST', path: '/api/tokens', token, body: { agentId: 'trudy', permissions: ['admin'], readPolicy: 'shared' } }),
+          403,
+          'forbidden',
+          'agent creates an admin token',
+        );
         expectError(await send(s.port, { method: 'DELETE', path: `/api/tokens/${bob.id}`, token }), 403, 'forbidden', 'agent revokes a token');
       }
       await assertStoreUnchanged(s.store, before, 'token management by agents');
@@ -738,12 +946,20 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     it('a revoked token gets 401 afterwards, on reads and writes, and changes nothing', async () => {
       const dave = await createToken({ agentId: 'dave', permissions: ['remember', 'recall'] });
       expectOk(await send(s.port, { path: '/api/sessions', token: dave.token }), 'dave before revocation');
-      expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/remember', token: dave.token, body: { harness: HARNESS, content: 'dave memory' } }), 'dave writes before revocation');
+      expectOk(
+        await send(s.port, { method: 'POST', path: '/api/hooks/remember', token: dave.token, body: { harness: HARNESS, content: 'dave memory' } }),
+        'dave writes before revocation',
+      );
       expectOk(await send(s.port, { method: 'DELETE', path: `/api/tokens/${dave.id}`, token: s.token }), 'admin revokes dave');
       const before = await storeState(s.store);
       expectError(await send(s.port, { path: '/api/sessions', token: dave.token }), 401, 'unauthorized', 'dave reads after revocation');
       expectError(await send(s.port, { path: '/api/events', token: dave.token, timeoutMs: 5000 }), 401, 'unauthorized', 'dave events after revocation');
-      expectError(await send(s.port, { method: 'POST', path: '/api/hooks/remember', token: dave.token, body: { harness: HARNESS, content: 'dave after' } }), 401, 'unauthorized', 'dave writes after');
+      expectError(
+        await send(s.port, { method: 'POST', path: '/api/hooks/remember', token: dave.token, body: { harness: HARNESS, content: 'dave after' } }),
+        401,
+        'unauthorized',
+        'dave writes after',
+      );
       expectError(
         await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: dave.token, body: { harness: HARNESS, sessionKey: 'dave-after' } }),
         401,
@@ -807,10 +1023,29 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         streams.push(adminStream);
         assert.equal(bobStream.status, 200);
         assert.equal(adminStream.status, 200);
-        expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: alice.token, body: { harness: HARNESS, sessionKey: KEY2 } }), 'alice starts');
-        expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: alice.token, body: { harness: HARNESS, sessionKey: KEY2, userMessage: 'another alice prompt' } }), 'alice writes');
+        expectOk(
+          await send(s.port, { method: 'POST', path: '/api/hooks/session-start', token: alice.token, body: { harness: HARNESS, sessionKey: KEY2 } }),
+          'alice starts',
+        );
+        expectOk(
+          await send(s.port, {
+            method: 'POST',
+            path: '/api/hooks/user-prompt-submit',
+            token: alice.token,
+            body: { harness: HARNESS, sessionKey: KEY2, userMessage: 'another alice prompt' },
+          }),
+          'alice writes',
+        );
         await waitFor(() => adminStream.text.includes(KEY2), 5000, "the admin stream to hear about alice's session");
-        expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: carol.token, body: { harness: HARNESS, sessionKey: CAROL_KEY, userMessage: 'another carol prompt' } }), 'carol writes');
+        expectOk(
+          await send(s.port, {
+            method: 'POST',
+            path: '/api/hooks/user-prompt-submit',
+            token: carol.token,
+            body: { harness: HARNESS, sessionKey: CAROL_KEY, userMessage: 'another carol prompt' },
+          }),
+          'carol writes',
+        );
         await waitFor(() => bobStream.text.includes(CAROL_KEY), 5000, "bob's stream to hear about carol's shared session");
         assert.ok(!bobStream.text.includes(KEY2), `bob's stream must not mention alice's session: ${bobStream.text}`);
         assert.ok(!bobStream.text.includes('alice'), `bob's stream must not mention alice: ${bobStream.text}`);
@@ -831,7 +1066,15 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         streams.push(bobStream);
         const adminStream = await openEvents(s.token);
         streams.push(adminStream);
-        expectOk(await send(s.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: alice.token, body: { harness: HARNESS, sessionKey: ALICE_KEY, userMessage: 'alice, again' } }), 'alice writes');
+        expectOk(
+          await send(s.port, {
+            method: 'POST',
+            path: '/api/hooks/user-prompt-submit',
+            token: alice.token,
+            body: { harness: HARNESS, sessionKey: ALICE_KEY, userMessage: 'alice, again' },
+          }),
+          'alice writes',
+        );
         await waitFor(() => adminStream.text.includes(ALICE_KEY), 5000, 'the admin stream to hear about alice');
         await sleep(300);
         assert.ok(!bobStream.text.includes(ALICE_KEY), `bob's stream must not hear about alice's session: ${bobStream.text}`);
@@ -847,7 +1090,10 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     let big: TestServer;
     before(async () => {
       big = await startTestServer({ maxBodyBytes: CAP });
-      expectOk(await send(big.port, { method: 'POST', path: '/api/hooks/session-start', token: big.token, body: { harness: HARNESS, sessionKey: 'cap-session' } }), 'cap seed');
+      expectOk(
+        await send(big.port, { method: 'POST', path: '/api/hooks/session-start', token: big.token, body: { harness: HARNESS, sessionKey: 'cap-session' } }),
+        'cap seed',
+      );
     });
     after(async () => {
       await big?.daemon.stop();
@@ -962,7 +1208,10 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       const suffix = '"}';
       const body = prefix + 'b'.repeat(CAP - prefix.length - suffix.length) + suffix;
       assert.equal(Buffer.byteLength(body), CAP);
-      expectOk(await send(big.port, { method: 'POST', path: '/api/hooks/remember', token: big.token, headers: { 'content-type': 'application/json' }, body }), 'body at the cap');
+      expectOk(
+        await send(big.port, { method: 'POST', path: '/api/hooks/remember', token: big.token, headers: { 'content-type': 'application/json' }, body }),
+        'body at the cap',
+      );
     });
 
     it('refuses a body one byte over the cap with 413 and changes nothing', async () => {
@@ -970,7 +1219,13 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       const prefix = '{"harness":"claude-code","content":"';
       const suffix = '"}';
       const body = prefix + 'c'.repeat(CAP + 1 - prefix.length - suffix.length) + suffix;
-      const res = await send(big.port, { method: 'POST', path: '/api/hooks/remember', token: big.token, headers: { 'content-type': 'application/json' }, body });
+      const res = await send(big.port, {
+        method: 'POST',
+        path: '/api/hooks/remember',
+        token: big.token,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       expectError(res, 413, 'payload_too_large', 'cap + 1 bytes');
       await assertStoreUnchanged(big.store, before, 'cap + 1');
     });
@@ -1004,7 +1259,15 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       const health = await send(big.port, { path: '/api/health' });
       assert.deepEqual(health.json, { status: 'ok' });
       const before = await storeState(big.store);
-      expectOk(await send(big.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: big.token, body: { harness: HARNESS, sessionKey: 'cap-session', userMessage: 'still working' } }), 'a normal write');
+      expectOk(
+        await send(big.port, {
+          method: 'POST',
+          path: '/api/hooks/user-prompt-submit',
+          token: big.token,
+          body: { harness: HARNESS, sessionKey: 'cap-session', userMessage: 'still working' },
+        }),
+        'a normal write',
+      );
       assert.ok((await storeState(big.store)).seq > before.seq);
       const t = await send(big.port, { path: '/api/sessions/cap-session/transcript', token: big.token });
       expectOk(t, 'transcript');
@@ -1026,9 +1289,16 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     // default): without setting it, a client that sends `GET /api/health HTTP/1.1\r\nHost: …\r\n`
     // and then nothing was closed after ~30 s (measured 29.9 s), not after headersTimeoutMs.
     it('closes a connection that sends a partial request line or partial headers and then nothing (within 8 s)', async () => {
-      for (const partial of ['GET /api/hea', `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\n`, `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\nAuthorization: Bearer ${slow.token}\r\nContent-Type: appl`]) {
+      for (const partial of [
+        'GET /api/hea',
+        `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\n`,
+        `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\nAuthorization: Bearer ${slow.token}\r\nContent-Type: appl`,
+      ]) {
         const result = await rawSocket(slow.port, partial, { waitMs: 8000 });
-        assert.ok(result.closed, `the server must close a stalled request (${JSON.stringify(partial.slice(0, 30))}) within 8 s; still open after ${result.elapsedMs} ms`);
+        assert.ok(
+          result.closed,
+          `the server must close a stalled request (${JSON.stringify(partial.slice(0, 30))}) within 8 s; still open after ${result.elapsedMs} ms`,
+        );
         assert.doesNotMatch(result.text, /^HTTP\/1\.1 2\d\d/);
       }
     });
@@ -1047,7 +1317,11 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     it('keeps serving other clients while slow clients stall', async () => {
       const stalled = [
         rawSocket(slow.port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\n`, { waitMs: 3000 }),
-        rawSocket(slow.port, `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\nAuthorization: Bearer ${slow.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"harness"`, { waitMs: 3000 }),
+        rawSocket(
+          slow.port,
+          `POST /api/hooks/remember HTTP/1.1\r\nHost: 127.0.0.1:${slow.port}\r\nAuthorization: Bearer ${slow.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"harness"`,
+          { waitMs: 3000 },
+        ),
       ];
       await sleep(200);
       const before = await storeState(slow.store);
@@ -1070,25 +1344,70 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         const MARKER = 'ZEBRAFISH_MARKER_9f27c1';
         const SECRET = 'sk-ant-api03-' + 'Q'.repeat(12) + 'secretpart' + 'x'.repeat(20);
         const { port, token } = logged;
-        expectOk(await send(port, { method: 'POST', path: '/api/hooks/session-start', token, body: { harness: HARNESS, sessionKey: 'log-session', title: `${MARKER} ${SECRET}`, project: `/p/${MARKER}` } }), 'start');
         expectOk(
-          await send(port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token, body: { harness: HARNESS, sessionKey: 'log-session', userMessage: `${MARKER} my key is ${SECRET}`, lastAssistantMessage: MARKER } }),
+          await send(port, {
+            method: 'POST',
+            path: '/api/hooks/session-start',
+            token,
+            body: { harness: HARNESS, sessionKey: 'log-session', title: `${MARKER} ${SECRET}`, project: `/p/${MARKER}` },
+          }),
+          'start',
+        );
+        expectOk(
+          await send(port, {
+            method: 'POST',
+            path: '/api/hooks/user-prompt-submit',
+            token,
+            body: { harness: HARNESS, sessionKey: 'log-session', userMessage: `${MARKER} my key is ${SECRET}`, lastAssistantMessage: MARKER },
+          }),
           'prompt',
         );
-        expectOk(await send(port, { method: 'POST', path: '/api/hooks/remember', token, body: { harness: HARNESS, content: `${MARKER} ${SECRET}` } }), 'remember');
+        expectOk(
+          await send(port, { method: 'POST', path: '/api/hooks/remember', token, body: { harness: HARNESS, content: `${MARKER} ${SECRET}` } }),
+          'remember',
+        );
         expectOk(await send(port, { method: 'POST', path: '/api/sessions/search', token, body: { query: MARKER } }), 'search');
         expectOk(await send(port, { path: `/api/sessions?project=${MARKER}&token=${SECRET}`, token }), 'list with query');
-        const created = await send(port, { method: 'POST', path: '/api/tokens', token, body: { agentId: 'logger', permissions: ['remember', 'recall'], label: MARKER } });
+        const created = await send(port, {
+          method: 'POST',
+          path: '/api/tokens',
+          token,
+          body: { agentId: 'logger', permissions: ['remember', 'recall'], label: MARKER },
+        });
         expectOk(created, 'create token');
         const agentToken = created.json.token as string;
-        expectOk(await send(port, { method: 'POST', path: '/api/hooks/remember', token: agentToken, body: { harness: HARNESS, content: `${MARKER} via agent` } }), 'agent remember');
+        expectOk(
+          await send(port, { method: 'POST', path: '/api/hooks/remember', token: agentToken, body: { harness: HARNESS, content: `${MARKER} via agent` } }),
+          'agent remember',
+        );
         expectOk(await send(port, { path: '/api/sessions/log-session/transcript', token }), 'transcript');
         // Failures: wrong tokens, bad bodies, schema errors, a forbidden write, an aborted upload.
         expectError(await send(port, { path: '/api/sessions', headers: bearer(`${MARKER}-${SECRET}`) }), 401, 'unauthorized', 'wrong token');
         expectError(await send(port, { path: '/api/sessions', headers: { authorization: `Basic ${token}` } }), 401, 'unauthorized', 'basic');
-        expectError(await send(port, { method: 'POST', path: '/api/hooks/remember', token, headers: { 'content-type': 'application/json' }, body: `{"content":"${MARKER} ${SECRET}` }), 400, 'invalid_request', 'bad JSON');
-        expectError(await send(port, { method: 'POST', path: '/api/hooks/remember', token, body: { harness: 42, content: MARKER } }), 400, 'invalid_request', 'schema');
-        expectError(await send(port, { method: 'POST', path: '/api/hooks/remember', token: agentToken, body: { harness: HARNESS, content: MARKER, agentId: 'other' } }), 403, 'forbidden', 'impersonation');
+        expectError(
+          await send(port, {
+            method: 'POST',
+            path: '/api/hooks/remember',
+            token,
+            headers: { 'content-type': 'application/json' },
+            body: `{"content":"${MARKER} ${SECRET}`,
+          }),
+          400,
+          'invalid_request',
+          'bad JSON',
+        );
+        expectError(
+          await send(port, { method: 'POST', path: '/api/hooks/remember', token, body: { harness: 42, content: MARKER } }),
+          400,
+          'invalid_request',
+          'schema',
+        );
+        expectError(
+          await send(port, { method: 'POST', path: '/api/hooks/remember', token: agentToken, body: { harness: HARNESS, content: MARKER, agentId: 'other' } }),
+          403,
+          'forbidden',
+          'impersonation',
+        );
         expectError(await send(port, { path: '/api/sessions', token, headers: { host: `${MARKER}.evil.com` } }), 403, 'forbidden', 'bad host');
         const aborted = await rawSocket(
           port,
@@ -1098,8 +1417,14 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         assert.equal(aborted.closed, false);
         await waitFor(() => logged.logs.some((l) => /^POST \/api\/hooks\/remember 5\d\d /.test(l)), 5000, 'the aborted upload to be logged');
 
-        assert.ok(logged.logs.some((l) => /^POST \/api\/hooks\/user-prompt-submit 200 /.test(l)), `requests are logged: ${logged.logs.join('\n')}`);
-        assert.ok(logged.logs.some((l) => /^GET \/api\/sessions 401 /.test(l)), 'rejections are logged');
+        assert.ok(
+          logged.logs.some((l) => /^POST \/api\/hooks\/user-prompt-submit 200 /.test(l)),
+          `requests are logged: ${logged.logs.join('\n')}`,
+        );
+        assert.ok(
+          logged.logs.some((l) => /^GET \/api\/sessions 401 /.test(l)),
+          'rejections are logged',
+        );
         for (const line of logged.logs) {
           for (const [name, secret] of [
             ['the marker', MARKER],
@@ -1179,7 +1504,12 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       for (const route of ['/api/hooks/user-prompt-submit', '/api/hooks/session-end', '/api/hooks/session-checkpoint-extract']) {
         const before = await storeState(tp.store);
         for (const transcriptPath of bad) {
-          const res = await send(tp.port, { method: 'POST', path: route, token: tp.token, body: { harness: HARNESS, sessionKey: 'tp-session', transcriptPath } });
+          const res = await send(tp.port, {
+            method: 'POST',
+            path: route,
+            token: tp.token,
+            body: { harness: HARNESS, sessionKey: 'tp-session', transcriptPath },
+          });
           expectError(res, 400, 'invalid_request', `POST ${route} transcriptPath ${transcriptPath}`);
           assert.match(res.json.error, /transcriptPath/);
           assert.ok(!res.text.includes(OUTSIDE_TEXT) && !res.text.includes('root:'), 'nothing of the file is echoed');
@@ -1189,7 +1519,12 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
     });
 
     it('control: a regular file under a root is read', async () => {
-      const res = await send(tp.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: tp.token, body: { harness: HARNESS, sessionKey: 'tp-session', transcriptPath: path.join(root, 'ok.json') } });
+      const res = await send(tp.port, {
+        method: 'POST',
+        path: '/api/hooks/user-prompt-submit',
+        token: tp.token,
+        body: { harness: HARNESS, sessionKey: 'tp-session', transcriptPath: path.join(root, 'ok.json') },
+      });
       expectOk(res, 'allowed transcriptPath');
       assert.ok(res.json.appended >= 1);
       const t = await send(tp.port, { path: '/api/sessions/tp-session/transcript', token: tp.token });

@@ -100,7 +100,14 @@ describe('transcriptPath read race (real HTTP on 127.0.0.1, real files)', functi
 
   it('a FIFO under the root is refused at once and does not block the server', async () => {
     const fifo = path.join(root, 'fifo-src');
-    const res = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/user-prompt-submit', headers: bearer(s.token), body: { harness: HARNESS, sessionKey: 'fifo-once', transcriptPath: fifo }, timeoutMs: 3000 });
+    const res = await rawRequest({
+      port: s.port,
+      method: 'POST',
+      path: '/api/hooks/user-prompt-submit',
+      headers: bearer(s.token),
+      body: { harness: HARNESS, sessionKey: 'fifo-once', transcriptPath: fifo },
+      timeoutMs: 3000,
+    });
     assert.equal(res.status, 400, res.text);
     assert.equal(res.json.error, 'transcriptPath is not a regular file');
     const health = await rawRequest({ port: s.port, path: '/api/health', timeoutMs: 1000 });
@@ -109,8 +116,20 @@ describe('transcriptPath read race (real HTTP on 127.0.0.1, real files)', functi
 
   it('a missing file and a file outside the roots get the same answer', async () => {
     const answers = [];
-    for (const transcriptPath of [path.join(root, 'nope.json'), path.join(outside, 'live.json'), path.join(outside, 'nope.json'), '/etc/passwd', '/etc/no-such-file']) {
-      const res = await rawRequest({ port: s.port, method: 'POST', path: '/api/hooks/user-prompt-submit', headers: bearer(s.token), body: { harness: HARNESS, sessionKey: 'same-answer', transcriptPath } });
+    for (const transcriptPath of [
+      path.join(root, 'nope.json'),
+      path.join(outside, 'live.json'),
+      path.join(outside, 'nope.json'),
+      '/etc/passwd',
+      '/etc/no-such-file',
+    ]) {
+      const res = await rawRequest({
+        port: s.port,
+        method: 'POST',
+        path: '/api/hooks/user-prompt-submit',
+        headers: bearer(s.token),
+        body: { harness: HARNESS, sessionKey: 'same-answer', transcriptPath },
+      });
       assert.equal(res.status, 400, res.text);
       answers.push(res.json.error);
     }
@@ -177,7 +196,11 @@ describe('transcriptPath read race (real HTTP on 127.0.0.1, real files)', functi
 
     // The race really ran: thousands of swaps during the requests, and both outcomes happened.
     assert.ok(swapped.swaps >= 2000, `thousands of swaps (${JSON.stringify(swapped)}) in ${elapsed} ms`);
-    assert.deepEqual(bad.map((r) => `${r.status} ${r.text.slice(0, 200)}`), [], 'every answer is 200 or 400, and none echoes the secret');
+    assert.deepEqual(
+      bad.map((r) => `${r.status} ${r.text.slice(0, 200)}`),
+      [],
+      'every answer is 200 or 400, and none echoes the secret',
+    );
     assert.ok((statuses.get(200) ?? 0) > 0, `some reads of the allowed file succeeded: ${JSON.stringify([...statuses])}`);
     assert.ok((statuses.get(400) ?? 0) > 0, `some requests were refused: ${JSON.stringify([...statuses])}`);
     // Refusals say only what they may: the one answer for missing/outside, or what is wrong with a file under the root.

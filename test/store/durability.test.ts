@@ -56,7 +56,7 @@ describe('store durability (real sql.js on disk, real processes)', function () {
     const acked: string[] = [];
     const rounds = 12;
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < rounds; round++) {
       // A small compaction threshold so kills also land during snapshots and journal rotation.
       const child = startFixture('storeChild.ts', ['loop', dir], { COMPACT_BYTES: String(64 * 1024) });
@@ -71,7 +71,8 @@ describe('store durability (real sql.js on disk, real processes)', function () {
       if (round === rounds - 1) {
         // The last writer runs until a background snapshot has landed (bounded), so compaction and
         // journal pruning are exercised under the kill too, however slow this machine is.
-        for (let waited = 0; waited < 60_000 && listSnapshots(layout(dir).snapshotDir).length === 0; waited += 100) await new Promise((r) => setTimeout(r, 100));
+        for (let waited = 0; waited < 60_000 && listSnapshots(layout(dir).snapshotDir).length === 0; waited += 100)
+          await new Promise((r) => setTimeout(r, 100));
       }
       await new Promise((r) => setTimeout(r, 50 + Math.floor(random() * 1500)));
       await killed(child);

@@ -48,8 +48,13 @@ describe('entityContext: entities a prompt names (real sql.js)', () => {
     assert.deepEqual(named(db, 'what about the refund queue?'), []);
     fact(db, 'default', 'refund queue', 'drains hourly');
     fact(db, 'other', 'refund', 'another agent again');
-    assert.deepEqual(entityContext(db, 'default', 'what about the refund queue?', 0.5), [{ entity: 'refund queue', kind: 'fact', content: 'drains hourly', importance: 0.8 }]);
+    assert.deepEqual(entityContext(db, 'default', 'what about the refund queue?', 0.5), [
+      { entity: 'refund queue', kind: 'fact', content: 'drains hourly', importance: 0.8 },
+    ]);
     assert.deepEqual(named(db, 'the card'), []);
-    assert.deepEqual(entityContext(db, 'default', 'the card', 0.1).map((a) => a.content), ['never logged']);
+    assert.deepEqual(
+      entityContext(db, 'default', 'the card', 0.1).map((a) => a.content),
+      ['never logged'],
+    );
   });
 });

@@ -58,7 +58,11 @@ async function openAndCheck(staged: StagedStore, mayLose: number[]): Promise<Out
       // Later writes that built on the missing ones (a turn of a session created in a lost write)
       // cannot apply: they must be named as well.
       const dependent = accepted.report.failedFrames;
-      assert.deepEqual(missingNow.filter((seq) => !inRanges(seq, err.missing) && !dependent.includes(seq)), [], 'writes outside the named ranges are missing too');
+      assert.deepEqual(
+        missingNow.filter((seq) => !inRanges(seq, err.missing) && !dependent.includes(seq)),
+        [],
+        'writes outside the named ranges are missing too',
+      );
       if (dependent.length > 0) assert.ok(accepted.report.events.some((e) => /later write\(s\) could not be applied/.test(e.message)));
       assert.ok(accepted.report.events.some((e) => e.kind === 'loss-accepted'));
       assert.deepEqual(await accepted.read('integrity', {}), ['ok']);
@@ -85,7 +89,11 @@ async function openAndCheck(staged: StagedStore, mayLose: number[]): Promise<Out
 async function reopenClean(dir: string): Promise<void> {
   const store = await Store.open({ dataDir: dir });
   try {
-    assert.deepEqual(store.report.events.map((e) => e.message), [], 'damage was reported again on the next open');
+    assert.deepEqual(
+      store.report.events.map((e) => e.message),
+      [],
+      'damage was reported again on the next open',
+    );
   } finally {
     await store.close();
   }
@@ -111,7 +119,10 @@ describe('fault injection (real store on disk)', function () {
     template = await stageStore(PER_ROUND);
     const snaps = listSnapshots(layout(template.dir).snapshotDir).map((s) => s.seq);
     assert.deepEqual(snaps, [2 * PER_ROUND, PER_ROUND]);
-    assert.deepEqual(listJournalFiles(layout(template.dir).journalDir).map((f) => f.firstSeq), [PER_ROUND + 1, 2 * PER_ROUND + 1]);
+    assert.deepEqual(
+      listJournalFiles(layout(template.dir).journalDir).map((f) => f.firstSeq),
+      [PER_ROUND + 1, 2 * PER_ROUND + 1],
+    );
   });
   after(cleanupTempDirs);
 
@@ -147,9 +158,15 @@ describe('fault injection (real store on disk)', function () {
     const staged = copyStore(template);
     const random = seeded(21);
     for (const snap of listSnapshots(layout(staged.dir).snapshotDir)) flipBytes(snap.path, 0, fs.statSync(snap.path).size, 2, random);
-    const outcome = await openAndCheck(staged, Array.from({ length: PER_ROUND }, (_, i) => i + 1));
+    const outcome = await openAndCheck(
+      staged,
+      Array.from({ length: PER_ROUND }, (_, i) => i + 1),
+    );
     assert.ok(!outcome.opened);
-    assert.deepEqual(outcome.missing.map((m) => [m.from, m.to]), [[1, PER_ROUND]]);
+    assert.deepEqual(
+      outcome.missing.map((m) => [m.from, m.to]),
+      [[1, PER_ROUND]],
+    );
     assert.match(outcome.message, /snapshot-0+40\.db and snapshot-0+20\.db could not be used/);
   });
 
@@ -173,9 +190,15 @@ describe('fault injection (real store on disk)', function () {
           assert.match(outcome.message, new RegExp(path.basename(file)));
         } else {
           // Only a damaged length field can be read around: the payload still matched its checksum.
-          assert.ok(outcome.report.events.some((e) => e.kind === 'frame-repaired'), JSON.stringify(outcome.report.events));
+          assert.ok(
+            outcome.report.events.some((e) => e.kind === 'frame-repaired'),
+            JSON.stringify(outcome.report.events),
+          );
         }
-        assert.ok(quarantined(staged.dir).some((name) => name.endsWith(path.basename(file))), 'the damaged journal file was not kept in quarantine');
+        assert.ok(
+          quarantined(staged.dir).some((name) => name.endsWith(path.basename(file))),
+          'the damaged journal file was not kept in quarantine',
+        );
       });
     }
   }
@@ -188,7 +211,10 @@ describe('fault injection (real store on disk)', function () {
     flipBytes(file, middle.payloadStart + 10, middle.payloadEnd - 2, 1, seeded(41)); // inside the payload: its checksum fails
     const outcome = await openAndCheck(staged, [middle.seq]);
     assert.ok(!outcome.opened);
-    assert.deepEqual(outcome.missing.map((m) => [m.from, m.to]), [[middle.seq, middle.seq]]);
+    assert.deepEqual(
+      outcome.missing.map((m) => [m.from, m.to]),
+      [[middle.seq, middle.seq]],
+    );
     assert.match(outcome.message, new RegExp(`damaged bytes at offset ${middle.payloadStart - 8}`));
   });
 
@@ -210,7 +236,10 @@ describe('fault injection (real store on disk)', function () {
       fs.appendFileSync(file, garbage);
       const outcome = await openAndCheck(staged, []);
       assert.ok(outcome.opened);
-      assert.deepEqual(outcome.report.events.map((e) => e.kind), ['torn-tail', 'journal-rewritten']);
+      assert.deepEqual(
+        outcome.report.events.map((e) => e.kind),
+        ['torn-tail', 'journal-rewritten'],
+      );
       assert.deepEqual(outcome.report.droppedTails, [{ file, bytes: garbage.length }]);
       assert.ok(fs.readFileSync(file).equals(clean), 'the journal file is its valid frames again');
       const kept = quarantined(staged.dir).find((name) => name.endsWith(path.basename(file)))!;

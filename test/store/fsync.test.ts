@@ -18,7 +18,10 @@ describe('fsync helpers (real files)', () => {
     await removeGradually(file, 1 << 20, 3);
     clearInterval(watcher);
     assert.equal(fs.existsSync(file), false);
-    assert.ok(sizes.some((s) => s > 0 && s < 10 << 20), `never seen part-truncated: ${sizes.slice(0, 5).join(',')}`);
+    assert.ok(
+      sizes.some((s) => s > 0 && s < 10 << 20),
+      `never seen part-truncated: ${sizes.slice(0, 5).join(',')}`,
+    );
     await removeGradually(file);
   });
 

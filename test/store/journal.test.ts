@@ -71,7 +71,10 @@ describe('journal writer (real files)', () => {
     });
     writer.close();
     const read = readJournalFile(listJournalFiles(dir)[0].path);
-    assert.deepEqual(read.frames.map((f) => f.seq), [1, 2]);
+    assert.deepEqual(
+      read.frames.map((f) => f.seq),
+      [1, 2],
+    );
     assert.equal(read.droppedBytes, 0);
   });
 
@@ -97,7 +100,10 @@ describe('journal writer (real files)', () => {
       assert.equal(calls.pool, 2);
       next.close();
     });
-    assert.deepEqual(listJournalFiles(dir).map((f) => readJournalFile(f.path).frames.map((fr) => fr.seq)), [[1], [2]]);
+    assert.deepEqual(
+      listJournalFiles(dir).map((f) => readJournalFile(f.path).frames.map((fr) => fr.seq)),
+      [[1], [2]],
+    );
   });
 
   it('sync(true) flushes on the calling thread when nothing else is flushing, and the frames are durable when it resolves', async () => {
@@ -114,7 +120,10 @@ describe('journal writer (real files)', () => {
       assert.deepEqual(calls, { pool: 0, inline: 2 });
     });
     writer.close();
-    assert.deepEqual(readJournalFile(listJournalFiles(dir)[0].path).frames.map((f) => f.seq), [1, 2]);
+    assert.deepEqual(
+      readJournalFile(listJournalFiles(dir)[0].path).frames.map((f) => f.seq),
+      [1, 2],
+    );
   });
 
   it('sync(true) joins a flush already running on the pool instead of flushing beside it', async () => {
@@ -142,7 +151,10 @@ describe('journal writer (real files)', () => {
       assert.equal(calls.inline, 1);
       next.close();
     });
-    assert.deepEqual(listJournalFiles(dir).map((f) => readJournalFile(f.path).frames.map((fr) => fr.seq)), [[1], [2, 3]]);
+    assert.deepEqual(
+      listJournalFiles(dir).map((f) => readJournalFile(f.path).frames.map((fr) => fr.seq)),
+      [[1], [2, 3]],
+    );
   });
 
   it('a failed inline flush rejects, and the next sync tries again', async () => {
@@ -179,7 +191,13 @@ describe('engine with a failing journal flush (real sql.js, real files)', () => 
     assert.equal(ok.ok, true);
 
     const failed = await withFdatasync(true, () => run([start(2, 'lost'), { id: 3, kind: 'read', name: 'getSession', args: { scope: 'all', key: 'before' } }]));
-    assert.deepEqual(failed.map((r) => [r.id, r.ok, r.error?.code]), [[2, false, 'unavailable'], [3, false, 'unavailable']]);
+    assert.deepEqual(
+      failed.map((r) => [r.id, r.ok, r.error?.code]),
+      [
+        [2, false, 'unavailable'],
+        [3, false, 'unavailable'],
+      ],
+    );
 
     const after = await run([start(4, 'later'), { id: 5, kind: 'read', name: 'getSession', args: { scope: 'all', key: 'before' } }]);
     assert.equal(after[0].ok, false);
@@ -217,7 +235,10 @@ describe('engine journal flushes (real sql.js, real files)', () => {
     const reopened = await Engine.open(layout(dir), { compactBytes: 1 << 30 });
     const read = (id: number, key: string): Request => ({ id, kind: 'read', name: 'getSession', args: { scope: 'all', key } });
     const found = await executeAll(reopened, [read(3, 'quiet'), read(4, 'during')]);
-    assert.deepEqual(found.map((r) => (r.value as { key: string } | null)?.key), ['quiet', 'during']);
+    assert.deepEqual(
+      found.map((r) => (r.value as { key: string } | null)?.key),
+      ['quiet', 'during'],
+    );
     await reopened.close();
   });
 });

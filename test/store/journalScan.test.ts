@@ -13,7 +13,10 @@ const offsetOf = (seq: number) => Array.from({ length: seq - 1 }, (_, i) => fram
 describe('journal scan', () => {
   it('reads a clean journal whole', () => {
     const read = scanJournal(journal(5));
-    assert.deepEqual(read.frames.map((f) => f.seq), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      read.frames.map((f) => f.seq),
+      [1, 2, 3, 4, 5],
+    );
     assert.deepEqual(read.damage, []);
     assert.equal(read.droppedBytes, 0);
   });
@@ -22,17 +25,26 @@ describe('journal scan', () => {
     const data = journal(5);
     data[offsetOf(3) + 20] ^= 0x55;
     const read = scanJournal(data);
-    assert.deepEqual(read.frames.map((f) => f.seq), [1, 2, 4, 5]);
+    assert.deepEqual(
+      read.frames.map((f) => f.seq),
+      [1, 2, 4, 5],
+    );
     assert.deepEqual(read.damage, [{ offset: offsetOf(3), bytes: frame(3).length, atEnd: false, torn: false }]);
   });
 
   it('resumes after a damaged checksum field and after garbage inserted between frames', () => {
     const data = journal(4);
     data[offsetOf(2) + 5] ^= 0x01;
-    assert.deepEqual(scanJournal(data).frames.map((f) => f.seq), [1, 3, 4]);
+    assert.deepEqual(
+      scanJournal(data).frames.map((f) => f.seq),
+      [1, 3, 4],
+    );
     const inserted = Buffer.concat([journal(2), Buffer.from('garbage in between'), frame(3)]);
     const read = scanJournal(inserted);
-    assert.deepEqual(read.frames.map((f) => f.seq), [1, 2, 3]);
+    assert.deepEqual(
+      read.frames.map((f) => f.seq),
+      [1, 2, 3],
+    );
     assert.equal(read.damage[0].bytes, 'garbage in between'.length);
   });
 
@@ -42,8 +54,15 @@ describe('journal scan', () => {
         const data = journal(4);
         data[offsetOf(seq)] ^= flip;
         const read = scanJournal(data);
-        assert.deepEqual(read.frames.map((f) => f.seq), [1, 2, 3, 4], `seq ${seq} flip ${flip}`);
-        assert.deepEqual(read.frames.filter((f) => f.lengthRepaired).map((f) => f.seq), [seq]);
+        assert.deepEqual(
+          read.frames.map((f) => f.seq),
+          [1, 2, 3, 4],
+          `seq ${seq} flip ${flip}`,
+        );
+        assert.deepEqual(
+          read.frames.filter((f) => f.lengthRepaired).map((f) => f.seq),
+          [seq],
+        );
         assert.ok(cleanJournalBytes(data, read.frames).equals(journal(4)), 'the clean copy has the right length again');
       }
     }

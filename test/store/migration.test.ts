@@ -19,7 +19,10 @@ describe('schema migrations (real sql.js)', () => {
     db.exec('PRAGMA user_version = 1');
     const at = '2026-01-01T00:00:00.000Z';
     db.run("INSERT INTO agents (id, read_policy, created_at) VALUES ('default', 'shared', ?)", [at]);
-    db.run("INSERT INTO sessions (agent_id, session_key, harness, created_at, updated_at, turn_count, char_count) VALUES ('default', 'old', 'codex', ?, ?, 3, 0)", [at, at]);
+    db.run(
+      "INSERT INTO sessions (agent_id, session_key, harness, created_at, updated_at, turn_count, char_count) VALUES ('default', 'old', 'codex', ?, ?, 3, 0)",
+      [at, at],
+    );
     // Version 1 wrote segments of rendered turns and pointed each turn at its span.
     const lines = ['User: where are the heron colonies', 'Assistant: near the café by the estuary 🚀 rockets', 'User: thanks'];
     const text = lines.map((l) => l + '\n').join('');
@@ -59,10 +62,16 @@ describe('schema migrations (real sql.js)', () => {
     assert.equal(searchTranscripts(db, 'all', { query: 'alders' })[0].turnSeq, 4);
     // Appended to the old segment in place: its text and every turn's span stay exact (🚀 is two UTF-16 units).
     assert.equal(transcriptContent(db, 1), [...lines, 'Assistant: the herons nest in alders'].join('\n'));
-    assert.deepEqual(readTurns(db, 1, 1, 10).map((t) => t.text), ['where are the heron colonies', 'near the café by the estuary 🚀 rockets', 'thanks', 'the herons nest in alders']);
+    assert.deepEqual(
+      readTurns(db, 1, 1, 10).map((t) => t.text),
+      ['where are the heron colonies', 'near the café by the estuary 🚀 rockets', 'thanks', 'the herons nest in alders'],
+    );
     assert.equal(searchTranscripts(db, 'all', { query: 'heron' })[0].turnSeq, 1);
     // The index that was one table is the first shard of the sharded index.
-    assert.deepEqual(indexShards(db).map((s) => [s.table, s.firstDoc]), [['transcript_fts_1', 1]]);
+    assert.deepEqual(
+      indexShards(db).map((s) => [s.table, s.firstDoc]),
+      [['transcript_fts_1', 1]],
+    );
     assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
     db.close();
   });

@@ -201,7 +201,12 @@ describe('snapshots patched from the pages written since the last one (real sql.
       const engine = await Engine.open(paths, { compactBytes: 1 << 30, startCompaction });
       const run = (requests: Request[]) => executeAll(engine, requests);
       let id = 0;
-      const write = (key: string, k: number) => ({ id: ++id, kind: 'write' as const, name: 'recordTranscript', args: { key, harness: 'codex', turns: Array.from({ length: k }, (_, i) => ({ role: 'user', text: `${key} turn ${i} `.repeat(50) })) } });
+      const write = (key: string, k: number) => ({
+        id: ++id,
+        kind: 'write' as const,
+        name: 'recordTranscript',
+        args: { key, harness: 'codex', turns: Array.from({ length: k }, (_, i) => ({ role: 'user', text: `${key} turn ${i} `.repeat(50) })) },
+      });
       for (let round = 1; round <= 3; round++) {
         const replies = await run(Array.from({ length: 30 }, (_, s) => write(`s${s}`, round)));
         assert.ok(replies.every((r) => r.ok));

@@ -36,7 +36,10 @@ describe('database file with room to grow (real sql.js)', () => {
       const after = process.memoryUsage();
       // If sql.js stopped copying a new file with slice(), the room would be missing and this fails.
       // (Other buffers may be collected meanwhile: a few MB of slack.)
-      assert.ok(after.arrayBuffers - before.arrayBuffers >= MIN_ROOM_BYTES - 16 * MB, `array buffers grew by ${after.arrayBuffers - before.arrayBuffers} bytes`);
+      assert.ok(
+        after.arrayBuffers - before.arrayBuffers >= MIN_ROOM_BYTES - 16 * MB,
+        `array buffers grew by ${after.arrayBuffers - before.arrayBuffers} bytes`,
+      );
       assert.ok(after.rss - before.rss < 256 * MB, `resident memory grew by ${after.rss - before.rss} bytes`);
     } finally {
       db.close();
@@ -57,13 +60,13 @@ describe('database file with room to grow (real sql.js)', () => {
     try {
       assert.deepEqual(rows(reopened, 'PRAGMA integrity_check'), [['ok']]);
       assert.deepEqual(rows(reopened, 'SELECT count(*), min(id), max(id) FROM t'), [[5000, 1, 5000]]);
-      assert.deepEqual(rows(reopened, "SELECT body FROM t WHERE id = 4321"), [[`4320:${body}`]]);
+      assert.deepEqual(rows(reopened, 'SELECT body FROM t WHERE id = 4321'), [[`4320:${body}`]]);
     } finally {
       reopened.close();
     }
   });
 
-  it('a database opened from an image keeps it, grows in place, and leaves the caller\'s image untouched', async () => {
+  it("a database opened from an image keeps it, grows in place, and leaves the caller's image untouched", async () => {
     const SQL = await loadSqlJs();
     const seed = openWithRoom(SQL);
     seed.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO t (body) VALUES ('first')");

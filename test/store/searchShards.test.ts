@@ -34,7 +34,14 @@ async function shardedDb(shardDocs: number): Promise<Database> {
 
 function addTurn(db: Database, key: string, text: string, n: number): void {
   applyRecord(db, { t: 'session', agentId: 'default', key, set: { harness: 'codex' }, at: AT });
-  applyRecord(db, { t: 'turns', agentId: 'default', key, turns: [{ role: 'user', text, hash: `h${n}` }], cursor: { sourceTurns: n, sourceHash: `c${n}`, pending: [] }, at: AT });
+  applyRecord(db, {
+    t: 'turns',
+    agentId: 'default',
+    key,
+    turns: [{ role: 'user', text, hash: `h${n}` }],
+    cursor: { sourceTurns: n, sourceHash: `c${n}`, pending: [] },
+    at: AT,
+  });
 }
 
 function docsIn(db: Database, table: string): number {
@@ -53,11 +60,24 @@ describe('sharded transcript index (real sql.js)', () => {
     const shards = indexShards(db);
     assert.deepEqual(
       shards.map((s) => [s.firstDoc, docsIn(db, s.table)]),
-      [[29, 2], [25, 4], [21, 4], [17, 4], [13, 4], [9, 4], [5, 4], [1, 4]],
+      [
+        [29, 2],
+        [25, 4],
+        [21, 4],
+        [17, 4],
+        [13, 4],
+        [9, 4],
+        [5, 4],
+        [1, 4],
+      ],
     );
     for (const i of [1, 4, 5, 17, 30]) {
       const hits = searchTranscripts(db, 'all', { query: `marker${i}` });
-      assert.deepEqual(hits.map((h) => [h.sessionKey, h.excerpt.includes(`[[marker${i}]]`)]), [[`s${i % 3}`, true]], `marker${i}`);
+      assert.deepEqual(
+        hits.map((h) => [h.sessionKey, h.excerpt.includes(`[[marker${i}]]`)]),
+        [[`s${i % 3}`, true]],
+        `marker${i}`,
+      );
     }
     assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
     db.close();
@@ -73,19 +93,34 @@ describe('sharded transcript index (real sql.js)', () => {
     }
     addTurn(db, 's-old', 'only here: zircon and common', 61);
     catchUpIndex(db);
-    const queries = ['common river', 'river stone', 'quartz lumen delta', '"stone delta"', 'ember -river', 'lumen OR zircon common', 'café noir', 'tail3 quartz', 'zircon common', 'river zircon', 'nothing here'];
+    const queries = [
+      'common river',
+      'river stone',
+      'quartz lumen delta',
+      '"stone delta"',
+      'ember -river',
+      'lumen OR zircon common',
+      'café noir',
+      'tail3 quartz',
+      'zircon common',
+      'river zircon',
+      'nothing here',
+    ];
     for (const query of queries) {
       const compiled = compileSearchQuery(query);
       const skipping = rankNewestMatches(db, compiled.match!, ['1'], [], { requiredWords: compiled.requiredWords });
       const reading = rankNewestMatches(db, compiled.match!, ['1'], [], {});
       assert.deepEqual(skipping, reading, query);
     }
-    assert.deepEqual(searchTranscripts(db, 'all', { query: 'zircon common' }).map((h) => h.sessionKey), ['s-old']);
+    assert.deepEqual(
+      searchTranscripts(db, 'all', { query: 'zircon common' }).map((h) => h.sessionKey),
+      ['s-old'],
+    );
     assert.deepEqual(searchTranscripts(db, 'all', { query: 'river zircon' }), []);
     db.close();
   });
 
-  it('ranks a shard from a rare word\'s documents exactly as FTS4 ranks it: the same turns, the same scores', async () => {
+  it("ranks a shard from a rare word's documents exactly as FTS4 ranks it: the same turns, the same scores", async () => {
     const db = await shardedDb(40);
     // Common words in every turn, identifiers in a few: 'rare0'..'rare9' in 1–6 turns each, 'edge'
     // in exactly RARE_DOCS turns of the first shard (still rare) and 'over' in one more (not rare).
@@ -99,20 +134,55 @@ describe('sharded transcript index (real sql.js)', () => {
       if (i <= RARE_DOCS + 1) words.push('over');
       if (i % 9 === 0) words.splice(3, 0, 'the', 'rare3', 'of', 'the', 'rare3'); // repeats, phrase overlaps
       // Text the tokenizer folds or splits: case, accents, underscores, punctuation.
-      const text = words.join(' ').replace(/rare1/g, 'RARE1').replace(/deploy/g, 'déploy') + (i % 5 === 0 ? ' x_rare2, Café—bjørn!' : '');
+      const text =
+        words
+          .join(' ')
+          .replace(/rare1/g, 'RARE1')
+          .replace(/deploy/g, 'déploy') + (i % 5 === 0 ? ' x_rare2, Café—bjørn!' : '');
       addTurn(db, `s${i % 7}`, text, i);
     }
     // A rare word that some of its turns hold outside the phrase asked for; overlapping occurrences.
-    for (const [i, text] of ['zeta alpha and the', 'the zeta and alpha', 'zeta alpha zeta alpha the', 'zeta of the', 'the the the omega', 'omega the the'].entries()) {
+    for (const [i, text] of [
+      'zeta alpha and the',
+      'the zeta and alpha',
+      'zeta alpha zeta alpha the',
+      'zeta of the',
+      'the the the omega',
+      'omega the the',
+    ].entries()) {
       addTurn(db, `z${i % 2}`, text, 200 + i);
     }
     catchUpIndex(db);
     const queries = [
-      'the rare3', '"of the rare3"', '"the rare3" of', 'rare3 "the of"', 'rare1 build', '"rare1 build"', 'rare2 x', 'rare2 cafe',
-      '"zeta alpha" the', '"zeta alpha" and', 'zeta the', '"the the" omega', '"the the the" omega',
-      'edge the', 'edge "and the"', 'over the', 'rare0 rare4', 'rare5 deploy', 'rare5 dploy', 'the the rare6', 'a a rare7', 'rare8 nothing', 'missing the',
+      'the rare3',
+      '"of the rare3"',
+      '"the rare3" of',
+      'rare3 "the of"',
+      'rare1 build',
+      '"rare1 build"',
+      'rare2 x',
+      'rare2 cafe',
+      '"zeta alpha" the',
+      '"zeta alpha" and',
+      'zeta the',
+      '"the the" omega',
+      '"the the the" omega',
+      'edge the',
+      'edge "and the"',
+      'over the',
+      'rare0 rare4',
+      'rare5 deploy',
+      'rare5 dploy',
+      'the the rare6',
+      'a a rare7',
+      'rare8 nothing',
+      'missing the',
     ];
-    const scopes: Array<[string[], Array<string | number>]> = [[['1'], []], [['s.session_key = ?'], ['s3']], [['s.session_key != ?'], ['s0']]];
+    const scopes: Array<[string[], Array<string | number>]> = [
+      [['1'], []],
+      [['s.session_key = ?'], ['s3']],
+      [['s.session_key != ?'], ['s0']],
+    ];
     const compare = (query: string) => {
       const compiled = compileSearchQuery(query);
       assert.ok(compiled.phrases, query);
@@ -150,9 +220,15 @@ describe('sharded transcript index (real sql.js)', () => {
     // Denser matches rank first within the window.
     assert.equal(Number(everywhere[0].sessionKey.slice(1)) % 7, 0);
     // Scope filters apply before the window: an old session's turn is found through the newer shards.
-    assert.deepEqual(searchTranscripts(db, 'all', { query: 'heron', sessionKey: 's3' }).map((h) => h.sessionKey), ['s3']);
+    assert.deepEqual(
+      searchTranscripts(db, 'all', { query: 'heron', sessionKey: 's3' }).map((h) => h.sessionKey),
+      ['s3'],
+    );
     // A word only the oldest turn has is found in the oldest shard.
-    assert.deepEqual(searchTranscripts(db, 'all', { query: 'estuary1' }).map((h) => h.sessionKey), ['s1']);
+    assert.deepEqual(
+      searchTranscripts(db, 'all', { query: 'estuary1' }).map((h) => h.sessionKey),
+      ['s1'],
+    );
     db.close();
   });
 
@@ -172,15 +248,33 @@ describe('sharded transcript index (real sql.js)', () => {
       return { id: i + 1, kind: 'write', name: 'recordTranscript', args: { key, turns } };
     });
     const replies = await executeAll(engine, [...writes, { id: 99, kind: 'read', name: 'search', args: { scope: 'all', query: 'marker0' } }]);
-    assert.ok(replies.every((r) => r.ok), JSON.stringify(replies.filter((r) => !r.ok)));
-    assert.deepEqual((replies.find((r) => r.id === 99)!.value as SearchHit[]).map((h) => h.sessionKey), ['s0']);
+    assert.ok(
+      replies.every((r) => r.ok),
+      JSON.stringify(replies.filter((r) => !r.ok)),
+    );
+    assert.deepEqual(
+      (replies.find((r) => r.id === 99)!.value as SearchHit[]).map((h) => h.sessionKey),
+      ['s0'],
+    );
 
     // A crash: the engine is never closed; a new open replays the journal over the seed snapshot.
     const SQL = await loadSqlJs();
     const expectShards = (db: Database) => {
       assert.equal(unindexedTurns(db), 0);
-      assert.deepEqual(indexShards(db).map((s) => [s.firstDoc, docsIn(db, s.table)]), [[9, 2], [5, 4], [1, 4]]);
-      for (let i = 0; i < 10; i++) assert.deepEqual(searchTranscripts(db, 'all', { query: `marker${i}` }).map((h) => h.sessionKey), [`s${i % 3}`], `marker${i}`);
+      assert.deepEqual(
+        indexShards(db).map((s) => [s.firstDoc, docsIn(db, s.table)]),
+        [
+          [9, 2],
+          [5, 4],
+          [1, 4],
+        ],
+      );
+      for (let i = 0; i < 10; i++)
+        assert.deepEqual(
+          searchTranscripts(db, 'all', { query: `marker${i}` }).map((h) => h.sessionKey),
+          [`s${i % 3}`],
+          `marker${i}`,
+        );
     };
     const replayed = loadDatabase(SQL, paths);
     assert.equal(replayed.report.replayedFrames, 10);

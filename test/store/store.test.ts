@@ -53,7 +53,7 @@ describe('store (real sql.js worker on disk)', function () {
       assert.equal((await store.read('transcript', { scope: 'all', key: 'session:k' })).content, 'User: hello\nAssistant: hi there\nUser: next question');
     });
 
-    it('finds the newest of several agents\' sessions with one key, and an isolated agent\'s only for that agent', async () => {
+    it("finds the newest of several agents' sessions with one key, and an isolated agent's only for that agent", async () => {
       const tick = () => new Promise((r) => setTimeout(r, 5));
       await store.write('ensureAgent', { agentId: 'carol', readPolicy: 'isolated' });
       await store.write('recordTranscript', { agentId: 'alice', key: 'shared-key', turns: [user('from alice')] });
@@ -82,7 +82,11 @@ describe('store (real sql.js worker on disk)', function () {
 
     it('uses the payload prompt when the file lags, and does not store it twice when the file catches up', async () => {
       await store.write('recordTranscript', { key: 'k', turns: [user('first'), assistant('one')], fromPayload: [user('second')] });
-      await store.write('recordTranscript', { key: 'k', turns: [user('first'), assistant('one'), user('second'), assistant('two')], fromPayload: [assistant('two')] });
+      await store.write('recordTranscript', {
+        key: 'k',
+        turns: [user('first'), assistant('one'), user('second'), assistant('two')],
+        fromPayload: [assistant('two')],
+      });
       assert.equal((await store.read('transcript', { scope: 'all', key: 'k' })).content, 'User: first\nAssistant: one\nUser: second\nAssistant: two');
     });
 
@@ -104,7 +108,10 @@ describe('store (real sql.js worker on disk)', function () {
       }
       // Segments are bounded: ~200 KB of text spread over ~13 segments of at most 16 KB.
       const page = await store.read('turns', { scope: 'all', key: 'long', from: 995, limit: 10 });
-      assert.deepEqual(page.turns.map((t) => t.seq), [995, 996, 997, 998, 999, 1000]);
+      assert.deepEqual(
+        page.turns.map((t) => t.seq),
+        [995, 996, 997, 998, 999, 1000],
+      );
       assert.match(page.turns[5].text, /^answer number 1000 y+$/);
       const stats = await store.read('stats', {});
       assert.ok(stats.segments >= 12 && stats.segments <= 14, `segments: ${stats.segments}`);
@@ -117,7 +124,10 @@ describe('store (real sql.js worker on disk)', function () {
       const expected = turns.map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.text}`).join('\n');
       assert.equal((await store.read('transcript', { scope: 'all', key: 'bulk' })).content, expected);
       const page = await store.read('turns', { scope: 'all', key: 'bulk', from: 1, limit: 100 });
-      assert.deepEqual(page.turns.map((t) => t.text), turns.map((t) => t.text));
+      assert.deepEqual(
+        page.turns.map((t) => t.text),
+        turns.map((t) => t.text),
+      );
       for (const i of [1, 8, 9, 40]) assert.equal((await store.read('search', { scope: 'all', query: `marker${i}q` }))[0]?.turnSeq, i, `marker${i}q`);
       await store.close();
       store = await Store.open({ dataDir: dir, compactBytes: 1 << 30 });
@@ -163,9 +173,16 @@ describe('store (real sql.js worker on disk)', function () {
 
   describe('reads', () => {
     it('indexes turns off the write path, yet a search right after a write finds it and a snapshot carries the whole index', async () => {
-      for (let i = 0; i < 40; i++) await store.write('recordTranscript', { key: `s${i % 4}`, turns: Array.from({ length: Math.floor(i / 4) + 1 }, (_, k) => user(`turn ${k} of s${i % 4} word${k}x${i % 4}`)) });
+      for (let i = 0; i < 40; i++)
+        await store.write('recordTranscript', {
+          key: `s${i % 4}`,
+          turns: Array.from({ length: Math.floor(i / 4) + 1 }, (_, k) => user(`turn ${k} of s${i % 4} word${k}x${i % 4}`)),
+        });
       const hits = await store.read('search', { scope: 'all', query: 'word9x3' });
-      assert.deepEqual(hits.map((h) => h.sessionKey), ['s3']);
+      assert.deepEqual(
+        hits.map((h) => h.sessionKey),
+        ['s3'],
+      );
       assert.equal(hits[0].turnSeq, 10);
       await store.snapshot();
       const newest = listSnapshots(layout(dir).snapshotDir)[0];
@@ -219,14 +236,20 @@ describe('store (real sql.js worker on disk)', function () {
       assert.equal(root.children[0].key, 'child');
       assert.equal(root.children[0].children[0].key, 'grandchild');
       assert.equal(root.childCount, 1);
-      assert.ok(roots.some((r) => r.key === 'orphan'), 'a session whose parent is unknown stays visible as a root');
+      assert.ok(
+        roots.some((r) => r.key === 'orphan'),
+        'a session whose parent is unknown stays visible as a root',
+      );
       const rootsOnly = await store.read('listSessions', { scope: 'all', rootsOnly: true });
       assert.deepEqual(rootsOnly.sessions.map((s) => s.key).sort(), ['orphan', 'root']);
     });
 
     it('rejects a failing command without a partial write', async () => {
       await assert.rejects(store.write('updateSession', { key: 'nope', set: { title: 'x' } }), /not found/);
-      await assert.rejects(store.write('upsertSession', { key: 'bad', harness: 'x', status: 'weird' as never }), (err: Error & { code?: string }) => err.code === 'invalid_request');
+      await assert.rejects(
+        store.write('upsertSession', { key: 'bad', harness: 'x', status: 'weird' as never }),
+        (err: Error & { code?: string }) => err.code === 'invalid_request',
+      );
       assert.equal(await store.read('getSession', { scope: 'all', key: 'bad' }), null);
       assert.equal(journalFrames(dir).length, 0);
     });
@@ -235,8 +258,18 @@ describe('store (real sql.js worker on disk)', function () {
   describe('search (FTS4, BM25 from matchinfo)', () => {
     beforeEach(async () => {
       await store.write('ensureAgent', { agentId: 'alice', readPolicy: 'isolated' });
-      await store.write('recordTranscript', { agentId: 'default', key: 'a', project: '/p1', turns: [user('configure the Juniper trunk ports'), assistant('VLAN audit of trunk ports done')] });
-      await store.write('recordTranscript', { agentId: 'default', key: 'b', project: '/p2', turns: [user('dark mode with CSS variables'), assistant('theme tokens set, trunk mentioned once')] });
+      await store.write('recordTranscript', {
+        agentId: 'default',
+        key: 'a',
+        project: '/p1',
+        turns: [user('configure the Juniper trunk ports'), assistant('VLAN audit of trunk ports done')],
+      });
+      await store.write('recordTranscript', {
+        agentId: 'default',
+        key: 'b',
+        project: '/p2',
+        turns: [user('dark mode with CSS variables'), assistant('theme tokens set, trunk mentioned once')],
+      });
       await store.write('recordTranscript', { agentId: 'alice', key: 'c', project: '/p1', turns: [user('private Juniper notes of alice')] });
     });
 
@@ -249,12 +282,24 @@ describe('store (real sql.js worker on disk)', function () {
 
     it('scopes by agent (isolated agents are invisible to others), session and project', async () => {
       const asDefault = await store.read('search', { scope: { agentId: 'default' }, query: 'juniper' });
-      assert.deepEqual(asDefault.map((h) => h.sessionKey), ['a']);
+      assert.deepEqual(
+        asDefault.map((h) => h.sessionKey),
+        ['a'],
+      );
       const asAlice = await store.read('search', { scope: { agentId: 'alice' }, query: 'juniper' });
       assert.deepEqual(asAlice.map((h) => h.sessionKey).sort(), ['c'], 'an isolated agent reads only its own sessions (docs/inheritance.md)');
-      assert.deepEqual((await store.read('search', { scope: 'all', query: 'trunk', sessionKey: 'session:b' })).map((h) => h.sessionKey), ['b']);
-      assert.deepEqual((await store.read('search', { scope: 'all', query: 'trunk', project: '/p2' })).map((h) => h.sessionKey), ['b']);
-      assert.deepEqual((await store.read('search', { scope: 'all', query: 'trunk', excludeSessionKey: 'a' })).map((h) => h.sessionKey), ['b']);
+      assert.deepEqual(
+        (await store.read('search', { scope: 'all', query: 'trunk', sessionKey: 'session:b' })).map((h) => h.sessionKey),
+        ['b'],
+      );
+      assert.deepEqual(
+        (await store.read('search', { scope: 'all', query: 'trunk', project: '/p2' })).map((h) => h.sessionKey),
+        ['b'],
+      );
+      assert.deepEqual(
+        (await store.read('search', { scope: 'all', query: 'trunk', excludeSessionKey: 'a' })).map((h) => h.sessionKey),
+        ['b'],
+      );
     });
 
     it('accepts any text as a query without it reaching SQLite as syntax', async () => {
@@ -290,7 +335,10 @@ describe('store (real sql.js worker on disk)', function () {
       }
       assert.deepEqual(await store.read('search', { scope: 'all', query: '' }), []);
       assert.deepEqual(await store.read('search', { scope: 'all', query: '-trunk' }), []);
-      assert.deepEqual((await store.read('search', { scope: 'all', query: '"trunk ports" -css' })).map((h) => h.sessionKey), ['a']);
+      assert.deepEqual(
+        (await store.read('search', { scope: 'all', query: '"trunk ports" -css' })).map((h) => h.sessionKey),
+        ['a'],
+      );
       assert.deepEqual((await store.read('search', { scope: 'all', query: 'jun*' })).map((h) => h.sessionKey).sort(), ['a', 'c']);
       assert.deepEqual((await store.read('search', { scope: 'all', query: 'css OR juniper' })).length, 3);
       assert.equal((await store.read('integrity', {}))[0], 'ok');

@@ -44,7 +44,9 @@ describe('archival triggers and summaries', () => {
   });
 
   it('keeps valid model JSON structured, a paragraph as a paragraph, and marks invalid JSON while keeping it', () => {
-    const good = parseModelSummary('```json\n{"outcome":"Fixed login","key_findings":["JWT expired"],"files_touched":["auth.ts"],"tools_used":["Edit"],"open_questions":[]}\n```');
+    const good = parseModelSummary(
+      '```json\n{"outcome":"Fixed login","key_findings":["JWT expired"],"files_touched":["auth.ts"],"tools_used":["Edit"],"open_questions":[]}\n```',
+    );
     assert.equal(good.kind, 'structured');
     assert.deepEqual(parseModelSummary('We fixed the login flow.'), { kind: 'paragraph', text: 'We fixed the login flow.' });
     const bad = parseModelSummary('{"outcome": 3}');
@@ -55,7 +57,11 @@ describe('archival triggers and summaries', () => {
   });
 
   it('summarises deterministically: outcome, files, tools, open questions', () => {
-    const s = deterministicSummary('Fix src/auth/login.ts please', 'Fixed the token refresh. Also touched package.json.\nShould we rotate keys?', ['Edit', 'Edit', 'Bash']);
+    const s = deterministicSummary('Fix src/auth/login.ts please', 'Fixed the token refresh. Also touched package.json.\nShould we rotate keys?', [
+      'Edit',
+      'Edit',
+      'Bash',
+    ]);
     assert.equal(s.outcome, 'Fixed the token refresh.');
     assert.deepEqual(s.files_touched, ['src/auth/login.ts', 'package.json']);
     assert.deepEqual(s.tools_used, ['Edit', 'Bash']);
@@ -84,11 +90,27 @@ describe('runs: lifecycle, propagation, deliveries', () => {
   });
 
   it('aggregates several results into one delivery', () => {
-    const base = { agentId: 'default', sessionKey: null, parentSessionKey: 'p', executionMode: 'ASYNC_CALLBACK', inputTokens: null, outputTokens: null, durationMs: 1, callbackDeliveredAt: null, createdAt: '', startedAt: null, finishedAt: null, updatedAt: '' } as const;
+    const base = {
+      agentId: 'default',
+      sessionKey: null,
+      parentSessionKey: 'p',
+      executionMode: 'ASYNC_CALLBACK',
+      inputTokens: null,
+      outputTokens: null,
+      durationMs: 1,
+      callbackDeliveredAt: null,
+      createdAt: '',
+      startedAt: null,
+      finishedAt: null,
+      updatedAt: '',
+    } as const;
     const runs: SubagentRun[] = [
       { ...base, id: 'r1', runner: 'echo', status: 'completed', context: { specId: 's' }, resultContent: 'line1\nline2', error: null },
       { ...base, id: 'r2', runner: 'lm', status: 'failed', context: {}, resultContent: null, error: 'boom' },
     ];
-    assert.equal(aggregateDeliveries(runs), 'Sub-agent results (2):\n- run r1 (echo, spec s) completed:\n  line1\n  line2\n- run r2 (lm) failed:\n  error: boom');
+    assert.equal(
+      aggregateDeliveries(runs),
+      'Sub-agent results (2):\n- run r1 (echo, spec s) completed:\n  line1\n  line2\n- run r2 (lm) failed:\n  error: boom',
+    );
   });
 });

@@ -24,8 +24,16 @@ describe('the hook bundle (src/hook.ts)', function () {
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile.inputs);
-    assert.deepEqual(inputs.filter((f) => /node_modules\/(zod|sql\.js)\//.test(f)), [], 'no zod or sql.js in the hook bundle');
-    assert.deepEqual(inputs.filter((f) => f.startsWith('src/store/') || f.startsWith('src/server/')), [], 'no store or server code in the hook bundle');
+    assert.deepEqual(
+      inputs.filter((f) => /node_modules\/(zod|sql\.js)\//.test(f)),
+      [],
+      'no zod or sql.js in the hook bundle',
+    );
+    assert.deepEqual(
+      inputs.filter((f) => f.startsWith('src/store/') || f.startsWith('src/server/')),
+      [],
+      'no store or server code in the hook bundle',
+    );
     assert.ok(inputs.includes('src/api/routes.ts'), 'the hook names routes from the route table');
     const bytes = result.outputFiles[0].contents.byteLength;
     assert.ok(bytes < 100 * 1024, `the hook bundle is ${bytes} bytes`);

@@ -86,11 +86,7 @@ describe('scripts/check-layers.mjs', function () {
   });
 
   it('fails when src/core imports ../store/x', () => {
-    assertViolation(
-      { 'src/core/a.ts': "import { x } from '../store/x';\n", 'src/store/x.ts': 'export const x = 1;\n' },
-      'src/core/a.ts',
-      '../store/x',
-    );
+    assertViolation({ 'src/core/a.ts': "import { x } from '../store/x';\n", 'src/store/x.ts': 'export const x = 1;\n' }, 'src/core/a.ts', '../store/x');
   });
 
   it('fails on require(), dynamic import() and re-exports from src/core', () => {
@@ -136,7 +132,12 @@ describe('scripts/check-layers.mjs', function () {
       }),
     );
     assert.equal(res.status, 1);
-    const lines = res.stderr.trim().split('\n').slice(1).map((l) => l.trim()).sort();
+    const lines = res.stderr
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim())
+      .sort();
     assert.deepEqual(lines, [
       `${path.join('src', 'core', 'a.ts')}: src/core must stay pure but imports 'node:fs'`,
       `${path.join('src', 'core', 'a.ts')}: src/core must stay pure but imports 'vscode'`,

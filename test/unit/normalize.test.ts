@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { normalizeTranscript } from '../../src/harnesses/registry';
-import {
-  renderTranscript,
-  renderTurn,
-  TOOL_CALL_CAP,
-  TOOL_RESULT_CAP,
-} from '../../src/core/normalize';
+import { renderTranscript, renderTurn, TOOL_CALL_CAP, TOOL_RESULT_CAP } from '../../src/core/normalize';
 import type { Turn } from '../../src/core/types';
 
 const jsonl = (...records: unknown[]): string => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -32,8 +27,7 @@ function cc(type: string, fields: Record<string, unknown>): Record<string, unkno
     ...fields,
   };
 }
-const ccUser = (content: unknown, extra: Record<string, unknown> = {}) =>
-  cc('user', { message: { role: 'user', content }, ...extra });
+const ccUser = (content: unknown, extra: Record<string, unknown> = {}) => cc('user', { message: { role: 'user', content }, ...extra });
 const ccAssistant = (id: string, content: unknown[], extra: Record<string, unknown> = {}) =>
   cc('assistant', {
     requestId: `req_${id}`,
@@ -61,10 +55,9 @@ describe('normalizeTranscript: Claude Code JSONL', () => {
   const thinking = ccAssistant('msg_01A', [{ type: 'thinking', thinking: 'Plan: read first.', signature: 'sig' }]);
   const textBlock = ccAssistant('msg_01A', [{ type: 'text', text: 'I will start by reading the parser.' }]);
   const toolUse = ccAssistant('msg_01A', [{ type: 'tool_use', id: 'toolu_01X', name: 'Agent', input: agentInput }]);
-  const toolResult = ccUser(
-    [{ tool_use_id: 'toolu_01X', type: 'tool_result', content: [{ type: 'text', text: 'Review done: 2 issues.\n' }] }],
-    { toolUseResult: { status: 'completed', content: [{ type: 'text', text: 'Review done: 2 issues.' }] } },
-  );
+  const toolResult = ccUser([{ tool_use_id: 'toolu_01X', type: 'tool_result', content: [{ type: 'text', text: 'Review done: 2 issues.\n' }] }], {
+    toolUseResult: { status: 'completed', content: [{ type: 'text', text: 'Review done: 2 issues.' }] },
+  });
   const reply1 = ccAssistant('msg_01B', [{ type: 'text', text: 'Found two issues.' }]);
   const reply2 = ccAssistant('msg_01B', [{ type: 'text', text: 'Fixing both now.' }]);
   const torn = JSON.stringify(ccAssistant('msg_01C', [{ type: 'text', text: 'half written' }])).slice(0, 90);
@@ -139,9 +132,7 @@ describe('normalizeTranscript: Claude Code JSONL', () => {
     const big = 'x'.repeat(5000);
     const turns = normalizeTranscript(
       jsonl(
-        ccAssistant('msg_W', [
-          { type: 'tool_use', id: 'toolu_W', name: 'Write', input: { file_path: '/tmp/a.txt', content: big } },
-        ]),
+        ccAssistant('msg_W', [{ type: 'tool_use', id: 'toolu_W', name: 'Write', input: { file_path: '/tmp/a.txt', content: big } }]),
         ccUser([{ tool_use_id: 'toolu_W', type: 'tool_result', content: big }]),
       ),
     );
@@ -160,7 +151,10 @@ describe('normalizeTranscript: Claude Code JSONL', () => {
       jsonl(
         ccUser('<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>'),
         ccUser('<local-command-stdout></local-command-stdout>'),
-        ccUser([{ type: 'text', text: 'Look at this screenshot' }, { type: 'image', source: { type: 'base64', data: 'AAAA' } }]),
+        ccUser([
+          { type: 'text', text: 'Look at this screenshot' },
+          { type: 'image', source: { type: 'base64', data: 'AAAA' } },
+        ]),
         cc('system', { subtype: 'compact_boundary', content: 'Conversation compacted', level: 'info' }),
         ccUser('This session is being continued from a previous conversation. Summary: parser work.', {
           isCompactSummary: true,
@@ -217,8 +211,7 @@ describe('normalizeTranscript: Codex rollout JSONL', () => {
     second += 1;
     return { timestamp: `2026-03-02T09:00:${String(second).padStart(2, '0')}.000Z`, type, payload };
   };
-  const msg = (role: string, type: string, text: string) =>
-    line('response_item', { type: 'message', role, content: [{ type, text }] });
+  const msg = (role: string, type: string, text: string) => line('response_item', { type: 'message', role, content: [{ type, text }] });
   const shellArgs = '{"command":["bash","-lc","ls"],"workdir":"/home/dev/proj"}';
 
   const userLine = msg('user', 'input_text', 'List the files and summarise.');
@@ -279,10 +272,7 @@ describe('normalizeTranscript: Codex rollout JSONL', () => {
 
   it('takes `at` from the line timestamp and compacts pretty-printed arguments', () => {
     const turns = normalizeTranscript(
-      jsonl(
-        userLine,
-        line('response_item', { type: 'function_call', name: 'shell', arguments: '{\n  "command": ["pwd"]\n}', call_id: 'c' }),
-      ),
+      jsonl(userLine, line('response_item', { type: 'function_call', name: 'shell', arguments: '{\n  "command": ["pwd"]\n}', call_id: 'c' })),
     );
     assert.equal(turns[0].at, userLine.timestamp);
     assert.equal(turns[1].text, 'shell({"command":["pwd"]})');
@@ -492,12 +482,7 @@ describe('renderTurn / renderTranscript', () => {
   ];
 
   it('labels each role', () => {
-    assert.deepEqual(turns.map(renderTurn), [
-      'User: fix it\nplease',
-      'Assistant: done',
-      'Tool: Bash({"command":"ls"})',
-      'System: compacted',
-    ]);
+    assert.deepEqual(turns.map(renderTurn), ['User: fix it\nplease', 'Assistant: done', 'Tool: Bash({"command":"ls"})', 'System: compacted']);
   });
 
   it('joins turns with newlines, and plain-text normalisation reads it back', () => {

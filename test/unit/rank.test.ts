@@ -41,7 +41,12 @@ describe('bm25FromMatchinfo', () => {
       for (const n of [1, 2, Math.max(1, Math.floor(N / 2)), N]) {
         if (n > N) continue;
         for (const hits of [1, 2, 7]) {
-          for (const [len, avg] of [[1, 1], [5, 20], [40, 10], [100, 100]]) {
+          for (const [len, avg] of [
+            [1, 1],
+            [5, 20],
+            [40, 10],
+            [100, 100],
+          ]) {
             const got = bm25FromMatchinfo(single(N, n, hits, len, avg));
             const want = -termScore(N, n, hits, len, avg);
             assert.ok(Math.abs(got - want) < 1e-9, `N=${N} n=${n} hits=${hits} len=${len} avg=${avg}: ${got} vs ${want}`);
@@ -90,21 +95,32 @@ describe('bm25FromMatchinfo', () => {
   });
 
   it('sums over phrases, skipping phrases without hits here', () => {
-    const info = matchinfo(50, [12], [8], [
-      { x: [[2, 9, 4]] },
-      { x: [[0, 30, 20]] },
-      { x: [[1, 1, 1]] },
-    ]);
+    const info = matchinfo(50, [12], [8], [{ x: [[2, 9, 4]] }, { x: [[0, 30, 20]] }, { x: [[1, 1, 1]] }]);
     const want = -(termScore(50, 4, 2, 8, 12) + termScore(50, 1, 1, 8, 12));
     assert.ok(Math.abs(bm25FromMatchinfo(info) - want) < 1e-12);
   });
 
   it('reads per-column averages, lengths and hits at the right offsets', () => {
     // Two columns with different statistics; two phrases.
-    const info = matchinfo(20, [10, 100], [5, 300], [
-      { x: [[1, 3, 2], [4, 10, 6]] },
-      { x: [[0, 0, 0], [2, 2, 1]] },
-    ]);
+    const info = matchinfo(
+      20,
+      [10, 100],
+      [5, 300],
+      [
+        {
+          x: [
+            [1, 3, 2],
+            [4, 10, 6],
+          ],
+        },
+        {
+          x: [
+            [0, 0, 0],
+            [2, 2, 1],
+          ],
+        },
+      ],
+    );
     const want = -(termScore(20, 2, 1, 5, 10) + termScore(20, 6, 4, 300, 100) + termScore(20, 1, 2, 300, 100));
     assert.ok(Math.abs(bm25FromMatchinfo(info) - want) < 1e-12);
   });
@@ -175,7 +191,10 @@ describe('bm25 in real sql.js FTS4', () => {
     const db = await openDb();
     try {
       const rows = ranked(db, 'zebra');
-      assert.deepEqual(rows.map((r) => r[0]), [2, 1, 4]);
+      assert.deepEqual(
+        rows.map((r) => r[0]),
+        [2, 1, 4],
+      );
       assert.ok(rows[0][1] < rows[1][1]);
       assert.equal(rows[1][1], rows[2][1], 'equal hits and equal length tie');
     } finally {
@@ -188,7 +207,10 @@ describe('bm25 in real sql.js FTS4', () => {
     try {
       const rows = ranked(db, 'apple OR zebra');
       assert.equal(rows.length, 6);
-      assert.deepEqual(rows.slice(0, 3).map((r) => r[0]), [2, 1, 4]);
+      assert.deepEqual(
+        rows.slice(0, 3).map((r) => r[0]),
+        [2, 1, 4],
+      );
       // Document 2: apple once (in all 6 rows), zebra three times (in 3 rows); length 4 = average 4.
       const want = -(termScore(6, 6, 1, 4, 4) + termScore(6, 3, 3, 4, 4));
       assert.ok(Math.abs(rows[0][1] - want) < 1e-9, `${rows[0][1]} vs ${want}`);

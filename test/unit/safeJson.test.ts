@@ -18,12 +18,20 @@ describe('safeJson', () => {
 
   it('parses within the limit, refuses beyond it, and never quotes the input', () => {
     assert.deepEqual(parseJsonSafely('{"a":[1,{"b":null}]}'), { a: [1, { b: null }] });
-    assert.throws(() => parseJsonSafely('['.repeat(20_000) + ']'.repeat(20_000), 'body'), (err: unknown) => err instanceof JsonInputError && err.problem === 'too_deep' && /nesting-depth limit is 64/.test(err.message));
+    assert.throws(
+      () => parseJsonSafely('['.repeat(20_000) + ']'.repeat(20_000), 'body'),
+      (err: unknown) => err instanceof JsonInputError && err.problem === 'too_deep' && /nesting-depth limit is 64/.test(err.message),
+    );
     const secret = 'zq' + 'x7'.repeat(10);
     for (const text of [`{"a": ${secret}}`, `{"a":"${secret}`, `${secret}`, `{"a":1} ${secret}`, `{${secret}:1}`]) {
       assert.throws(
         () => parseJsonSafely(text, 'body'),
-        (err: unknown) => err instanceof JsonInputError && err.problem === 'syntax' && /^body is not valid JSON/.test(err.message) && !err.message.includes('zqx7') && !err.message.includes('x7x7'),
+        (err: unknown) =>
+          err instanceof JsonInputError &&
+          err.problem === 'syntax' &&
+          /^body is not valid JSON/.test(err.message) &&
+          !err.message.includes('zqx7') &&
+          !err.message.includes('x7x7'),
         text,
       );
     }

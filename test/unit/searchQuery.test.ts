@@ -124,10 +124,53 @@ const HOSTILE: string[] = [
 function randomCorpus(count: number, seed: number): string[] {
   const rnd = mulberry32(seed);
   const pieces = [
-    '"', '(', ')', '*', '-', ':', '^', '~', '/', ' ', ' ', ' ', '\t',
-    'O', 'R', 'N', 'T', 'A', 'D', 'E', 'OR', 'NOT', 'AND', 'NEAR', 'NEAR/2',
-    'a', 'b', 'z', 'hello', 'world', 'x', 'Q', '0', '7', '42',
-    'é', 'ü', 'ñ', '日本', '語', '한', '🚀', '😀', '\u0301', 'ß', 'İ', '\u200d',
+    '"',
+    '(',
+    ')',
+    '*',
+    '-',
+    ':',
+    '^',
+    '~',
+    '/',
+    ' ',
+    ' ',
+    ' ',
+    '\t',
+    'O',
+    'R',
+    'N',
+    'T',
+    'A',
+    'D',
+    'E',
+    'OR',
+    'NOT',
+    'AND',
+    'NEAR',
+    'NEAR/2',
+    'a',
+    'b',
+    'z',
+    'hello',
+    'world',
+    'x',
+    'Q',
+    '0',
+    '7',
+    '42',
+    'é',
+    'ü',
+    'ñ',
+    '日本',
+    '語',
+    '한',
+    '🚀',
+    '😀',
+    '\u0301',
+    'ß',
+    'İ',
+    '\u200d',
   ];
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -150,7 +193,7 @@ describe('compileSearchQuery', () => {
       assert.deepEqual(compileSearchQuery('alpha OR beta gamma -delta NOT epsilon zeta*').requiredWords, ['gamma']);
     });
 
-    it('leaves out words that are not plain ASCII letters and digits (their tokenisation is SQLite\'s call)', () => {
+    it("leaves out words that are not plain ASCII letters and digits (their tokenisation is SQLite's call)", () => {
       assert.deepEqual(compileSearchQuery('café naïve résumé plain 東京 x1').requiredWords, ['plain', 'x1']);
     });
   });
@@ -175,11 +218,23 @@ describe('compileSearchQuery', () => {
 
   describe('plain words and phrases', () => {
     it('quotes each plain word and lower-cases it', () => {
-      assert.deepEqual(compileSearchQuery('Hello World'), { match: '"hello" "world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'], phrases: [['hello'], ['world']] });
+      assert.deepEqual(compileSearchQuery('Hello World'), {
+        match: '"hello" "world"',
+        terms: ['hello', 'world'],
+        prefixTerms: [],
+        requiredWords: ['hello', 'world'],
+        phrases: [['hello'], ['world']],
+      });
     });
 
     it('keeps a quoted phrase as one quoted item', () => {
-      assert.deepEqual(compileSearchQuery('"hello world"'), { match: '"hello world"', terms: ['hello', 'world'], prefixTerms: [], requiredWords: ['hello', 'world'], phrases: [['hello', 'world']] });
+      assert.deepEqual(compileSearchQuery('"hello world"'), {
+        match: '"hello world"',
+        terms: ['hello', 'world'],
+        prefixTerms: [],
+        requiredWords: ['hello', 'world'],
+        phrases: [['hello', 'world']],
+      });
     });
 
     it('mixes phrases and words in order', () => {
@@ -187,7 +242,13 @@ describe('compileSearchQuery', () => {
     });
 
     it('treats an unterminated quote as a phrase running to the end', () => {
-      assert.deepEqual(compileSearchQuery('"unterminated phrase'), { match: '"unterminated phrase"', terms: ['unterminated', 'phrase'], prefixTerms: [], requiredWords: ['unterminated', 'phrase'], phrases: [['unterminated', 'phrase']] });
+      assert.deepEqual(compileSearchQuery('"unterminated phrase'), {
+        match: '"unterminated phrase"',
+        terms: ['unterminated', 'phrase'],
+        prefixTerms: [],
+        requiredWords: ['unterminated', 'phrase'],
+        phrases: [['unterminated', 'phrase']],
+      });
       assert.equal(match('x "y'), '"x" "y"');
     });
 
@@ -208,7 +269,13 @@ describe('compileSearchQuery', () => {
     });
 
     it('a colon splits words into a phrase (no column filter)', () => {
-      assert.deepEqual(compileSearchQuery('session:abc'), { match: '"session abc"', terms: ['session', 'abc'], prefixTerms: [], requiredWords: ['session', 'abc'], phrases: [['session', 'abc']] });
+      assert.deepEqual(compileSearchQuery('session:abc'), {
+        match: '"session abc"',
+        terms: ['session', 'abc'],
+        prefixTerms: [],
+        requiredWords: ['session', 'abc'],
+        phrases: [['session', 'abc']],
+      });
       assert.equal(match('text:hello'), '"text hello"');
     });
 
@@ -250,7 +317,13 @@ describe('compileSearchQuery', () => {
     });
 
     it('SQL-looking input is just words', () => {
-      assert.deepEqual(compileSearchQuery("'; DROP TABLE x; --"), { match: '"drop" "table" "x"', terms: ['drop', 'table', 'x'], prefixTerms: [], requiredWords: ['drop', 'table', 'x'], phrases: [['drop'], ['table'], ['x']] });
+      assert.deepEqual(compileSearchQuery("'; DROP TABLE x; --"), {
+        match: '"drop" "table" "x"',
+        terms: ['drop', 'table', 'x'],
+        prefixTerms: [],
+        requiredWords: ['drop', 'table', 'x'],
+        phrases: [['drop'], ['table'], ['x']],
+      });
       assert.equal(match("' OR 1=1 --"), '"1 1"');
     });
 
@@ -320,7 +393,13 @@ describe('compileSearchQuery', () => {
 
   describe('unicode', () => {
     it('keeps accented words', () => {
-      assert.deepEqual(compileSearchQuery('Café CRÈME'), { match: '"café" "crème"', terms: ['café', 'crème'], prefixTerms: [], requiredWords: [], phrases: null });
+      assert.deepEqual(compileSearchQuery('Café CRÈME'), {
+        match: '"café" "crème"',
+        terms: ['café', 'crème'],
+        prefixTerms: [],
+        requiredWords: [],
+        phrases: null,
+      });
     });
 
     it('keeps CJK text', () => {
@@ -340,7 +419,8 @@ describe('compileSearchQuery', () => {
 
   describe('bounds', () => {
     it('empty and whitespace-only text gives no match', () => {
-      for (const raw of ['', ' ', '   ', '\t\n\r ']) assert.deepEqual(compileSearchQuery(raw), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null }, JSON.stringify(raw));
+      for (const raw of ['', ' ', '   ', '\t\n\r '])
+        assert.deepEqual(compileSearchQuery(raw), { match: null, terms: [], prefixTerms: [], requiredWords: [], phrases: null }, JSON.stringify(raw));
     });
 
     it('null/undefined text gives no match', () => {

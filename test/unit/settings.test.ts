@@ -7,7 +7,15 @@ describe('baton.* settings validation', () => {
   });
 
   it('accepts valid values', () => {
-    const { settings, errors } = validateSettings({ dataDir: '/data/baton', port: 0, 'inherit.tailChars': 500, 'search.limit': 5, projectFilter: 'all', 'subagents.enabled': true, 'archival.enabled': true });
+    const { settings, errors } = validateSettings({
+      dataDir: '/data/baton',
+      port: 0,
+      'inherit.tailChars': 500,
+      'search.limit': 5,
+      projectFilter: 'all',
+      'subagents.enabled': true,
+      'archival.enabled': true,
+    });
     assert.deepEqual(errors, []);
     assert.equal(settings.dataDirSetting, '/data/baton');
     assert.equal(settings.port, 0);
@@ -17,7 +25,14 @@ describe('baton.* settings validation', () => {
   });
 
   it('names the setting, the problem and the fallback for each invalid value', () => {
-    const { settings, errors } = validateSettings({ dataDir: 'relative/dir', port: 70000, 'inherit.tailChars': -1, 'inherit.enabled': 'yes', projectFilter: 'mine', 'search.limit': 1.5 });
+    const { settings, errors } = validateSettings({
+      dataDir: 'relative/dir',
+      port: 70000,
+      'inherit.tailChars': -1,
+      'inherit.enabled': 'yes',
+      projectFilter: 'mine',
+      'search.limit': 1.5,
+    });
     assert.equal(errors.length, 6);
     assert.match(errors[0], /^baton\.dataDir must be an absolute path/);
     assert.ok(errors.some((e) => /^baton\.port must be a whole number from 0 to 65535 \(got 70000\)/.test(e)));

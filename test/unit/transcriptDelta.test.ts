@@ -61,7 +61,10 @@ describe('planTranscriptDelta', () => {
     const s = new SimulatedSession();
     const plan = s.record(BASE);
     assert.deepEqual(shapes(plan), ['u:fix the parser', 'a:looking at parser.ts', 't:read parser.ts', 'a:fixed the off-by-one']);
-    assert.deepEqual(plan.append.map((t) => t.hash), BASE.map((t) => turnHash(t.role, t.text)));
+    assert.deepEqual(
+      plan.append.map((t) => t.hash),
+      BASE.map((t) => turnHash(t.role, t.text)),
+    );
     assert.deepEqual(plan.cursor, { sourceTurns: 4, sourceHash: chainOf(BASE), pending: [] });
   });
 
@@ -188,7 +191,10 @@ describe('planTranscriptDelta', () => {
       const s = new SimulatedSession();
       for (let i = 0; i < 20; i++) s.record([], [u(`prompt ${i}`)]);
       assert.equal(s.turns.length, 20);
-      assert.deepEqual(s.cursor.pending, Array.from({ length: 16 }, (_, i) => turnHash('user', `prompt ${i + 4}`)));
+      assert.deepEqual(
+        s.cursor.pending,
+        Array.from({ length: 16 }, (_, i) => turnHash('user', `prompt ${i + 4}`)),
+      );
     });
   });
 

@@ -147,14 +147,19 @@ async function main(): Promise<number> {
     const configFile = path.join(tmp, 'code-server.yaml');
     fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
     const args = [
-      '--config', configFile,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--config',
+      configFile,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',
-      '--user-data-dir', dirs.userData,
-      '--extensions-dir', dirs.extensions,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
     ];
     say(`starting code-server on ${base} (temp ${tmp})`);
     codeServer = spawn(codeServerBin, args, {
@@ -357,7 +362,11 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
   const tidy = async (): Promise<void> => {
     const toasts = page.locator('.notifications-toasts .notification-toast');
     for (let i = await toasts.count(); i > 0; i--) {
-      await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').first().click({ timeout: 2_000 }).catch(() => undefined);
+      await page
+        .locator('.notifications-toasts .notification-toast .codicon-notifications-clear')
+        .first()
+        .click({ timeout: 2_000 })
+        .catch(() => undefined);
     }
     await page.mouse.move(1270, 400);
     await page.waitForTimeout(400);
@@ -367,7 +376,13 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
     const deadline = Date.now() + ms;
     for (;;) {
       for (const f of page.frames()) {
-        if (await f.locator(selector).count().catch(() => 0)) return f;
+        if (
+          await f
+            .locator(selector)
+            .count()
+            .catch(() => 0)
+        )
+          return f;
       }
       if (Date.now() >= deadline) return undefined;
       await new Promise((r) => setTimeout(r, 250));
@@ -411,7 +426,14 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
           const row = rows.filter({ hasText: label }).first();
           await row.waitFor({ state: 'visible', timeout: STEP_MS });
           if ((await row.getAttribute('aria-expanded')) !== 'true') await row.locator('.monaco-tl-twistie').click();
-          await page.waitForFunction((l) => Array.from(document.querySelectorAll('.part.sidebar .monaco-list-row')).some((r) => r.textContent?.includes(l) && r.getAttribute('aria-expanded') === 'true'), label, { timeout: STEP_MS });
+          await page.waitForFunction(
+            (l) =>
+              Array.from(document.querySelectorAll('.part.sidebar .monaco-list-row')).some(
+                (r) => r.textContent?.includes(l) && r.getAttribute('aria-expanded') === 'true',
+              ),
+            label,
+            { timeout: STEP_MS },
+          );
         }
         if (req.nested) await rows.filter({ hasText: req.nested }).first().waitFor({ state: 'visible', timeout: STEP_MS });
         // Focus (and select) the root row rather than the last expanded one.
@@ -435,7 +457,13 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
           await page.locator('.part.sidebar .composite.title').first().click();
         }
         await page.keyboard.press('F1');
-        if (!(await quickInput.waitFor({ state: 'visible', timeout: 4_000 }).then(() => true, () => false))) continue;
+        if (
+          !(await quickInput.waitFor({ state: 'visible', timeout: 4_000 }).then(
+            () => true,
+            () => false,
+          ))
+        )
+          continue;
         await quickInput.fill(`>${command}`);
         await row.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
       }
@@ -458,7 +486,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
         // Other sessions may match too (and arrive a moment later): move the focus to this one.
         await page.waitForTimeout(800);
         const focused = page.locator('.quick-input-widget .monaco-list-row.focused');
-        for (let i = 0; i < 20 && !((await focused.innerText().catch(() => '')).includes(req.sessionKey)); i++) await page.keyboard.press('ArrowDown');
+        for (let i = 0; i < 20 && !(await focused.innerText().catch(() => '')).includes(req.sessionKey); i++) await page.keyboard.press('ArrowDown');
         const rows = await page.locator('.quick-input-widget .monaco-list-row').count();
         return `${rows} result(s); ${(await focused.innerText()).replace(/\s+/g, ' ').trim()}`;
       });
@@ -479,7 +507,15 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
         frame = await findFrame(attempts < 4 ? 12_000 : STEP_MS);
         if (!frame && attempts < 4) return 'not loaded: closing the editors and searching again';
         if (!frame) {
-          const frames = await Promise.all(page.frames().map(async (f) => `${f.url().replace(/\?.*$/, '').slice(-60)} (${await f.locator('article.turn').count().catch(() => -1)} turns)`));
+          const frames = await Promise.all(
+            page.frames().map(
+              async (f) =>
+                `${f.url().replace(/\?.*$/, '').slice(-60)} (${await f
+                  .locator('article.turn')
+                  .count()
+                  .catch(() => -1)} turns)`,
+            ),
+          );
           throw new Error(`no frame shows ${selector}; frames: ${frames.join(' | ')}`);
         }
         const focused = frame.locator(selector);
@@ -487,9 +523,11 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
         if (mark.toLowerCase() !== req.query.toLowerCase()) throw new Error(`marked "${mark}", expected "${req.query}"`);
         turnsShown = await frame.locator('article.turn').count();
         // Recorded, not judged here: suite/ui.test.ts decides what the pagers should look like.
-        pagers = await frame.locator('.pager').evaluateAll((nodes) =>
-          nodes.map((n) => ({ text: (n.textContent ?? '').trim(), hidden: (n as HTMLElement).hidden, displayed: getComputedStyle(n).display !== 'none' })),
-        );
+        pagers = await frame
+          .locator('.pager')
+          .evaluateAll((nodes) =>
+            nodes.map((n) => ({ text: (n.textContent ?? '').trim(), hidden: (n as HTMLElement).hidden, displayed: getComputedStyle(n).display !== 'none' })),
+          );
         return `turn #${req.hitSeq} marked "${mark}"; ${turnsShown} turns shown`;
       });
       if (frame) break;
@@ -527,12 +565,26 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
   } catch (err) {
     error = (err as Error).message.split('\n')[0];
     // tidy() clears the notifications: keep what they said (a command that failed says so there).
-    const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+    const toasts = await page
+      .locator('.notifications-toasts .notification-toast')
+      .allInnerTexts()
+      .catch(() => []);
     if (toasts.length > 0) error += ` (notifications: ${toasts.map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ')})`;
   }
   await tidy();
   await shot(error ? 'failed' : 'inherited', error ? undefined : 'inherited.png');
-  const result = { ok: !error, steps, treeRows, turnsShown, pagers, attempts, webviewErrors: [...webviewErrors], screenshots, inheritedSections, ...(error ? { error } : {}) };
+  const result = {
+    ok: !error,
+    steps,
+    treeRows,
+    turnsShown,
+    pagers,
+    attempts,
+    webviewErrors: [...webviewErrors],
+    screenshots,
+    inheritedSections,
+    ...(error ? { error } : {}),
+  };
   const file = path.join(outDir, `result-${req.id}.json`);
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(result, null, 2));
   fs.renameSync(`${file}.tmp`, file);

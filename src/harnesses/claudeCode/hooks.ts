@@ -29,13 +29,15 @@ const RECENT_MS = 5 * 60 * 1000;
 function subagentTranscripts(transcriptPath: string, sessionId: string): Array<{ agentId: string; file: string }> {
   const dir = path.join(path.dirname(transcriptPath), sessionId, 'subagents');
   try {
-    return fs
-      .readdirSync(dir)
-      .map((name) => /^agent-(.+)\.jsonl$/.exec(name))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => ({ agentId: m[1], file: path.join(dir, m[0]) }))
-      // Only recently written ones: older sub-agents were settled at an earlier turn.
-      .filter(({ file }) => Date.now() - fs.statSync(file).mtimeMs < RECENT_MS);
+    return (
+      fs
+        .readdirSync(dir)
+        .map((name) => /^agent-(.+)\.jsonl$/.exec(name))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => ({ agentId: m[1], file: path.join(dir, m[0]) }))
+        // Only recently written ones: older sub-agents were settled at an earlier turn.
+        .filter(({ file }) => Date.now() - fs.statSync(file).mtimeMs < RECENT_MS)
+    );
   } catch {
     return [];
   }

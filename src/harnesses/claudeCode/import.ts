@@ -101,7 +101,15 @@ export function scanClaudeProjects(projectsDir: string, warn: (m: string) => voi
           const m = /^agent-(.+)\.jsonl$/.exec(sub.name);
           if (!m || !sub.isFile()) continue;
           const meta = readMeta(path.join(dir, `agent-${m[1]}.meta.json`), warn);
-          subs.push({ key: subagentKey(sessionId, m[1]), file: path.join(dir, sub.name), sessionId, agentId: m[1], agentType: meta.agentType, parentAgentId: meta.parentAgentId, depth: 1 });
+          subs.push({
+            key: subagentKey(sessionId, m[1]),
+            file: path.join(dir, sub.name),
+            sessionId,
+            agentId: m[1],
+            agentType: meta.agentType,
+            parentAgentId: meta.parentAgentId,
+            depth: 1,
+          });
         }
       }
     }
@@ -198,7 +206,11 @@ async function writeSession(api: ApiClient, { item, project, transcript }: Write
   const base = { harness: HARNESS, sessionKey: item.key, project };
   if (created) {
     await api.call('sessionStart', {
-      body: { ...base, source: 'import', ...(item.parentKey ? { parentSessionKey: item.parentKey, harnessAgentId: item.agentId, harnessAgentType: item.agentType } : {}) },
+      body: {
+        ...base,
+        source: 'import',
+        ...(item.parentKey ? { parentSessionKey: item.parentKey, harnessAgentId: item.agentId, harnessAgentType: item.agentType } : {}),
+      },
     });
   }
   // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
@@ -211,7 +223,8 @@ async function writeSession(api: ApiClient, { item, project, transcript }: Write
 
 export async function importClaudeCode(options: ImportOptions): Promise<ImportResult> {
   const source = path.resolve(options.projectsDir);
-  if (!fs.existsSync(source) || !fs.statSync(source).isDirectory()) throw new BatonError('not_found', `${source} is not a directory (expected Claude Code's projects folder)`);
+  if (!fs.existsSync(source) || !fs.statSync(source).isDirectory())
+    throw new BatonError('not_found', `${source} is not a directory (expected Claude Code's projects folder)`);
   const result: ImportResult = { source, via: 'store', sessions: 0, subagents: 0, created: 0, turnsAdded: 0, skipped: 0, warnings: [] };
   const warn = (message: string) => {
     result.warnings.push(message);

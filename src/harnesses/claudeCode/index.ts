@@ -13,7 +13,6 @@ function target(scope: 'project' | 'user', projectDir: string | undefined): Inst
   return scope === 'user' ? { scope: 'user' } : { scope: 'project', projectDir };
 }
 
-
 // Claude Code's lineage signals (docs/harnesses.md): SubagentStart carries the parent's session_id
 // (the hook mapping sends it as the explicit parent); a sub-agent's agent-<id>.meta.json names its
 // spawner (`parentAgentId`), sent at SubagentStop; a sub-agent that arrives with only its agent id
@@ -42,7 +41,8 @@ export const claudeCode: Harness = {
     install(ctx) {
       const result = installClaudeCode(target(ctx.scope, ctx.projectDir), ctx.command, ctx.http);
       const messages = [`Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`, `Registered the Baton MCP server in ${result.mcpFile}`];
-      if (ctx.http) messages.push('Create the token with `baton token create --agent default --permissions remember,recall` and export it as BATON_HOOK_TOKEN.');
+      if (ctx.http)
+        messages.push('Create the token with `baton token create --agent default --permissions remember,recall` and export it as BATON_HOOK_TOKEN.');
       return { ...result, messages };
     },
     uninstall(ctx) {

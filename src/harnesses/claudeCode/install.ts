@@ -48,7 +48,11 @@ function mcpServerEntry(opts: HookCommandOptions) {
   };
 }
 
-export function installClaudeCode(target: InstallTarget, command: HookCommandOptions, http?: HttpHookOptions): { file: string; mcpFile: string; events: string[] } {
+export function installClaudeCode(
+  target: InstallTarget,
+  command: HookCommandOptions,
+  http?: HttpHookOptions,
+): { file: string; mcpFile: string; events: string[] } {
   const file = settingsPath(target);
   const settings = readJsonFile(file);
   const mcpFile = mcpConfigPath(target);
@@ -61,7 +65,13 @@ export function installClaudeCode(target: InstallTarget, command: HookCommandOpt
   }
   const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {}, HARNESS);
   const entry: HookEntry = http
-    ? { type: 'http', url: `${http.url}/api/hooks/${HARNESS}`, headers: { Authorization: `Bearer $${http.tokenEnvVar}` }, allowedEnvVars: [http.tokenEnvVar], timeout: 5 }
+    ? {
+        type: 'http',
+        url: `${http.url}/api/hooks/${HARNESS}`,
+        headers: { Authorization: `Bearer $${http.tokenEnvVar}` },
+        allowedEnvVars: [http.tokenEnvVar],
+        timeout: 5,
+      }
     : { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
   for (const event of CLAUDE_CODE_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
   writeJsonFile(file, { ...settings, hooks });

@@ -18,14 +18,11 @@ export const claudeCodeTranscript: TranscriptParser = {
   parse: fromClaudeCode,
 };
 
-
 function fromClaudeCode(records: Obj[]): Turn[] {
   const sink = new TurnSink();
   // Older Claude Code wrote sub-agent lines (isSidechain) into the parent's file; a sub-agent's
   // own file is all sidechain. Drop sidechain lines only when there is a main thread beside them.
-  const hasMainThread = records.some(
-    (r) => (r.type === 'user' || r.type === 'assistant') && r.isSidechain !== true,
-  );
+  const hasMainThread = records.some((r) => (r.type === 'user' || r.type === 'assistant') && r.isSidechain !== true);
 
   records.forEach((r, index) => {
     if (r.isMeta === true) return;

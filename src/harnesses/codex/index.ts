@@ -9,7 +9,6 @@ import { codexHome, HARNESS, installCodex, registerCodexMcp, uninstallCodex, unr
 import { CODEX_JSONL, codexTranscript } from './transcript';
 import type { HarnessLineage } from '../../core/lineage';
 
-
 // Codex's lineage signals (docs/harnesses.md): SubagentStart carries the root session_id and the
 // child's own rollout, whose session_meta names the spawning thread (`parent_thread_id`); the hook
 // mapping sends it as the explicit parent, and again at SubagentStop (re-parenting, recorded as
@@ -17,7 +16,6 @@ import type { HarnessLineage } from '../../core/lineage';
 export const codexLineage: HarnessLineage = {
   reparentSource: 'codex-subagent',
 };
-
 
 // The hook mapping: Claude Code's shape, with Codex's quirks for the shared flow
 // (claudeStyleHooks.ts): SubagentStart carries the *child's* rollout, whose first line

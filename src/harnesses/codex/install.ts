@@ -74,7 +74,9 @@ export function registerCodexMcp(opts: HookCommandOptions, home?: string): { fil
   const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   const rest = withoutBlock(text);
   if (/^\s*\[mcp_servers\.baton\]/m.test(rest)) return { file, registered: false, reason: 'config.toml already has an [mcp_servers.baton] of its own' };
-  const block = [BEGIN, '[mcp_servers.baton]', `command = ${tomlString(opts.nodePath)}`, `args = [${mcpArgs(opts).map(tomlString).join(', ')}]`, END].join('\n');
+  const block = [BEGIN, '[mcp_servers.baton]', `command = ${tomlString(opts.nodePath)}`, `args = [${mcpArgs(opts).map(tomlString).join(', ')}]`, END].join(
+    '\n',
+  );
   const next = `${rest.trimEnd()}${rest.trim() ? '\n\n' : ''}${block}\n`;
   if (next !== text) {
     fs.mkdirSync(path.dirname(file), { recursive: true });

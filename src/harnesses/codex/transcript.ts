@@ -18,7 +18,6 @@ export const codexTranscript: TranscriptParser = {
   parse: fromCodex,
 };
 
-
 /** User messages Codex writes for the model's benefit, not typed by the user. */
 const CODEX_INJECTED_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for '];
 

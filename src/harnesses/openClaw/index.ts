@@ -5,7 +5,6 @@ import * as path from 'node:path';
 import type { Harness } from '../harness';
 import type { HarnessLineage } from '../../core/lineage';
 
-
 // OpenClaw's lineage signal: a sub-agent's session key names its parent (docs/harnesses.md).
 // `agent:{id}:subagent:{uuid}` → `agent:{id}:main`.
 const OPENCLAW_SUBAGENT = /^agent:([^:]+):subagent:([^:]+)$/;

@@ -68,15 +68,34 @@ export interface ChatApi {
   host: { ready: Promise<void>; role: string; client: ClientLike | null; dataDir: string };
   tree: { getChildren(node?: NodeLike): Promise<NodeLike[]>; getTreeItem(node: NodeLike): vscode.TreeItem };
   chat: {
-    handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<ChatResultLike>;
+    handle(
+      request: vscode.ChatRequest,
+      context: vscode.ChatContext,
+      stream: vscode.ChatResponseStream,
+      token: vscode.CancellationToken,
+    ): Promise<ChatResultLike>;
     sessionFor(context: vscode.ChatContext): { key: string; fresh: boolean };
     followups(result: ChatResultLike): vscode.ChatFollowup[];
   };
-  runs: { wait(runId: string): Promise<RunLike | null>; status(runId: string): Promise<RunLike | null>; deliver(parentKey: string): Promise<RunLike[]>; runnerNames: string[] };
+  runs: {
+    wait(runId: string): Promise<RunLike | null>;
+    status(runId: string): Promise<RunLike | null>;
+    deliver(parentKey: string): Promise<RunLike[]>;
+    runnerNames: string[];
+  };
   archivist: { liveHolders(parentKey: string): Array<{ id: string; outcome: string }> };
-  invokeSubagent(options: { parentSessionKey: string | null; task: string; runner: string; mode?: string; title?: string }): Promise<{ runId: string; sessionKey: string; mode: string; run: RunLike | null }>;
+  invokeSubagent(options: {
+    parentSessionKey: string | null;
+    task: string;
+    runner: string;
+    mode?: string;
+    title?: string;
+  }): Promise<{ runId: string; sessionKey: string; mode: string; run: RunLike | null }>;
   queryRuns(filter?: { runner?: string; status?: string; parent?: string; limit?: number }): Promise<RunLike[]>;
-  registerRunner(runner: { name: string; run(request: RunRequestLike, signal: AbortSignal): Promise<{ content: string; inputTokens?: number; outputTokens?: number }> }): vscode.Disposable;
+  registerRunner(runner: {
+    name: string;
+    run(request: RunRequestLike, signal: AbortSignal): Promise<{ content: string; inputTokens?: number; outputTokens?: number }>;
+  }): vscode.Disposable;
 }
 
 export async function chatApi(): Promise<ChatApi> {
@@ -193,11 +212,18 @@ export class Conversation {
     const stream = new RecordingStream();
     const cts = new vscode.CancellationTokenSource();
     try {
-      const result = await within(this.a.chat.handle(chatRequest(prompt, command, model), { history: [...this.history] }, stream as unknown as vscode.ChatResponseStream, cts.token), 30_000, `@baton ${command ? `/${command} ` : ''}${prompt}`);
+      const result = await within(
+        this.a.chat.handle(chatRequest(prompt, command, model), { history: [...this.history] }, stream as unknown as vscode.ChatResponseStream, cts.token),
+        30_000,
+        `@baton ${command ? `/${command} ` : ''}${prompt}`,
+      );
       // The constructors are private in the typings but public at run time (checked in the first test).
       const RequestTurn = vscode.ChatRequestTurn as unknown as Ctor<vscode.ChatRequestTurn>;
       const ResponseTurn = vscode.ChatResponseTurn as unknown as Ctor<vscode.ChatResponseTurn>;
-      this.history.push(new RequestTurn(prompt, command, [], 'baton.chat', []), new ResponseTurn([new vscode.ChatResponseMarkdownPart(stream.text)], result, 'baton.chat', command));
+      this.history.push(
+        new RequestTurn(prompt, command, [], 'baton.chat', []),
+        new ResponseTurn([new vscode.ChatResponseMarkdownPart(stream.text)], result, 'baton.chat', command),
+      );
       return { result, stream, text: stream.text };
     } finally {
       cts.dispose();
@@ -210,8 +236,16 @@ export class Conversation {
 
 /** Sets a `baton.*` setting (Global) and waits until VS Code reports the value. */
 export async function setBaton(key: string, value: unknown): Promise<void> {
-  await within(Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)), 10_000, `update baton.${key}`);
-  await waitFor(() => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value), 10_000, `baton.${key} = ${JSON.stringify(value)}`);
+  await within(
+    Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)),
+    10_000,
+    `update baton.${key}`,
+  );
+  await waitFor(
+    () => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value),
+    10_000,
+    `baton.${key} = ${JSON.stringify(value)}`,
+  );
 }
 
 /** Waits until the extension itself treats sub-agents as on/off: an unknown runner is refused for the right reason. */
@@ -287,7 +321,10 @@ describe('@baton chat: participant', () => {
 
   it('is contributed in package.json, activates on it, and is registered with the workbench', async function () {
     this.timeout(30_000);
-    const pkg = extension().packageJSON as { activationEvents: string[]; contributes: { chatParticipants: Array<{ id: string; name: string; commands: Array<{ name: string }> }> } };
+    const pkg = extension().packageJSON as {
+      activationEvents: string[];
+      contributes: { chatParticipants: Array<{ id: string; name: string; commands: Array<{ name: string }> }> };
+    };
     const contributed = pkg.contributes.chatParticipants.find((p) => p.id === 'baton.chat');
     assert.ok(contributed, 'package.json contributes no chat participant baton.chat');
     assert.equal(contributed.name, 'baton');
@@ -310,7 +347,11 @@ describe('@baton chat: participant', () => {
     const undeclared = vscode.chat.createChatParticipant('baton.undeclaredProbe', () => ({}));
     const duplicate = vscode.chat.createChatParticipant('baton.chat', () => ({}));
     try {
-      await waitFor(() => logged().includes('chatParticipant must be declared in package.json: baton.undeclaredProbe'), 15_000, 'the control: the workbench refuses an undeclared participant');
+      await waitFor(
+        () => logged().includes('chatParticipant must be declared in package.json: baton.undeclaredProbe'),
+        15_000,
+        'the control: the workbench refuses an undeclared participant',
+      );
       await waitFor(() => logged().includes('Agent already has implementation: "baton.chat"'), 15_000, 'the workbench refuses a second baton.chat');
       assert.ok(!logged().includes('chatParticipant must be declared in package.json: baton.chat'), 'the workbench does not know baton.chat');
     } finally {
@@ -348,14 +389,20 @@ describe('@baton chat: participant', () => {
     assert.equal(session.parentSessionKey, null);
     assert.equal(session.title, '@baton /tree');
     let turns = await turnsOf(a, key);
-    assert.deepEqual(turns.map((t) => t.role), ['user', 'assistant']);
+    assert.deepEqual(
+      turns.map((t) => t.role),
+      ['user', 'assistant'],
+    );
     assert.equal(turns[0].text, '/tree');
     assert.equal(turns[1].text, first.text.trim());
 
     const second = await conv.ask(`What did the ${word} survey decide?`);
     assert.equal(second.result.metadata.sessionKey, key, 'the second request (with the first answer in its history) opened another session');
     turns = await turnsOf(a, key);
-    assert.deepEqual(turns.map((t) => t.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      turns.map((t) => t.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
     assert.equal(turns[2].text, `What did the ${word} survey decide?`);
     assert.equal(turns[3].text, second.text.trim());
     assert.equal((await clientOf(a).getSession(key))?.turnCount, 4);
@@ -378,7 +425,10 @@ describe('@baton chat: participant', () => {
     assert.match(text, new RegExp(`- \\[${seed}\\]\\(command:baton\\.openTranscript\\?[^)]+\\) — claude-code, \\S+ ago\\n  > `));
     // The links only work when the markdown trusts that command.
     const md = stream.markdowns.find((m) => typeof m !== 'string' && m.value.includes(seed)) as vscode.MarkdownString;
-    assert.ok(md && typeof md.isTrusted === 'object' && md.isTrusted.enabledCommands.includes('baton.openTranscript'), 'the markdown does not trust baton.openTranscript');
+    assert.ok(
+      md && typeof md.isTrusted === 'object' && md.isTrusted.enabledCommands.includes('baton.openTranscript'),
+      'the markdown does not trust baton.openTranscript',
+    );
 
     const empty = await new Conversation(a).ask('', 'search');
     assert.equal(empty.text, 'Give me something to search for: `/search <words>`.');
@@ -477,31 +527,46 @@ describe('@baton chat: participant', () => {
     assert.deepEqual(stream.fragments.slice(0, 3), ['The survey ', 'starts at the ', 'north bank at dawn.']);
     assert.ok(text.startsWith('The survey starts at the north bank at dawn.\n\nSessions used: '), text);
     const turns = await turnsOf(a, result.metadata.sessionKey);
-    assert.deepEqual(turns.map((t) => [t.role, t.text]), [
-      ['user', question],
-      ['assistant', text.trim()],
-    ]);
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.text]),
+      [
+        ['user', question],
+        ['assistant', text.trim()],
+      ],
+    );
 
     // A model that fails: the answer says so and falls back to the context.
     const failing = new FakeModel(() => {
       throw new Error('quota exceeded');
     });
     const fallback = await conv.ask(question, undefined, failing.asModel);
-    assert.ok(fallback.text.startsWith("The language model could not answer (quota exceeded); here is what Baton has:\n\n" + view.block), fallback.text);
+    assert.ok(fallback.text.startsWith('The language model could not answer (quota exceeded); here is what Baton has:\n\n' + view.block), fallback.text);
   });
 
   it('offers follow-ups: the other commands, and an exact-phrase search after /search', async () => {
     const plain = a.chat.followups({ metadata: { sessionKey: 'k' } });
-    assert.deepEqual(plain.map((f) => f.command), ['tree', 'parent', 'runs']);
+    assert.deepEqual(
+      plain.map((f) => f.command),
+      ['tree', 'parent', 'runs'],
+    );
     assert.ok(plain.every((f) => f.label && f.prompt === ''));
     const afterTree = a.chat.followups({ metadata: { sessionKey: 'k', command: 'tree' } });
-    assert.deepEqual(afterTree.map((f) => f.command), ['parent', 'runs']);
+    assert.deepEqual(
+      afterTree.map((f) => f.command),
+      ['parent', 'runs'],
+    );
     const afterSearch = a.chat.followups({ metadata: { sessionKey: 'k', command: 'search', query: 'red kite' } });
     assert.deepEqual(afterSearch[0], { prompt: '"red kite"', command: 'search', label: 'Search the exact phrase' });
-    assert.deepEqual(afterSearch.slice(1).map((f) => f.command), ['tree', 'parent', 'runs']);
+    assert.deepEqual(
+      afterSearch.slice(1).map((f) => f.command),
+      ['tree', 'parent', 'runs'],
+    );
     // From a real answer's result.
     const { result } = await new Conversation(a).ask('', 'runs');
-    assert.deepEqual(a.chat.followups(result).map((f) => f.command), ['tree', 'parent']);
+    assert.deepEqual(
+      a.chat.followups(result).map((f) => f.command),
+      ['tree', 'parent'],
+    );
   });
 });
 
@@ -587,10 +652,13 @@ describe('@baton chat: sub-agents', () => {
     assert.equal(child.harness, 'baton');
     assert.equal(child.harnessAgentType, 'test-runner');
     assert.equal(child.status, 'completed');
-    assert.deepEqual((await turnsOf(a, spawned.sessionKey)).map((t) => [t.role, t.text]), [
-      ['user', `${call.inherited}\n\n## Task\n\n${task}`],
-      ['assistant', `Result of: ${task}`],
-    ]);
+    assert.deepEqual(
+      (await turnsOf(a, spawned.sessionKey)).map((t) => [t.role, t.text]),
+      [
+        ['user', `${call.inherited}\n\n## Task\n\n${task}`],
+        ['assistant', `Result of: ${task}`],
+      ],
+    );
 
     const chatNode = await rootNode(a, chatKey);
     const children = await a.tree.getChildren(chatNode);
@@ -643,7 +711,10 @@ describe('@baton chat: sub-agents', () => {
 
     const expected = `Sub-agent results (1):\n- run ${spawned.runId} (test-runner) completed:\n  Result of: ${task}`;
     let system = await systemTurns(chatKey);
-    assert.deepEqual(system.map((t) => t.text), [expected]);
+    assert.deepEqual(
+      system.map((t) => t.text),
+      [expected],
+    );
     const turns = await turnsOf(a, chatKey);
     assert.equal(turns[turns.length - 1].role, 'system', 'the delivery comes after the answer');
     const run = await a.runs.status(spawned.runId);
@@ -662,7 +733,11 @@ describe('@baton chat: sub-agents', () => {
     const task = `CALLBACK idle: weigh the ${word} fish`;
     const spawned = await a.invokeSubagent({ parentSessionKey: chatKey, task, runner: 'test-runner', mode: 'ASYNC_CALLBACK' });
     await within(a.runs.wait(spawned.runId), 15_000, 'the callback run');
-    const delivered = await waitFor(async () => (await systemTurns(chatKey)).filter((t) => t.text.includes(`run ${spawned.runId} (test-runner) completed`)), 10_000, 'the System turn');
+    const delivered = await waitFor(
+      async () => (await systemTurns(chatKey)).filter((t) => t.text.includes(`run ${spawned.runId} (test-runner) completed`)),
+      10_000,
+      'the System turn',
+    );
     assert.equal(delivered.length, 1);
     assert.ok((await a.runs.status(spawned.runId))?.callbackDeliveredAt);
     assert.deepEqual(await a.runs.deliver(chatKey), []);
@@ -752,7 +827,8 @@ describe('@baton chat: archival', () => {
 
   it('archival without sub-agents is a configuration error: a warning, and archival stays off', async function () {
     this.timeout(30_000);
-    const message = 'baton.archival.enabled needs baton.subagents.enabled: archival moves finished turns into sub-agents. Archival stays off until sub-agents are enabled.';
+    const message =
+      'baton.archival.enabled needs baton.subagents.enabled: archival moves finished turns into sub-agents. Archival stays off until sub-agents are enabled.';
     // The core validator readSettings() applies:
     const { settings, errors } = validateSettings({ 'archival.enabled': true });
     assert.deepEqual(errors, [message]);
@@ -794,17 +870,30 @@ describe('@baton chat: archival', () => {
     assert.equal(holder.harness, 'baton');
     assert.equal(holder.harnessAgentType, 'holder');
     assert.equal(holder.title, 'archived turn 1');
-    assert.deepEqual((await turnsOf(a, holderId)).map((t) => [t.role, t.text]), [
-      ['user', `Where does the ${word} spend the winter?`],
-      ['assistant', turn2Answer.trim()],
-    ]);
-    assert.ok((await a.tree.getChildren(await rootNode(a, chatKey))).some((n) => n.key === holderId), 'the holder is not under the chat session in the tree');
-    assert.deepEqual(a.archivist.liveHolders(chatKey).map((h) => h.id), [holderId]);
+    assert.deepEqual(
+      (await turnsOf(a, holderId)).map((t) => [t.role, t.text]),
+      [
+        ['user', `Where does the ${word} spend the winter?`],
+        ['assistant', turn2Answer.trim()],
+      ],
+    );
+    assert.ok(
+      (await a.tree.getChildren(await rootNode(a, chatKey))).some((n) => n.key === holderId),
+      'the holder is not under the chat session in the tree',
+    );
+    assert.deepEqual(
+      a.archivist.liveHolders(chatKey).map((h) => h.id),
+      [holderId],
+    );
 
     // … and a JSONL file in <dataDir>/archive/.
     const file = path.join(a.host.dataDir, 'archive', `${holderId.replace(/[^\w.-]+/g, '_')}.jsonl`);
     assert.ok(fs.existsSync(file), `${file} is missing (archive/ holds: ${fs.readdirSync(path.join(a.host.dataDir, 'archive')).join(', ')})`);
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     assert.deepEqual(lines, [
       { role: 'user', content: `Where does the ${word} spend the winter?` },
       { role: 'assistant', content: turn2Answer },
@@ -829,12 +918,16 @@ describe('@baton chat: archival', () => {
     this.timeout(60_000);
     assert.ok(holderId, 'the previous test archived a turn');
     const summary = { outcome: 'Explained the winter grounds.', key_findings: ['lakes'], files_touched: [], tools_used: [], open_questions: [] };
-    const model = new FakeModel((sent) => (sent.startsWith('Summarise the conversation turn') ? [JSON.stringify(summary)] : ['Ask the holder ', 'for the details.']));
+    const model = new FakeModel((sent) =>
+      sent.startsWith('Summarise the conversation turn') ? [JSON.stringify(summary)] : ['Ask the holder ', 'for the details.'],
+    );
     const third = await conv.ask(`Remind me about the ${word} winter`, undefined, model.asModel);
     const outcome = a.archivist.liveHolders(chatKey)[0].outcome;
     const sent = model.prompts[0];
     assert.ok(
-      sent.includes(`## Live Subagents\nArchived turns, each kept whole by a holder sub-agent; ask one with baton_query_subagent(id, prompt):\n- ${holderId}: ${outcome}`),
+      sent.includes(
+        `## Live Subagents\nArchived turns, each kept whole by a holder sub-agent; ask one with baton_query_subagent(id, prompt):\n- ${holderId}: ${outcome}`,
+      ),
       sent,
     );
     assert.ok(third.text.startsWith('Ask the holder for the details.'), third.text);
@@ -843,14 +936,19 @@ describe('@baton chat: archival', () => {
     assert.ok(model.prompts[1]?.startsWith('Summarise the conversation turn below as JSON'), model.prompts[1]);
     const markers = (await turnsOf(a, chatKey)).filter((t) => t.role === 'system').map((t) => t.text);
     assert.equal(markers.length, 2);
-    assert.ok(markers[1].startsWith(`[archived turn]\nsubagent_id: ${chatKey}/holder-2\n\noutcome: Explained the winter grounds.\nkey_findings:\n- lakes\n`), markers[1]);
+    assert.ok(
+      markers[1].startsWith(`[archived turn]\nsubagent_id: ${chatKey}/holder-2\n\noutcome: Explained the winter grounds.\nkey_findings:\n- lakes\n`),
+      markers[1],
+    );
   });
 
   it('baton_query_subagent answers from the holder transcript', async function () {
     this.timeout(30_000);
     assert.ok(holderId, 'an earlier test archived a turn');
     const result = await within(
-      Promise.resolve(vscode.lm.invokeTool('baton_query_subagent', { input: { id: holderId, prompt: `Where does the ${word} winter?` }, toolInvocationToken: undefined })),
+      Promise.resolve(
+        vscode.lm.invokeTool('baton_query_subagent', { input: { id: holderId, prompt: `Where does the ${word} winter?` }, toolInvocationToken: undefined }),
+      ),
       20_000,
       'baton_query_subagent',
     );
@@ -858,19 +956,31 @@ describe('@baton chat: archival', () => {
     assert.ok(text.includes(`user: Where does the ${word} spend the winter?`), text);
     assert.ok(text.includes(`assistant: ${turn2Answer.trim().split('\n')[0]}`), text);
     const holderTurns = await turnsOf(a, holderId);
-    assert.deepEqual(holderTurns.slice(2, 4).map((t) => [t.role, t.text]), [
-      ['user', `Where does the ${word} winter?`],
-      ['assistant', text],
-    ]);
+    assert.deepEqual(
+      holderTurns.slice(2, 4).map((t) => [t.role, t.text]),
+      [
+        ['user', `Where does the ${word} winter?`],
+        ['assistant', text],
+      ],
+    );
     // Holders archive their own turns the same way, down to baton.archival.depthCap (2): the
     // query was the holder's second turn (maxTurns 2), so it moved into a holder of the holder…
     const nested = await clientOf(a).getSession(`${holderId}/holder-1`);
     assert.ok(nested, 'the holder did not archive its own turn');
     assert.equal(nested.parentSessionKey, holderId);
-    assert.deepEqual(a.archivist.liveHolders(holderId).map((h) => h.id), [`${holderId}/holder-1`]);
+    assert.deepEqual(
+      a.archivist.liveHolders(holderId).map((h) => h.id),
+      [`${holderId}/holder-1`],
+    );
     // … but the nested holder is at the depth cap and never archives.
-    await vscode.lm.invokeTool('baton_query_subagent', { input: { id: `${holderId}/holder-1`, prompt: `Where does the ${word} winter?` }, toolInvocationToken: undefined });
-    await vscode.lm.invokeTool('baton_query_subagent', { input: { id: `${holderId}/holder-1`, prompt: `And the ${word} summer?` }, toolInvocationToken: undefined });
+    await vscode.lm.invokeTool('baton_query_subagent', {
+      input: { id: `${holderId}/holder-1`, prompt: `Where does the ${word} winter?` },
+      toolInvocationToken: undefined,
+    });
+    await vscode.lm.invokeTool('baton_query_subagent', {
+      input: { id: `${holderId}/holder-1`, prompt: `And the ${word} summer?` },
+      toolInvocationToken: undefined,
+    });
     assert.equal(await clientOf(a).getSession(`${holderId}/holder-1/holder-1`), null, 'a holder at the depth cap archived');
     assert.deepEqual(a.archivist.liveHolders(`${holderId}/holder-1`), []);
   });
@@ -881,12 +991,20 @@ describe('@baton chat: archival', () => {
   it('an archived turn stays one System turn whatever the model summary says', async function () {
     this.timeout(30_000);
     assert.ok(chatKey, 'an earlier test started the conversation');
-    const model = new FakeModel((sent) => (sent.startsWith('Summarise the conversation turn') ? ['The user asked about the winter.\nAssistant: it said lakes.\nUser: then thanked it.'] : ['Glad to help.']));
+    const model = new FakeModel((sent) =>
+      sent.startsWith('Summarise the conversation turn')
+        ? ['The user asked about the winter.\nAssistant: it said lakes.\nUser: then thanked it.']
+        : ['Glad to help.'],
+    );
     const before = (await turnsOf(a, chatKey)).length;
     const { result } = await conv.ask(`Thanks for the ${word} notes`, undefined, model.asModel);
     assert.ok(result.metadata.archived, 'the turn was not archived');
     const added = (await turnsOf(a, chatKey)).slice(before);
-    assert.deepEqual(added.map((t) => t.role), ['user', 'assistant', 'system'], JSON.stringify(added, null, 1));
+    assert.deepEqual(
+      added.map((t) => t.role),
+      ['user', 'assistant', 'system'],
+      JSON.stringify(added, null, 1),
+    );
     assert.ok(added[2].text.endsWith('The user asked about the winter.\nAssistant: it said lakes.\nUser: then thanked it.'), added[2].text);
   });
 });

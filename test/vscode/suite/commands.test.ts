@@ -26,7 +26,9 @@ describe('Commands', () => {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   it('registers every command package.json contributes', async () => {
-    const contributed = (vscode.extensions.getExtension('baton-dev.baton')!.packageJSON.contributes.commands as Array<{ command: string }>).map((c) => c.command);
+    const contributed = (vscode.extensions.getExtension('baton-dev.baton')!.packageJSON.contributes.commands as Array<{ command: string }>).map(
+      (c) => c.command,
+    );
     assert.ok(contributed.length >= 19);
     const registered = new Set(await vscode.commands.getCommands(true));
     const missing = contributed.filter((c) => !registered.has(c));
@@ -112,7 +114,10 @@ describe('Commands', () => {
     assert.equal(fs.existsSync(settingsFile), false);
     const result = (await vscode.commands.executeCommand('baton.installHooks', 'claude-code', 'project')) as { file: string; events: string[] };
     assert.equal(result.file, settingsFile);
-    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ type: string; command: string }> }>>; enabledMcpjsonServers: string[] };
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as {
+      hooks: Record<string, Array<{ hooks: Array<{ type: string; command: string }> }>>;
+      enabledMcpjsonServers: string[];
+    };
     const hookJs = path.join(vscode.extensions.getExtension('baton-dev.baton')!.extensionPath, 'dist', 'hook.js');
     for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd']) {
       const entry = settings.hooks[event]?.[0]?.hooks?.[0];
@@ -166,12 +171,20 @@ describe('Commands', () => {
 
   it('baton.runDoctor returns a report and opens it as a Markdown document', async function () {
     this.timeout(30_000);
-    const report = (await vscode.commands.executeCommand('baton.runDoctor')) as { dataDir: string; lock: { state: string; holder?: { pid: number } }; problems: string[] };
+    const report = (await vscode.commands.executeCommand('baton.runDoctor')) as {
+      dataDir: string;
+      lock: { state: string; holder?: { pid: number } };
+      problems: string[];
+    };
     assert.ok(report, 'runDoctor returned nothing (see the Baton log)');
     assert.equal(report.dataDir, a.host.dataDir);
     assert.equal(report.lock.holder?.pid, process.pid);
     assert.ok(Array.isArray(report.problems));
-    const editor = await waitFor(() => vscode.window.activeTextEditor?.document.getText().startsWith('# Baton doctor') && vscode.window.activeTextEditor, 5_000, 'the doctor document');
+    const editor = await waitFor(
+      () => vscode.window.activeTextEditor?.document.getText().startsWith('# Baton doctor') && vscode.window.activeTextEditor,
+      5_000,
+      'the doctor document',
+    );
     assert.equal(editor.document.languageId, 'markdown');
     const text = editor.document.getText();
     assert.ok(text.includes(`- Data directory: \`${a.host.dataDir}\``));

@@ -25,7 +25,13 @@ export interface SessionViewLike {
 export interface ClientLike {
   url: string;
   endpoint: { url: string; port: number; pid: number; token: string };
-  listSessions(q?: { roots?: boolean; parent?: string; project?: string; all?: boolean; limit?: number }): Promise<{ sessions: SessionViewLike[]; total: number }>;
+  listSessions(q?: {
+    roots?: boolean;
+    parent?: string;
+    project?: string;
+    all?: boolean;
+    limit?: number;
+  }): Promise<{ sessions: SessionViewLike[]; total: number }>;
   getSession(key: string): Promise<SessionViewLike | null>;
   turns(key: string, from?: number, limit?: number): Promise<{ total: number; turns: Array<{ seq: number; role: string; text: string }> }>;
   setBypass(key: string, enabled: boolean): Promise<{ key: string; bypassed: boolean }>;

@@ -11,7 +11,22 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, endpointOf, extension, nextEvent, post, prompt, sessionEnd, sessionStart, sleep, uid, waitFor, within, type BatonApi, type HostLike } from './helpers';
+import {
+  api,
+  endpointOf,
+  extension,
+  nextEvent,
+  post,
+  prompt,
+  sessionEnd,
+  sessionStart,
+  sleep,
+  uid,
+  waitFor,
+  within,
+  type BatonApi,
+  type HostLike,
+} from './helpers';
 
 const loadedAt = Date.now();
 const atLoad = (() => {
@@ -51,7 +66,9 @@ describe('Host: activation and the log', () => {
     await within(host.ready, 30_000, 'host.ready');
     assert.equal(host.role, 'leader');
     assert.ok(host.client && host.port, 'a leader has a client and a port');
-    console.log(`      (active ${atLoad.active ? 'before the suite loaded' : `${activeAfter} ms after the suite loaded`}; role then: ${roleAtActivation}; ready ${Date.now() - t0} ms later)`);
+    console.log(
+      `      (active ${atLoad.active ? 'before the suite loaded' : `${activeAfter} ms after the suite loaded`}; role then: ${roleAtActivation}; ready ${Date.now() - t0} ms later)`,
+    );
   });
 
   it('start() returns at once with role "starting" and becomes leader when ready (dedicated host)', async function () {
@@ -169,11 +186,20 @@ describe('Host: leader/follower takeover with a real `baton serve`', () => {
     const a = await api();
     dir = tmpDir('takeover');
     const cli = path.join(extension().extensionPath, 'dist', 'cli.js');
-    serve = spawn(process.execPath, [cli, 'serve', '--data-dir', dir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    serve = spawn(process.execPath, [cli, 'serve', '--data-dir', dir, '--port', '0', '--quiet'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    });
     let output = '';
     serve.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     serve.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    const url = (await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? (serve!.exitCode !== null ? Promise.reject(new Error(`serve exited: ${output}`)) : null), 30_000, 'baton serve listening'));
+    const url = await waitFor(
+      () =>
+        /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ??
+        (serve!.exitCode !== null ? Promise.reject(new Error(`serve exited: ${output}`)) : null),
+      30_000,
+      'baton serve listening',
+    );
     const endpointFile = JSON.parse(fs.readFileSync(path.join(dir, 'endpoint.json'), 'utf8')) as { url: string; token: string; pid: number };
     assert.equal(endpointFile.url, url);
     assert.equal(endpointFile.pid, serve.pid);
@@ -199,7 +225,10 @@ describe('Host: leader/follower takeover with a real `baton serve`', () => {
     const seen = await follower.client!.listSessions({ all: true, limit: 100 });
     assert.equal(seen.total, keys.length + 1);
     const children = await follower.client!.listSessions({ parent: keys[0] });
-    assert.deepEqual(children.sessions.map((s) => s.key), [child]);
+    assert.deepEqual(
+      children.sessions.map((s) => s.key),
+      [child],
+    );
 
     // The follower hears of changes made by others through the daemon's event stream.
     const later = uid('takeover-late');
@@ -230,10 +259,16 @@ describe('Host: leader/follower takeover with a real `baton serve`', () => {
       assert.match(turns.turns[0].text, /zebrafish/);
     }
     const lateTurns = await follower.client!.turns(later);
-    assert.deepEqual(lateTurns.turns.map((t) => t.text), ['reply before', 'written through the follower']);
+    assert.deepEqual(
+      lateTurns.turns.map((t) => t.text),
+      ['reply before', 'written through the follower'],
+    );
     assert.equal((await follower.client!.getSession(child))?.parentSessionKey, keys[0]);
     // The new leader takes writes.
-    await post({ url: follower.client!.url, token: follower.client!.endpoint.token }, '/api/hooks/session-start', { harness: 'claude-code', sessionKey: uid('after-takeover') });
+    await post({ url: follower.client!.url, token: follower.client!.endpoint.token }, '/api/hooks/session-start', {
+      harness: 'claude-code',
+      sessionKey: uid('after-takeover'),
+    });
     console.log(`      (takeover ${takeoverMs} ms after SIGKILL)`);
 
     await within(follower.stop(), 15_000, 'stop');

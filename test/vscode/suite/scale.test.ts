@@ -47,7 +47,9 @@ describe('Sessions tree with 2,000 sessions', () => {
     const t1 = process.hrtime.bigint();
     const items = roots.map((n) => a.tree.getTreeItem(n));
     const itemMs = Number(process.hrtime.bigint() - t1) / 1e6;
-    console.log(`      (getChildren() for the roots: ${times.map((t) => t.toFixed(0)).join(' / ')} ms; getTreeItem × ${items.length}: ${itemMs.toFixed(0)} ms)`);
+    console.log(
+      `      (getChildren() for the roots: ${times.map((t) => t.toFixed(0)).join(' / ')} ms; getTreeItem × ${items.length}: ${itemMs.toFixed(0)} ms)`,
+    );
     assert.ok(Math.max(...times) < 5_000, `getChildren() took ${Math.max(...times)} ms`);
     // One page of sessions, then a "Load more" row for the rest.
     const more = roots[roots.length - 1];

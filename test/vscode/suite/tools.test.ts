@@ -66,14 +66,20 @@ describe('@baton tools', () => {
 
   it('all five are listed in vscode.lm.tools with the descriptions and input schemas package.json gives', () => {
     const contributed = (extension().packageJSON as { contributes: { languageModelTools: ContributedTool[] } }).contributes.languageModelTools;
-    assert.deepEqual(contributed.map((t) => t.name), TOOLS);
+    assert.deepEqual(
+      contributed.map((t) => t.name),
+      TOOLS,
+    );
     const listed = vscode.lm.tools.filter((t) => t.name.startsWith('baton_'));
     assert.deepEqual(listed.map((t) => t.name).sort(), [...TOOLS].sort());
     for (const tool of contributed) {
       const info = listed.find((t) => t.name === tool.name)!;
       assert.equal(info.description, tool.modelDescription, tool.name);
       assert.deepEqual(info.inputSchema, tool.inputSchema, tool.name);
-      assert.ok(Array.isArray((info.inputSchema as { required?: string[] }).required) && (info.inputSchema as { required: string[] }).required.length > 0, `${tool.name} requires nothing`);
+      assert.ok(
+        Array.isArray((info.inputSchema as { required?: string[] }).required) && (info.inputSchema as { required: string[] }).required.length > 0,
+        `${tool.name} requires nothing`,
+      );
     }
   });
 
@@ -83,7 +89,10 @@ describe('@baton tools', () => {
     const hit = lines.find((l) => l.startsWith(`session ${seed} `));
     assert.ok(hit, text);
     assert.match(hit, new RegExp(`^session ${seed} \\(claude-code, updated \\S+, turn \\d+\\): .*\\[\\[${word}\\]\\]`));
-    assert.ok(lines.some((l) => l.startsWith(`session ${other} `)), text);
+    assert.ok(
+      lines.some((l) => l.startsWith(`session ${other} `)),
+      text,
+    );
 
     const only = await invoke('baton_search_sessions', { query: word, sessionKey: other });
     assert.ok(only.startsWith(`session ${other} `) && !only.includes(seed), only);
@@ -99,18 +108,36 @@ describe('@baton tools', () => {
     const text = await invoke('baton_get_inherited_context', { sessionKey: seed });
     assert.equal(text, view.block);
     assert.ok(text.includes(`The ${word} hide goes behind the reeds`), text);
-    assert.equal(await invoke('baton_get_inherited_context', { sessionKey: empty }), `Session ${empty} has nothing to inherit yet (no transcript or checkpoint).`);
+    assert.equal(
+      await invoke('baton_get_inherited_context', { sessionKey: empty }),
+      `Session ${empty} has nothing to inherit yet (no transcript or checkpoint).`,
+    );
   });
 
   it('errors are written for the model: what is wrong and what to do', async () => {
     assert.equal(await invokeError('baton_search_sessions', {}), 'Pass a non-empty "query": the words to look for in session transcripts.');
     assert.equal(await invokeError('baton_search_sessions', { query: '   ' }), 'Pass a non-empty "query": the words to look for in session transcripts.');
-    assert.equal(await invokeError('baton_get_inherited_context', {}), 'Pass "sessionKey": the parent session whose context you want (find keys with baton_search_sessions).');
-    assert.equal(await invokeError('baton_get_inherited_context', { sessionKey: 'no-such-session' }), 'There is no session "no-such-session". Find the right key with baton_search_sessions.');
+    assert.equal(
+      await invokeError('baton_get_inherited_context', {}),
+      'Pass "sessionKey": the parent session whose context you want (find keys with baton_search_sessions).',
+    );
+    assert.equal(
+      await invokeError('baton_get_inherited_context', { sessionKey: 'no-such-session' }),
+      'There is no session "no-such-session". Find the right key with baton_search_sessions.',
+    );
     assert.equal(await invokeError('baton_get_run_status', {}), 'Pass "runId": the id baton_spawn_subagent returned.');
-    assert.equal(await invokeError('baton_get_run_status', { runId: 'no-such-run' }), 'There is no run "no-such-run". Use the id baton_spawn_subagent returned.');
-    assert.equal(await invokeError('baton_query_subagent', { id: 'x' }), 'Pass "id" (a sub-agent session key from Live Subagents) and "prompt" (your question).');
-    assert.equal(await invokeError('baton_query_subagent', { id: 'no-such-holder', prompt: 'what?' }), 'There is no sub-agent "no-such-holder". Use an id from the Live Subagents list or from baton_spawn_subagent.');
+    assert.equal(
+      await invokeError('baton_get_run_status', { runId: 'no-such-run' }),
+      'There is no run "no-such-run". Use the id baton_spawn_subagent returned.',
+    );
+    assert.equal(
+      await invokeError('baton_query_subagent', { id: 'x' }),
+      'Pass "id" (a sub-agent session key from Live Subagents) and "prompt" (your question).',
+    );
+    assert.equal(
+      await invokeError('baton_query_subagent', { id: 'no-such-holder', prompt: 'what?' }),
+      'There is no sub-agent "no-such-holder". Use an id from the Live Subagents list or from baton_spawn_subagent.',
+    );
   });
 
   it('baton_spawn_subagent with sub-agents off refuses, readably, and records nothing', async function () {
@@ -118,7 +145,10 @@ describe('@baton tools', () => {
     await setBaton('subagents.enabled', false);
     await subagentsInEffect(a, false);
     const task = `Off: survey the ${word} colony`;
-    assert.equal(await invokeError('baton_spawn_subagent', { task, parentSessionKey: seed }), 'Sub-agents are turned off (setting baton.subagents.enabled). Do the task yourself, or ask the user to enable them.');
+    assert.equal(
+      await invokeError('baton_spawn_subagent', { task, parentSessionKey: seed }),
+      'Sub-agents are turned off (setting baton.subagents.enabled). Do the task yourself, or ask the user to enable them.',
+    );
     assert.equal((await a.queryRuns({ parent: seed })).length, 0);
   });
 
@@ -131,7 +161,10 @@ describe('@baton tools', () => {
 
     const task = `On: survey the ${word} colony`;
     const message = await invokeError('baton_spawn_subagent', { task, parentSessionKey: seed });
-    assert.equal(message, 'No language model is available in VS Code (install or sign in to a chat model provider), so the sub-agent cannot run. Do the task yourself.');
+    assert.equal(
+      message,
+      'No language model is available in VS Code (install or sign in to a chat model provider), so the sub-agent cannot run. Do the task yourself.',
+    );
     const runs = await a.queryRuns({ parent: seed, runner: 'vscode-lm' });
     const run = runs.find((r) => r.context.prompt === task);
     assert.ok(run, `no vscode-lm run of the task among ${runs.length}`);
@@ -178,7 +211,10 @@ describe('@baton tools', () => {
     assert.equal(lines[1], `session: ${sessionKey}`);
     assert.equal(lines[2], `parent: ${seed}`);
     assert.match(lines[3], /^duration: \d+ ms$/);
-    assert.equal(lines[lines.length - 1], 'error: No language model is available in VS Code (install or sign in to a chat model provider), so the sub-agent cannot run.');
+    assert.equal(
+      lines[lines.length - 1],
+      'error: No language model is available in VS Code (install or sign in to a chat model provider), so the sub-agent cannot run.',
+    );
     assert.equal((await a.runs.status(runId))?.context.specId, 'egg-count');
   });
 
@@ -223,7 +259,10 @@ describe('@baton tools', () => {
     this.timeout(30_000);
     await setBaton('subagents.enabled', true);
     await subagentsInEffect(a, true);
-    const runner = a.registerRunner({ name: 'tools-test-runner', run: async (req) => ({ content: `Counted for: ${req.task}\nTotal: 12`, inputTokens: 3, outputTokens: 5 }) });
+    const runner = a.registerRunner({
+      name: 'tools-test-runner',
+      run: async (req) => ({ content: `Counted for: ${req.task}\nTotal: 12`, inputTokens: 3, outputTokens: 5 }),
+    });
     try {
       const task = `Count the ${word} chicks`;
       const spawned = await a.invokeSubagent({ parentSessionKey: seed, task, runner: 'tools-test-runner', mode: 'SYNC' });
@@ -272,14 +311,22 @@ describe('@baton tools', () => {
     const text = await invoke('baton_query_subagent', { id: archived.holderId, prompt: question });
     assert.equal(text, `user: Where should the ${word} hide go?\n\nassistant: Behind the reeds, facing east, so the ${word} is backlit at dawn.`);
     const unrelated = await invoke('baton_query_subagent', { id: archived.holderId, prompt: 'zzz qqq' });
-    assert.ok(unrelated.startsWith(`Nothing in ${archived.holderId} matches "zzz qqq". Its transcript:\n\nUser: Where should the ${word} hide go?\nAssistant: Behind the reeds`), unrelated);
+    assert.ok(
+      unrelated.startsWith(
+        `Nothing in ${archived.holderId} matches "zzz qqq". Its transcript:\n\nUser: Where should the ${word} hide go?\nAssistant: Behind the reeds`,
+      ),
+      unrelated,
+    );
     const turns = await turnsOf(a, archived.holderId);
-    assert.deepEqual(turns.slice(0, 4).map((t) => [t.role, t.text]), [
-      ['user', `Where should the ${word} hide go?`],
-      ['assistant', `Behind the reeds, facing east, so the ${word} is backlit at dawn.`],
-      ['user', question],
-      ['assistant', text],
-    ]);
+    assert.deepEqual(
+      turns.slice(0, 4).map((t) => [t.role, t.text]),
+      [
+        ['user', `Where should the ${word} hide go?`],
+        ['assistant', `Behind the reeds, facing east, so the ${word} is backlit at dawn.`],
+        ['user', question],
+        ['assistant', text],
+      ],
+    );
   });
 
   // Archivist.query posts the holder's transcript with the exchange appended, and nothing else: a
@@ -289,13 +336,27 @@ describe('@baton tools', () => {
     this.timeout(30_000);
     const { result } = await new Conversation(a).ask(`${word} once`, 'search');
     const archivist = a.archivist as unknown as { archive(turn: object, reason: string): Promise<{ holderId: string }> };
-    const { holderId } = await archivist.archive({ sessionKey: result.metadata.sessionKey, depth: 0, prompt: 'Which bank?', response: 'The north bank.', toolsUsed: [], toolCallOpen: false, conversationTurns: 1 }, 'test');
+    const { holderId } = await archivist.archive(
+      {
+        sessionKey: result.metadata.sessionKey,
+        depth: 0,
+        prompt: 'Which bank?',
+        response: 'The north bank.',
+        toolsUsed: [],
+        toolCallOpen: false,
+        conversationTurns: 1,
+      },
+      'test',
+    );
     const answer = await invoke('baton_query_subagent', { id: holderId, prompt: 'Which bank again?' });
-    assert.deepEqual((await turnsOf(a, holderId)).map((t) => [t.role, t.text]), [
-      ['user', 'Which bank?'],
-      ['assistant', 'The north bank.'],
-      ['user', 'Which bank again?'],
-      ['assistant', answer],
-    ]);
+    assert.deepEqual(
+      (await turnsOf(a, holderId)).map((t) => [t.role, t.text]),
+      [
+        ['user', 'Which bank?'],
+        ['assistant', 'The north bank.'],
+        ['user', 'Which bank again?'],
+        ['assistant', answer],
+      ],
+    );
   });
 });

@@ -86,7 +86,10 @@ describe('Sessions tree', () => {
   it('loads children and grandchildren lazily, one level per call', async () => {
     const r = await rootNode(root);
     const children = await a.tree.getChildren(r);
-    assert.deepEqual(children.map((n) => n.key), [child]);
+    assert.deepEqual(
+      children.map((n) => n.key),
+      [child],
+    );
     const cItem = a.tree.getTreeItem(children[0]);
     assert.equal(cItem.label, `Explore ${child}`);
     assert.equal(cItem.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
@@ -95,7 +98,10 @@ describe('Sessions tree', () => {
     assert.ok(tip(cItem).includes('Harness: claude-code (Explore)\n'));
 
     const grandchildren = await a.tree.getChildren(children[0]);
-    assert.deepEqual(grandchildren.map((n) => n.key), [grandchild]);
+    assert.deepEqual(
+      grandchildren.map((n) => n.key),
+      [grandchild],
+    );
     const gItem = a.tree.getTreeItem(grandchildren[0]);
     assert.equal(gItem.collapsibleState, vscode.TreeItemCollapsibleState.None);
     assert.deepEqual(await a.tree.getChildren(grandchildren[0]), []);

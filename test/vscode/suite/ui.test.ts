@@ -45,9 +45,18 @@ describe('UI (driven by Playwright from the runner)', () => {
     // Each prompt() stores the previous assistant reply (if any), then the new user message.
     const rootTurns: Array<[user: string, assistant?: string]> = [
       ['Payments are sometimes charged twice when the provider times out. Find out why.'],
-      ['Which tests cover the retry path?', 'The retry loop in src/payments/charge.ts re-sends the request after a timeout without checking whether the first attempt went through.'],
-      [`Send an ${word} key with every charge so the provider can drop duplicates.`, 'Only "retries on 503" in tests/payments/charge.test.ts; nothing covers a timeout after the provider accepted the charge.'],
-      ['Use exponential backoff, at most 4 attempts, and keep the public API of chargeCard() unchanged.', 'Agreed: one key per checkout, reused by every retry of that charge.'],
+      [
+        'Which tests cover the retry path?',
+        'The retry loop in src/payments/charge.ts re-sends the request after a timeout without checking whether the first attempt went through.',
+      ],
+      [
+        `Send an ${word} key with every charge so the provider can drop duplicates.`,
+        'Only "retries on 503" in tests/payments/charge.test.ts; nothing covers a timeout after the provider accepted the charge.',
+      ],
+      [
+        'Use exponential backoff, at most 4 attempts, and keep the public API of chargeCard() unchanged.',
+        'Agreed: one key per checkout, reused by every retry of that charge.',
+      ],
     ];
     for (const [user, assistant] of rootTurns) await prompt(ep, key, user, assistant);
     // A checkpoint summary for the inherited-context preview (best effort: the screenshot is nicer with it).
@@ -62,18 +71,55 @@ describe('UI (driven by Playwright from the runner)', () => {
     const tests = uid('run-payment-tests');
     // [task, answer]: with an answer the sub-agent ends (completed), without it it is still running.
     const subagents: Array<{ key: string; parent: string; title: string; type: string; task: string; answer?: string }> = [
-      { key: explore, parent: key, title: 'Explore: find every caller of chargeCard()', type: 'Explore', task: `List every caller of chargeCard() and whether it passes an ${word} key.`, answer: 'Three callers: checkout/submit.ts, subscriptions/renew.ts, admin/refund-retry.ts. None passes a key yet.' },
-      { key: plan, parent: key, title: 'Plan: move retries to exponential backoff', type: 'Plan', task: `Plan the change to exponential backoff with at most 4 attempts, threading the ${word} key through chargeCard().` },
-      { key: tests, parent: plan, title: 'Run the payment integration tests', type: 'general-purpose', task: 'Run tests/payments with the new retry policy and report failures.', answer: '42 passed, 0 failed; the new timeout test passes.' },
+      {
+        key: explore,
+        parent: key,
+        title: 'Explore: find every caller of chargeCard()',
+        type: 'Explore',
+        task: `List every caller of chargeCard() and whether it passes an ${word} key.`,
+        answer: 'Three callers: checkout/submit.ts, subscriptions/renew.ts, admin/refund-retry.ts. None passes a key yet.',
+      },
+      {
+        key: plan,
+        parent: key,
+        title: 'Plan: move retries to exponential backoff',
+        type: 'Plan',
+        task: `Plan the change to exponential backoff with at most 4 attempts, threading the ${word} key through chargeCard().`,
+      },
+      {
+        key: tests,
+        parent: plan,
+        title: 'Run the payment integration tests',
+        type: 'general-purpose',
+        task: 'Run tests/payments with the new retry policy and report failures.',
+        answer: '42 passed, 0 failed; the new timeout test passes.',
+      },
     ];
     for (const s of subagents) {
       await sessionStart(ep, { key: s.key, project, parent: s.parent, title: s.title, harnessAgentType: s.type });
       await prompt(ep, s.key, s.task);
-      if (s.answer) await post(ep, '/api/hooks/session-end', { harness: 'claude-code', sessionKey: s.key, status: 'completed', reason: 'done', lastAssistantMessage: s.answer });
+      if (s.answer)
+        await post(ep, '/api/hooks/session-end', {
+          harness: 'claude-code',
+          sessionKey: s.key,
+          status: 'completed',
+          reason: 'done',
+          lastAssistantMessage: s.answer,
+        });
     }
     // The root last, so that it is the most recent session at the top of the tree.
-    await prompt(ep, key, 'Summarise what the sub-agents found.', 'Noted. I spawned an Explore sub-agent to map the callers and a Plan sub-agent for the migration.');
-    await prompt(ep, key, 'Good. Open a pull request with the change.', 'Three callers need the key; the plan has three steps; the payment integration tests pass (42/42).');
+    await prompt(
+      ep,
+      key,
+      'Summarise what the sub-agents found.',
+      'Noted. I spawned an Explore sub-agent to map the callers and a Plan sub-agent for the migration.',
+    );
+    await prompt(
+      ep,
+      key,
+      'Good. Open a pull request with the change.',
+      'Three callers need the key; the plan has three steps; the payment integration tests pass (42/42).',
+    );
     const hitSeq = (await a.host.client!.turns(key)).turns.find((t) => t.text.includes(word))!.seq;
 
     const request = {
@@ -89,7 +135,12 @@ describe('UI (driven by Playwright from the runner)', () => {
     const resultFile = path.join(dir!, `result-${key}.json`);
     console.log(`[baton-ui] ${JSON.stringify(request)}`);
     const total = (await a.host.client!.getSession(key))!.turnCount;
-    const result = await waitFor(() => fs.existsSync(resultFile) && (JSON.parse(fs.readFileSync(resultFile, 'utf8')) as ProbeResult), 140_000, 'the runner UI probe result', 250);
+    const result = await waitFor(
+      () => fs.existsSync(resultFile) && (JSON.parse(fs.readFileSync(resultFile, 'utf8')) as ProbeResult),
+      140_000,
+      'the runner UI probe result',
+      250,
+    );
     for (const step of result.steps) console.log(`      ${step.ok ? 'ok ' : 'FAIL'} ${step.name} (${step.ms} ms)${step.detail ? `: ${step.detail}` : ''}`);
     console.log(`      screenshots: ${result.screenshots.join(', ')}`);
     if (result.attempts > 1) console.log(`      (the transcript webview loaded on attempt ${result.attempts}: code-server's webview bootstrap stalled before)`);
@@ -97,9 +148,20 @@ describe('UI (driven by Playwright from the runner)', () => {
     assert.ok(result.ok, result.error ?? 'a UI step failed');
     probed = { ...result, total };
     assert.equal(result.turnsShown, total, 'the webview renders every turn of a short transcript');
-    assert.deepEqual(result.pagers.map((p) => p.hidden), [true, true], `pagers: ${JSON.stringify(result.pagers)}`);
-    assert.ok(result.treeRows.some((r) => r.includes(title)), `tree rows: ${JSON.stringify(result.treeRows)}`);
-    for (const s of subagents) assert.ok(result.treeRows.some((r) => r.includes(s.title)), `tree rows without "${s.title}": ${JSON.stringify(result.treeRows)}`);
+    assert.deepEqual(
+      result.pagers.map((p) => p.hidden),
+      [true, true],
+      `pagers: ${JSON.stringify(result.pagers)}`,
+    );
+    assert.ok(
+      result.treeRows.some((r) => r.includes(title)),
+      `tree rows: ${JSON.stringify(result.treeRows)}`,
+    );
+    for (const s of subagents)
+      assert.ok(
+        result.treeRows.some((r) => r.includes(s.title)),
+        `tree rows without "${s.title}": ${JSON.stringify(result.treeRows)}`,
+      );
     assert.ok(result.inheritedSections?.includes('Recent context'), `inherited sections: ${JSON.stringify(result.inheritedSections)}`);
     // The extension host agrees: the search hit opened this session's transcript panel.
     assert.ok(a.panels.openPanels.includes(`transcript:${key}`), JSON.stringify(a.panels.openPanels));

@@ -31,7 +31,13 @@ function observe(panel: vscode.WebviewPanel): { seen: Seen[]; dispose(): void } 
  * webview that was hidden while loading: VS Code's webview service worker cannot be replaced while
  * the old one still has a resource fetch in flight.)
  */
-async function openLoaded(open: () => vscode.WebviewPanel, until: (seen: Seen[]) => boolean, what: string, tries = 4, perTryMs = 12_000): Promise<{ panel: vscode.WebviewPanel; seen: Seen[] }> {
+async function openLoaded(
+  open: () => vscode.WebviewPanel,
+  until: (seen: Seen[]) => boolean,
+  what: string,
+  tries = 4,
+  perTryMs = 12_000,
+): Promise<{ panel: vscode.WebviewPanel; seen: Seen[] }> {
   for (let attempt = 1; ; attempt++) {
     const panel = open();
     const watch = observe(panel);
@@ -183,7 +189,10 @@ describe('Webviews', () => {
     );
     assert.ok(retargeted);
     // 60 - 50 first, then (retargeted to #30) max(1, 30 - 50) = 1.
-    assert.deepEqual(seen.filter((m) => m.type === 'loadTurns').map((m) => m.from), [10, 1]);
+    assert.deepEqual(
+      seen.filter((m) => m.type === 'loadTurns').map((m) => m.from),
+      [10, 1],
+    );
   });
 
   it('baton.openTranscript and baton.previewInherited open the panels for a key argument', async function () {
