@@ -31,22 +31,20 @@ export interface MemoryHit {
   score: number;
 }
 
-/** The agent's most important memories, newest first among equals: MEMORY.md's Global Head (docs/memory.md). */
-export function topMemories(db: Database, scope: Scope, opts: { limit?: number } = {}): MemoryHit[] {
-  const s = scopeSql(scope, 'm.agent_id');
-  const limit = Math.max(1, Math.min(opts.limit ?? 20, 100));
-  const rows = all<{
-    id: string;
-    content: string;
-    type: string | null;
-    tags: string | null;
-    who: string | null;
-    project: string | null;
-    session_key: string | null;
-    importance: number;
-    created_at: string;
-  }>(db, `SELECT m.* FROM memories m WHERE ${s.sql} ORDER BY m.importance DESC, m.created_at DESC LIMIT ?`, [...s.params, limit]);
-  return rows.map((r) => ({
+interface MemoryRow {
+  id: string;
+  content: string;
+  type: string | null;
+  tags: string | null;
+  who: string | null;
+  project: string | null;
+  session_key: string | null;
+  importance: number;
+  created_at: string;
+}
+
+function toHit(r: MemoryRow, score: number): MemoryHit {
+  return {
     id: r.id,
     content: r.content,
     type: r.type,
@@ -56,8 +54,16 @@ export function topMemories(db: Database, scope: Scope, opts: { limit?: number }
     sessionKey: r.session_key,
     importance: r.importance,
     createdAt: r.created_at,
-    score: 0,
-  }));
+    score,
+  };
+}
+
+/** The agent's most important memories, newest first among equals: MEMORY.md's Global Head (docs/memory.md). */
+export function topMemories(db: Database, scope: Scope, opts: { limit?: number } = {}): MemoryHit[] {
+  const s = scopeSql(scope, 'm.agent_id');
+  const limit = Math.max(1, Math.min(opts.limit ?? 20, 100));
+  const rows = all<MemoryRow>(db, `SELECT m.* FROM memories m WHERE ${s.sql} ORDER BY m.importance DESC, m.created_at DESC LIMIT ?`, [...s.params, limit]);
+  return rows.map((r) => toHit(r, 0));
 }
 
 export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): MemoryHit[] {
@@ -96,35 +102,13 @@ function recallCompiled(db: Database, scope: Scope, opts: RecallOptions, compile
     params.push(`%,${tag},%`);
   }
   if (!compiled.match) return [];
-  const rows = all<{
-    id: string;
-    content: string;
-    type: string | null;
-    tags: string | null;
-    who: string | null;
-    project: string | null;
-    session_key: string | null;
-    importance: number;
-    created_at: string;
-    score: number;
-  }>(
+  const rows = all<MemoryRow & { score: number }>(
     db,
     `SELECT m.*, bm25(matchinfo(memories_fts, 'pcnalx')) AS score FROM memories_fts JOIN memories m ON m.rowid = memories_fts.docid
      WHERE memories_fts MATCH ? AND ${where.join(' AND ')} ORDER BY score - m.importance LIMIT ?`,
     [compiled.match, ...params, limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    content: r.content,
-    type: r.type,
-    tags: r.tags,
-    who: r.who,
-    project: r.project,
-    sessionKey: r.session_key,
-    importance: r.importance,
-    createdAt: r.created_at,
-    score: Math.round(r.score * 1e4) / 1e4,
-  }));
+  return rows.map((r) => toHit(r, Math.round(r.score * 1e4) / 1e4));
 }
 
 interface EntityName {
