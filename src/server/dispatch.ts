@@ -31,7 +31,13 @@ export function createDispatch(services: Services): Dispatch {
       query: schema.query ? parseBody(schema.query, raw.query) : undefined,
     };
     const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    const reply = await handler(input, { ...ctx, internal: internalPoster(ctx.caller) });
+    // Only adapters (the Claude Code hook route) call other routes: the in-process client is made on first use.
+    const reply = await handler(input, {
+      ...ctx,
+      get internal() {
+        return internalPoster(ctx.caller);
+      },
+    });
     if (CHECK_REPLIES) checkReply(id, reply);
     return reply;
   };
