@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
+import { DEFAULT_PROFILE_RULES, INHERIT_PROFILES, mergeProfileRules, type InheritProfile, type ProfileRules } from '../core/inheritProfiles';
 import { harnessTranscriptRoots } from '../harnesses/registry';
 
 export const DEFAULT_PORT = 7433;
@@ -26,7 +27,14 @@ export interface ServerConfig {
   promptMinScore: number;
   /** A runtime-path claim lapses after this long without activity. */
   claimTtlMs: number;
+  /** Which profile a child of each agent type inherits with, and each profile's budget (docs/inheritance.md). */
+  inheritProfiles: ProfileRules;
+  /** Per Baton agent: the block's budget (and default profile) for that agent's sub-agents. */
+  inheritAgents: Record<string, { maxTokens?: number; defaultProfile?: InheritProfile }>;
 }
+
+const profileName = z.enum(INHERIT_PROFILES);
+const tokens = z.number().int().min(0).max(200_000);
 
 const fileSchema = z
   .object({
@@ -52,6 +60,21 @@ const fileSchema = z
       .int()
       .min(1000)
       .max(7 * 86_400_000),
+    inheritProfiles: z
+      .object({
+        defaultProfile: profileName,
+        byAgentType: z.record(z.string().min(1).max(128), profileName),
+        maxTokens: z.object({ full: tokens, digest: tokens, routing: tokens, none: tokens }).partial().strict(),
+      })
+      .partial()
+      .strict(),
+    inheritAgents: z.record(
+      z.string().min(1).max(128),
+      z
+        .object({ maxTokens: tokens.min(100), defaultProfile: profileName })
+        .partial()
+        .strict(),
+    ),
   })
   .partial()
   .strict();
@@ -73,6 +96,8 @@ export function defaultConfig(dataDir: string): ServerConfig {
     requestTimeoutMs: 30_000,
     promptMinScore: 0.7,
     claimTtlMs: 4 * 60 * 60 * 1000,
+    inheritProfiles: DEFAULT_PROFILE_RULES,
+    inheritAgents: {},
   };
 }
 
@@ -80,7 +105,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
 export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
   const base = defaultConfig(dataDir);
   const file = path.join(dataDir, 'config.json');
-  let fromFile: Partial<ServerConfig> = {};
+  let fromFile: Partial<Omit<ServerConfig, 'inheritProfiles'>> & { inheritProfiles?: Partial<ProfileRules> } = {};
   if (fs.existsSync(file)) {
     let raw: unknown;
     try {
@@ -96,5 +121,7 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
     fromFile = parsed.data;
     if (fromFile.transcriptRoots) fromFile.transcriptRoots = [...base.transcriptRoots, ...fromFile.transcriptRoots.map((r) => path.resolve(dataDir, r))];
   }
-  return { ...base, ...fromFile, ...overrides };
+  // Profile rules merge over the defaults: naming one agent type does not forget the others.
+  const inheritProfiles = mergeProfileRules(mergeProfileRules(base.inheritProfiles, fromFile.inheritProfiles), overrides.inheritProfiles);
+  return { ...base, ...fromFile, ...overrides, inheritProfiles };
 }

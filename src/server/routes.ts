@@ -206,7 +206,7 @@ export function buildHandlers(svc: Services): Handlers {
     getSession: async (_input, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key), svc.config.claimTtlMs),
     transcript: async (_input, ctx) => sessions.transcript(ctx.caller, ctx.params.key),
     turns: async ({ query }, ctx) => store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, from: query.from, limit: query.limit }),
-    inherited: async (_input, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key),
+    inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
     bypass: async ({ body }, ctx) => store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled }),
 
@@ -244,15 +244,16 @@ export function buildHandlers(svc: Services): Handlers {
       const agentId = writeAgent(ctx.caller, body.agentId);
       const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
       if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
-      await store.write('addAttribute', {
+      const { id } = await store.write('addAttribute', {
         agentId,
         entity: body.entity ?? 'rules',
         kind: 'constraint',
         content: body.content,
         importance: body.importance ?? 0.9,
         sessionKey: key,
+        origin: 'hand',
       });
-      const added = await store.read('getConstraint', { scope: { agentId }, ownAgent: agentId });
+      const added = await store.read('getConstraint', { scope: { agentId }, id });
       if (!added) throw new BatonError('not_found', 'constraint not found');
       return added;
     },
@@ -264,6 +265,38 @@ export function buildHandlers(svc: Services): Handlers {
       await store.write('setAttribute', { agentId, id, content: body.content, active: body.active, importance: body.importance });
       const edited = await store.read('getConstraint', { scope: { agentId }, id });
       if (!edited) throw new BatonError('not_found', `constraint ${id} not found`);
+      return edited;
+    },
+
+    listEntities: async ({ query }, ctx) => {
+      const entities = await store.read('listEntities', {
+        scope: readScope(ctx.caller),
+        sessionKey: query.sessionKey,
+        includeInactive: query.all === '1' || query.all === 'true',
+        limit: query.limit,
+      });
+      return { entities, count: entities.length };
+    },
+
+    addEntity: async ({ body }, ctx) => {
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
+      if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
+      const { id } = await store.write('setEntity', { agentId, name: body.name, kind: body.kind, description: body.description, active: true });
+      if (key)
+        await store.write('addAttribute', { agentId, entity: body.name, kind: 'focus', content: body.description ?? '', sessionKey: key, origin: 'hand' });
+      const added = await store.read('getEntity', { scope: { agentId }, id });
+      if (!added) throw new BatonError('not_found', `entity ${body.name} not found`);
+      return added;
+    },
+
+    editEntity: async ({ body }, ctx) => {
+      const id = Number(ctx.params.id);
+      if (!Number.isInteger(id) || id < 1) throw new BatonError('invalid_request', 'id: must be a positive integer');
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      await store.write('setEntity', { agentId, id, name: body.name, kind: body.kind, description: body.description, active: body.active });
+      const edited = await store.read('getEntity', { scope: { agentId }, id });
+      if (!edited) throw new BatonError('not_found', `entity ${id} not found`);
       return edited;
     },
 

@@ -6,40 +6,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { estimateTokens } from '../../src/core/inherit';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 import { CORPUS, QUESTIONS } from '../fixtures/questionCorpus';
-import { execFile } from 'node:child_process';
-import { CLI, ROOT } from '../helpers/child';
-
-/** The built CLI, asynchronously (the daemon answering it runs in this process). */
-function runCli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, timeout: 30_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-interface Reply {
-  status: number;
-  body: any;
-}
-
-function client(daemon: Daemon, token = daemon.token) {
-  const call = async (method: string, route: string, body?: unknown): Promise<Reply> => {
-    const res = await fetch(daemon.server.url + route, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  return {
-    call,
-    post: (route: string, body: unknown) => call('POST', route, body),
-    get: (route: string) => call('GET', route),
-    patch: (route: string, body: unknown) => call('PATCH', route, body),
-    del: (route: string) => call('DELETE', route),
-  };
-}
+import { jsonClient as client, runCliAsync as runCli } from '../helpers/jsonClient';
 
 const FILLER = 'We looked at the build output and the profiler trace again, nothing unusual showed up in this round.';
 
