@@ -47,8 +47,9 @@ export interface Services {
   recovery?(): RecoveryEvent[];
 }
 
-function runtimePathOf(ctx: CallContext, body: { runtimePath?: string }): string | undefined {
-  return body.runtimePath ?? ctx.header('x-baton-runtime-path') ?? ctx.header('x-signet-runtime-path');
+/** The runtime path a write names: its body's, else the header plugins send (docs/inheritance.md, "Rules"). */
+export function runtimePathOf(ctx: Pick<CallContext, 'header'>, body: { runtimePath?: string } | undefined): string | undefined {
+  return body?.runtimePath ?? ctx.header('x-baton-runtime-path') ?? ctx.header('x-signet-runtime-path');
 }
 
 function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
@@ -124,7 +125,6 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     remember: async ({ body }, ctx) => {
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body as { runtimePath?: string }) });
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
       return memory.remember(ctx.caller, body);
     },
@@ -152,12 +152,10 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       return memory.compactionComplete(ctx.caller, body);
     },
 
     checkpointExtract: async ({ body }, ctx) => {
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       if (body.transcript !== undefined || body.transcriptPath) {
         // A transcript given here is stored first (as a delta), then the checkpoint looks at what is new.
         const written = await sessions.writeTranscript(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });

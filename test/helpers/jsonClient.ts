@@ -11,10 +11,10 @@ export interface Reply {
 }
 
 export function jsonClient(daemon: Daemon, token = daemon.token) {
-  const call = async (method: string, route: string, body?: unknown): Promise<Reply> => {
+  const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
     const res = await fetch(daemon.server.url + route, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: await res.json() };
