@@ -546,6 +546,26 @@ export const SCHEMAS = {
       })
       .loose(),
   },
+  subagents: {
+    response: z
+      .object({
+        sessionKey: z.string(),
+        children: z.array(
+          z.object({
+            sessionKey: nullableString,
+            runId: nullableString,
+            type: nullableString,
+            task: nullableString,
+            status: z.string(),
+            result: nullableString,
+            at: z.string(),
+          }),
+        ),
+        count: z.number(),
+        text: z.string(),
+      })
+      .loose(),
+  },
   bypass: { body: bypassBody, response: z.object({ key: z.string(), bypassed: z.boolean() }) },
   upsertRun: { body: runBody, response: runView },
   listRuns: { query: listRunsQuery, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },

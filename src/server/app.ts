@@ -19,6 +19,7 @@ import { findRoute, matchPath, ROUTES } from '../api/routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
 import { handleMcp } from './mcp';
+import { ApiClient } from '../api/client';
 
 export interface ServerOptions {
   store: Store;
@@ -114,7 +115,12 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
       // A GET opens a stream for server-initiated messages, held until the client leaves.
       if (req.method === 'GET') openStream(res);
-      await handleMcp(req, res, body, { store, sessions, caller });
+      // Tools that write (constraints, entities) go through the API's own handlers, as this caller and with this request's headers.
+      const api = new ApiClient({
+        send: (id, input) =>
+          dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: (name) => firstHeader(req, name) }),
+      });
+      await handleMcp(req, res, body, { store, sessions, caller, api });
       return res.statusCode;
     }
     const found = findRoute(req.method ?? 'GET', url.pathname);

@@ -108,7 +108,9 @@ export function buildHandlers(svc: Services): Handlers {
       // each taken once (docs/runs.md, "Callback delivery").
       const isPrompt = body.userPrompt !== undefined || body.userMessage !== undefined;
       const results = isPrompt ? await callbackResults(written.sessionKey, written.agentId) : '';
-      const inject = [entities, results].filter((part) => part.trim()).join('\n\n');
+      // After a compaction, the parent hears once which sub-agents ran and what they found (docs/inheritance.md).
+      const subagents = isPrompt ? await sessions.subagentsAfterCompaction(written.agentId, written.sessionKey) : '';
+      const inject = [entities, results, subagents].filter((part) => part.trim()).join('\n\n');
       return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
 
@@ -152,7 +154,9 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
-      return memory.compactionComplete(ctx.caller, body);
+      const done = await memory.compactionComplete(ctx.caller, body);
+      await sessions.markCompacted(ctx.caller, body);
+      return done;
     },
 
     checkpointExtract: async ({ body }, ctx) => {
@@ -204,6 +208,7 @@ export function buildHandlers(svc: Services): Handlers {
     getSession: async (_input, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key), svc.config.claimTtlMs),
     transcript: async (_input, ctx) => sessions.transcript(ctx.caller, ctx.params.key),
     turns: async ({ query }, ctx) => store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, from: query.from, limit: query.limit }),
+    subagents: async (_input, ctx) => sessions.subagents(ctx.caller, ctx.params.key),
     inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
     bypass: async ({ body }, ctx) => store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled }),
