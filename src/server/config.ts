@@ -26,7 +26,36 @@ export interface ServerConfig {
   promptMinScore: number;
   /** A runtime-path claim lapses after this long without activity. */
   claimTtlMs: number;
+  /** External CLIs that POST /api/runs/spawn and `baton run` may start, by name (docs/runs.md). */
+  runners: Record<string, RunnerConfig>;
+  /** The runner a spawn uses when it names none (else the only one configured). */
+  defaultRunner?: string;
+  /** At most this many children run at once; further runs wait, pending. */
+  maxConcurrentRuns: number;
+  /** A child's stdout beyond this is cut (the result says so). */
+  runOutputMaxBytes: number;
+  /** Budget for the contents of a run's files in the child's prompt. */
+  runFilesMaxBytes: number;
+  /** A child running longer is ended and its run fails (a runner may set its own). */
+  runTimeoutMs: number;
 }
+
+export interface RunnerConfig {
+  command: string;
+  args?: string[];
+  /** The child's working directory and the workspace of its files when the spawn names none. */
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+const runnerSchema = z
+  .object({
+    command: z.string().min(1).max(4096),
+    args: z.array(z.string().max(100_000)).max(1000).optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+    timeoutMs: z.number().int().min(100).max(86_400_000).optional(),
+  })
+  .strict();
 
 const fileSchema = z
   .object({
@@ -52,6 +81,20 @@ const fileSchema = z
       .int()
       .min(1000)
       .max(7 * 86_400_000),
+    runners: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a runner name is 1-64 letters, digits, dots, dashes or underscores'), runnerSchema),
+    defaultRunner: z.string().min(1).max(64),
+    maxConcurrentRuns: z.number().int().min(1).max(256),
+    runOutputMaxBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024),
+    runFilesMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(64 * 1024 * 1024),
+    runTimeoutMs: z.number().int().min(100).max(86_400_000),
   })
   .partial()
   .strict();
@@ -73,6 +116,11 @@ export function defaultConfig(dataDir: string): ServerConfig {
     requestTimeoutMs: 30_000,
     promptMinScore: 0.7,
     claimTtlMs: 4 * 60 * 60 * 1000,
+    runners: {},
+    maxConcurrentRuns: 4,
+    runOutputMaxBytes: 4 * 1024 * 1024,
+    runFilesMaxBytes: 64 * 1024,
+    runTimeoutMs: 10 * 60_000,
   };
 }
 
@@ -94,6 +142,8 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
       throw new BatonError('invalid_request', `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     }
     fromFile = parsed.data;
+    // A runner's relative cwd is relative to the data directory, like every path of this file.
+    if (fromFile.runners) for (const runner of Object.values(fromFile.runners)) if (runner.cwd) runner.cwd = path.resolve(dataDir, runner.cwd);
     if (fromFile.transcriptRoots) fromFile.transcriptRoots = [...base.transcriptRoots, ...fromFile.transcriptRoots.map((r) => path.resolve(dataDir, r))];
   }
   return { ...base, ...fromFile, ...overrides };

@@ -14,6 +14,7 @@ import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';
 import { ADMIN_CALLER, createDispatch } from './dispatch';
 import { MemoryService } from './memoryService';
+import { RunService } from './runService';
 import { SessionService } from './sessionService';
 
 export interface LocalApi {
@@ -47,17 +48,26 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     close = () => opened.close();
   }
   const config = loadConfig(dataDir);
+  const runs = new RunService(config);
   const dispatch = createDispatch({
     store,
     config,
     sessions: new SessionService(store, config),
     memory: new MemoryService(store, dataDir),
+    runs,
     recovery: () => events,
   });
   const transport: Transport = {
     send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
   };
-  return { client: new ApiClient(transport), close };
+  // Runs started in-process live as long as this process holds the store: closing waits for them.
+  return {
+    client: new ApiClient(transport),
+    close: async () => {
+      await runs.drain();
+      await close();
+    },
+  };
 }
 
 /**
