@@ -34,8 +34,13 @@ export class RunService {
     return name;
   }
 
-  async spawn(client: ApiClient, body: BodyOf<'spawnRun'>): Promise<ResponseOf<'spawnRun'>> {
+  /**
+   * `admin`: whether the caller holds the admin token. Only the user chooses a workspace: its files
+   * go into the child's prompt, so an agent token gets the runner's own cwd (docs/security.md).
+   */
+  async spawn(client: ApiClient, body: BodyOf<'spawnRun'>, admin: boolean): Promise<ResponseOf<'spawnRun'>> {
     if (this.closed) throw new BatonError('unavailable', 'the server is shutting down');
+    if (body.workspacePath && !admin) throw new BatonError('forbidden', 'workspacePath: only the admin token may choose the workspace');
     const mode = body.executionMode ?? 'SYNC';
     if (mode === 'ASYNC_CALLBACK' && !body.parentSessionKey) throw new BatonError('invalid_request', 'parentSessionKey: is required for ASYNC_CALLBACK');
     const name = this.runnerName(body.runner);

@@ -13,10 +13,10 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 const ECHO = path.join(ROOT, 'test', 'fixtures', 'echoRunner.js');
 const echo = (...args: string[]): RunnerConfig => ({ command: process.execPath, args: [ECHO, ...args] });
 
-async function post(daemon: Daemon, route: string, body: unknown): Promise<{ status: number; body: any }> {
+async function post(daemon: Daemon, route: string, body: unknown, token = daemon.token): Promise<{ status: number; body: any }> {
   const res = await fetch(daemon.server.url + route, {
     method: 'POST',
-    headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
@@ -139,6 +139,19 @@ describe('POST /api/runs/spawn (real HTTP, real store, real child processes)', f
     assert.equal(relative.status, 400);
     assert.match(relative.body.error, /workspacePath: must be an absolute path/);
     assert.equal((await post(daemon, '/api/runs/spawn', { runner: 'echo' })).status, 400, 'a task is required');
+  });
+
+  it("an agent token's run is its agent's; only the admin token chooses the workspace; recall-only may not spawn", async () => {
+    const writer = (await post(daemon, '/api/tokens', { agentId: 'bot', permissions: ['remember', 'recall'] })).body.token;
+    const reader = (await post(daemon, '/api/tokens', { agentId: 'bot', permissions: ['recall'] })).body.token;
+    const own = await post(daemon, '/api/runs/spawn', { task: 'agent work' }, writer);
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.equal(own.body.agentId, 'bot');
+    assert.equal(own.body.status, 'completed');
+    const chosen = await post(daemon, '/api/runs/spawn', { task: 'x', workspacePath: ROOT, files: ['package.json'] }, writer);
+    assert.equal(chosen.status, 403);
+    assert.match(chosen.body.error, /workspacePath: only the admin token may choose the workspace/);
+    assert.equal((await post(daemon, '/api/runs/spawn', { task: 'x' }, reader)).status, 403);
   });
 
   it('cuts stdout at the configured cap and says so', async () => {
