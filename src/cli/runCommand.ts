@@ -5,7 +5,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from '../core/errors';
 import { EXECUTION_MODES } from '../core/runs';
 import type { ExecutionMode } from '../core/types';
@@ -39,7 +39,7 @@ function collect(value: string, previous: string[]): string[] {
 
 function milliseconds(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 100) throw new BatonError('invalid_request', '--timeout: expected whole milliseconds, at least 100');
+  if (!Number.isInteger(n) || n < 100) throw new InvalidArgumentError('expected whole milliseconds, at least 100.');
   return n;
 }
 

@@ -146,5 +146,8 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
     if (fromFile.runners) for (const runner of Object.values(fromFile.runners)) if (runner.cwd) runner.cwd = path.resolve(dataDir, runner.cwd);
     if (fromFile.transcriptRoots) fromFile.transcriptRoots = [...base.transcriptRoots, ...fromFile.transcriptRoots.map((r) => path.resolve(dataDir, r))];
   }
-  return { ...base, ...fromFile, ...overrides };
+  const config = { ...base, ...fromFile, ...overrides };
+  if (config.defaultRunner !== undefined && !Object.hasOwn(config.runners, config.defaultRunner))
+    throw new BatonError('invalid_request', `${file}: defaultRunner: "${config.defaultRunner}" is not one of the runners`);
+  return config;
 }

@@ -26,6 +26,8 @@ export interface LocalApi {
 export type LocalOpen = ({ readOnly: true } | { holder: string }) & { onRecovery?(message: string): void };
 
 export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<LocalApi> {
+  // Before the store opens: a broken config.json then leaves nothing open behind it.
+  const config = loadConfig(dataDir);
   let store: StoreAccess;
   let events: RecoveryEvent[] = [];
   let close: () => Promise<void>;
@@ -47,7 +49,6 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     store = opened;
     close = () => opened.close();
   }
-  const config = loadConfig(dataDir);
   const runs = new RunService(config);
   const dispatch = createDispatch({
     store,

@@ -140,6 +140,11 @@ describe('baton run', function () {
     assert.equal(noRunners.status, 1);
     assert.match(noRunners.stderr, /runner: name one \(configured: none; add runners to config\.json\)/);
     assert.equal(runCli(['run', '--mode', 'LATER', '--data-dir', dir, 'x']).status, 2);
+    assert.equal(runCli(['run', '--timeout', 'soon', '--data-dir', dir, 'x']).status, 2);
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ runners: {}, defaultRunner: 'ghost' }));
+    const badConfig = runCli(['run', '--data-dir', dir, 'x']);
+    assert.equal(badConfig.status, 1);
+    assert.match(badConfig.stderr, /config\.json: defaultRunner: "ghost" is not one of the runners/);
     assert.equal(runCli(['run', '--data-dir', dir]).status, 2, 'a task is required');
   });
 });
