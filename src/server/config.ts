@@ -84,16 +84,17 @@ const fileSchema = z
     runners: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a runner name is 1-64 letters, digits, dots, dashes or underscores'), runnerSchema),
     defaultRunner: z.string().min(1).max(64),
     maxConcurrentRuns: z.number().int().min(1).max(256),
+    // Both end up in records whose text fields hold at most 10 million characters.
     runOutputMaxBytes: z
       .number()
       .int()
       .min(1024)
-      .max(256 * 1024 * 1024),
+      .max(8 * 1024 * 1024),
     runFilesMaxBytes: z
       .number()
       .int()
       .min(0)
-      .max(64 * 1024 * 1024),
+      .max(8 * 1024 * 1024),
     runTimeoutMs: z.number().int().min(100).max(86_400_000),
   })
   .partial()
