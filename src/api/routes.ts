@@ -67,6 +67,12 @@ export const ROUTES = {
   subagents: route('GET', '/api/sessions/:key/subagents', 'recall', "What the session's sub-agents did: each one's type, task, status and result."),
   bypass: route('POST', '/api/sessions/:key/bypass', 'remember', 'Turns recording of a session off or on (hooks become no-ops).'),
   upsertRun: route('POST', '/api/runs', 'remember', 'Creates or updates a sub-agent run.'),
+  spawnRun: route(
+    'POST',
+    '/api/runs/spawn',
+    'remember',
+    'Starts a sub-agent run with a configured runner: SYNC answers with the finished run, the async modes at once (docs/runs.md).',
+  ),
   listRuns: route('GET', '/api/runs', 'recall', 'Sub-agent runs, with filters.'),
   getRun: route('GET', '/api/runs/:id', 'recall', 'One sub-agent run.'),
   deliverRuns: route('POST', '/api/runs/deliver', 'remember', 'Takes the finished ASYNC_CALLBACK runs of a parent not delivered yet (each is delivered once).'),

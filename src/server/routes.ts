@@ -8,6 +8,7 @@ import * as crypto from 'node:crypto';
 import { BatonError } from '../core/errors';
 import { aggregateDeliveries } from '../core/runs';
 import { explicitParentOf } from '../core/lineage';
+import type { ApiClient } from '../api/client';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { stripSessionPrefix } from '../core/sessionKey';
@@ -16,9 +17,10 @@ import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
+import type { RunService } from './runService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
-import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
+import { handleClaudeCodeEvent, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
 import { HookInputError } from '../harnesses/claudeStyleHooks';
 
 export interface CallContext {
@@ -27,7 +29,7 @@ export interface CallContext {
   /** A request header's first value (lower-case name). */
   header(name: string): string | undefined;
   /** Calls another POST route in-process as the same caller (adapters such as Claude Code's HTTP hooks). */
-  internal: ApiPoster;
+  internal: ApiClient;
 }
 
 export interface Input<K extends RouteId> {
@@ -43,6 +45,8 @@ export interface Services {
   config: ServerConfig;
   sessions: SessionService;
   memory: MemoryService;
+  /** Spawns sub-agent runs with the configured runners (POST /api/runs/spawn). */
+  runs: RunService;
   /** The recovery events of the store's open (file names and numbers only). */
   recovery?(): RecoveryEvent[];
 }
@@ -219,6 +223,9 @@ export function buildHandlers(svc: Services): Handlers {
       if (!run) throw new BatonError('internal', `run ${id} was written but cannot be read back`);
       return run;
     },
+
+    // The child's records are written through the API as this caller, so they are its agent's runs.
+    spawnRun: async ({ body }, ctx) => svc.runs.spawn(ctx.internal, body, ctx.caller.admin),
 
     listRuns: async ({ query }, ctx) => {
       const runs = await store.read('listRuns', {
