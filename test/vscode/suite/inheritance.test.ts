@@ -146,3 +146,180 @@ describe('Inheritance in VS Code: constraints in the Sessions tree', () => {
     assert.match(errors.seen[0], /^Baton: could not deactivate constraint 987654321: .*not found/);
   });
 });
+
+/** Sets a `baton.*` setting (Global; undefined removes it) and waits until VS Code reports it. */
+async function setBaton(key: string, value: unknown): Promise<void> {
+  await within(
+    Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)),
+    10_000,
+    `update baton.${key}`,
+  );
+  await waitFor(
+    () => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value),
+    10_000,
+    `baton.${key} = ${JSON.stringify(value)}`,
+  );
+}
+
+interface Rendered {
+  sessionKey: string;
+  profile: string;
+  selected: string;
+  options: string[];
+  origins: string[];
+  budget: string;
+}
+
+interface PreviewPanels {
+  showInherited(key: string, child?: { agentType?: string; profile?: string }): vscode.WebviewPanel;
+  previewFor(key: string, child: { agentType?: string; profile?: string }): Promise<void>;
+  onDidRenderInherited: vscode.Event<Rendered>;
+}
+
+describe('Inheritance in VS Code: the preview and the profile settings', () => {
+  let a: BatonApi;
+  let panels: PreviewPanels;
+  const key = uid('preview');
+  const rule = 'Never deploy the billing service on a Friday afternoon.';
+  const byHand = 'Always tag a release before it ships.';
+  // About 3,000 estimated tokens: more than the full profile's 2,000, so the digest is cut.
+  const summary = Array.from({ length: 120 }, (_, i) => `Step ${i + 1} moved the invoice exporter closer to the new ledger format.`).join(' ');
+
+  /**
+   * Opens the preview and resolves with its first render. A webview whose bootstrap stalls in
+   * code-server (see webviews.test.ts, openLoaded) is closed and opened again, at most 4 times.
+   */
+  async function openRendered(child?: { agentType?: string; profile?: string }): Promise<Rendered> {
+    for (let attempt = 1; ; attempt++) {
+      const rendered = nextEvent(panels.onDidRenderInherited, 12_000, 'the preview renders', (r) => r.sessionKey === key);
+      const panel = panels.showInherited(key, child);
+      try {
+        return await rendered;
+      } catch (err) {
+        if (attempt >= 4) throw err;
+        const closed = new Promise<void>((resolve) => panel.onDidDispose(() => resolve()));
+        panel.dispose();
+        await within(closed, 5_000, 'panel disposed');
+      }
+    }
+  }
+
+  /** Re-renders through the picker's path and resolves with the new render. */
+  async function pick(child: { agentType?: string; profile?: string }): Promise<Rendered> {
+    const rendered = nextEvent(panels.onDidRenderInherited, 15_000, `the preview re-renders for ${JSON.stringify(child)}`, (r) => r.sessionKey === key);
+    await panels.previewFor(key, child);
+    return rendered;
+  }
+
+  before(async function () {
+    this.timeout(60_000);
+    a = await api();
+    panels = a.panels as unknown as PreviewPanels;
+    const ep = endpointOf(a.host);
+    await sessionStart(ep, { key, project: workspaceFolder(), title: `Preview ${key}` });
+    await prompt(ep, key, `Move the invoice exporter to the ledger format. ${rule}`);
+    await prompt(ep, key, 'Then check the totals.', 'The exporter writes the ledger format now.');
+    // The compaction replaces those turns: its summary is the digest, and the rule is extracted from turn 1.
+    await post(ep, '/api/hooks/compaction-complete', { harness: 'claude-code', sessionKey: key, summary });
+    await prompt(ep, key, 'Now the totals report.', 'The totals match.');
+    await post(ep, '/api/constraints', { sessionKey: key, content: byHand });
+    await waitFor(async () => (await clientOf(a).constraints(key)).length === 2, 15_000, 'two active constraints');
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('marks where each constraint came from, shows the budget line with what was cut, and offers the configured agent types', async function () {
+    this.timeout(70_000);
+    const r = await openRendered();
+    assert.equal(r.profile, 'full');
+    assert.equal(r.selected, '');
+    assert.deepEqual([...r.origins].sort(), ['added by hand', 'user, turn 1']);
+    assert.match(r.budget, /^Budget: ~[\d,.]+ of 2[,.]?000 tokens \(cut: checkpoint summary\)$/);
+    // The default, the built-in agent types with their profiles, then the four profiles.
+    assert.equal(r.options[0], 'default (full)');
+    for (const option of ['Explore → digest', 'statusline-setup → none', 'profile: full', 'profile: digest', 'profile: routing', 'profile: none'])
+      assert.ok(r.options.includes(option), `${option} in ${JSON.stringify(r.options)}`);
+    assert.ok(r.options.indexOf('Explore → digest') < r.options.indexOf('profile: full'));
+    // The same origins as the server's preview.
+    const view = await clientOf(a).inherited(key);
+    assert.deepEqual(view.constraintOrigins.map((c) => c.origin).sort(), [...r.origins].sort());
+  });
+
+  it('the agent-type picker re-renders the block for the chosen type or profile', async function () {
+    this.timeout(60_000);
+    const explore = await pick({ agentType: 'Explore' });
+    assert.equal(explore.profile, 'digest');
+    assert.equal(explore.selected, 'type:Explore');
+    assert.match(explore.budget, / of 1[,.]?200 tokens/);
+    // Constraints are in every profile but none.
+    assert.deepEqual([...explore.origins].sort(), ['added by hand', 'user, turn 1']);
+    const routing = await pick({ profile: 'routing' });
+    assert.equal(routing.profile, 'routing');
+    assert.equal(routing.selected, 'profile:routing');
+    assert.match(routing.budget, / of 400 tokens/);
+    const none = await pick({ profile: 'none' });
+    assert.equal(none.profile, 'none');
+    assert.deepEqual(none.origins, []);
+    const back = await pick({});
+    assert.equal(back.profile, 'full');
+    assert.equal(back.selected, '');
+  });
+
+  it('baton.inherit.* profile settings reach the server (merged over the built-in types); a bad entry is a readable warning', async function () {
+    this.timeout(120_000);
+    const warnings = recordMessages('showWarningMessage');
+    try {
+      await setBaton('inherit.profileMaxTokens', { routing: 150 });
+      await setBaton('inherit.agentTypeProfiles', { 'vs17-reviewer': 'routing', 'vs17-bad': 'most' });
+      await setBaton('inherit.defaultProfile', 'digest');
+      await waitFor(
+        () =>
+          warnings.seen.includes(
+            'Baton settings: baton.inherit.agentTypeProfiles: "vs17-bad" must map to one of "full", "digest", "routing", "none" (got "most"); that entry is ignored.',
+          ),
+        10_000,
+        `the warning (seen: ${JSON.stringify(warnings.seen)})`,
+      );
+      // The leader restarts with the new rules.
+      const view = await waitFor(
+        async () => {
+          const v = await clientOf(a).inherited(key, { agentType: 'vs17-reviewer' });
+          return v.profiles.defaultProfile === 'digest' && v.profile.name === 'routing' ? v : null;
+        },
+        30_000,
+        'the server uses the new profile rules',
+        200,
+      );
+      assert.equal(view.profile.maxTokens, 150);
+      assert.equal(view.profile.reason, 'agentType:vs17-reviewer');
+      assert.equal(view.profiles.byAgentType.Explore, 'digest', 'the built-in types stay');
+      assert.equal(view.profiles.byAgentType['vs17-bad'], undefined);
+      assert.equal((await clientOf(a).inherited(key)).profile.name, 'digest');
+      await waitFor(() => a.host.role === 'leader', 15_000, 'leader again');
+      // A new preview offers the configured type and the new default.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const r = await openRendered();
+      assert.equal(r.profile, 'digest');
+      assert.equal(r.options[0], 'default (digest)');
+      assert.ok(r.options.includes('vs17-reviewer → routing'), JSON.stringify(r.options));
+    } finally {
+      warnings.restore();
+      await setBaton('inherit.defaultProfile', undefined);
+      await setBaton('inherit.agentTypeProfiles', undefined);
+      await setBaton('inherit.profileMaxTokens', undefined);
+      await waitFor(
+        async () => {
+          const v = await clientOf(a).inherited(key, { agentType: 'vs17-reviewer' });
+          return v.profiles.defaultProfile === 'full' && v.profile.name === 'full';
+        },
+        30_000,
+        'the server is back on the default rules',
+        200,
+      );
+      await waitFor(() => a.host.role === 'leader', 15_000, 'leader again');
+    }
+  });
+});
