@@ -124,7 +124,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       );
   }
   if (!v.empty) app.append(part('The exact block', 'file-text', el('pre', { className: 'block', text: v.block })));
-  // What was drawn, read back from the page: the host logs it and the extension-host tests check it.
+  // What was drawn, read back from the page: the host publishes it (Panels.onDidRenderInherited) and the extension-host tests check it.
   const select = choose.querySelector('select')!;
   vscode.postMessage({
     type: 'rendered',

@@ -128,7 +128,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         void vscode.window.showInformationMessage(`Baton: new sub-agents no longer inherit "${result.content}".`);
         return result;
       } catch (err) {
-        throw new Error(`could not deactivate constraint ${id}: ${(err as Error).message}`);
+        throw new Error(`could not deactivate constraint ${id}: ${(err as Error).message}`, { cause: err });
       } finally {
         tree.refresh();
       }

@@ -18,7 +18,7 @@ export interface InheritedState extends InheritedChild {
   sessionKey: string;
 }
 
-/** What the preview drew, read back from its DOM after each render (the host logs it; tests check it). */
+/** What the preview drew, read back from its DOM after each render (the host publishes it as Panels.onDidRenderInherited; tests check it). */
 export interface InheritedRendered {
   profile: string;
   /** The picker's chosen value: "" (default), "type:NAME" or "profile:NAME". */
