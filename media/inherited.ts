@@ -94,6 +94,21 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   app.append(header, stats, choose, budget);
   if (v.sections) {
     app.append(part('Header', 'symbol-namespace', el('pre', { className: 'block', text: v.sections.header })));
+    // In the block's order: the rules right after the header, each with where it came from
+    // ("user, turn 12", "added by hand"); a rule without a known origin is listed plainly.
+    const origins = v.constraintOrigins.length ? v.constraintOrigins : v.sections.constraints.map((text) => ({ text, origin: '' }));
+    if (origins.length)
+      app.append(
+        part(
+          'Active constraints',
+          'law',
+          el(
+            'ul',
+            { className: 'constraints' },
+            origins.map((c) => el('li', {}, [el('span', { text: c.text }), ...(c.origin ? [el('span', { className: 'origin', text: c.origin })] : [])])),
+          ),
+        ),
+      );
     if (v.sections.checkpoint) app.append(part('Checkpoint summary', 'milestone', el('pre', { className: 'block', text: v.sections.checkpoint })));
     if (v.sections.recentContext) app.append(part('Recent context', 'history', el('pre', { className: 'block', text: v.sections.recentContext })));
     if (v.sections.focalEntities.length)
@@ -105,20 +120,6 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
             'div',
             { className: 'chips' },
             v.sections.focalEntities.map((e) => el('span', { className: 'chip', text: e })),
-          ),
-        ),
-      );
-    // Where each rule came from ("user, turn 12", "added by hand"); a rule without a known origin is listed plainly.
-    const origins = v.constraintOrigins.length ? v.constraintOrigins : v.sections.constraints.map((text) => ({ text, origin: '' }));
-    if (origins.length)
-      app.append(
-        part(
-          'Active constraints',
-          'law',
-          el(
-            'ul',
-            { className: 'constraints' },
-            origins.map((c) => el('li', {}, [el('span', { text: c.text }), ...(c.origin ? [el('span', { className: 'origin', text: c.origin })] : [])])),
           ),
         ),
       );
