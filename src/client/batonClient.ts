@@ -12,6 +12,9 @@ export type InheritedView = ResponseOf<'inherited'>;
 export type TurnView = ResponseOf<'turns'>['turns'][number];
 export type HitView = ResponseOf<'search'>['hits'][number];
 export type RunView = ResponseOf<'getRun'>;
+export type ConstraintListView = ResponseOf<'listConstraints'>['constraints'][number];
+/** Which child the inherited preview is for: a harness agent type, or one profile whatever the type. */
+export type InheritedChild = { agentType?: string; profile?: InheritedView['profile']['name'] };
 
 export interface ListQuery {
   roots?: boolean;
@@ -59,8 +62,18 @@ export class BatonClient extends ApiClient {
     return this.call('turns', { params: { key }, query: { from: String(from), limit: String(limit) } });
   }
 
-  inherited(key: string): Promise<InheritedView> {
-    return this.call('inherited', { params: { key } });
+  inherited(key: string, child: InheritedChild = {}): Promise<InheritedView> {
+    return this.call('inherited', { params: { key }, query: { agentType: child.agentType, profile: child.profile } });
+  }
+
+  /** Active constraints, of one session or (without a key) every readable one, newest first. */
+  async constraints(sessionKey?: string, limit = 1000): Promise<ConstraintListView[]> {
+    return (await this.call('listConstraints', { query: { sessionKey, limit: String(limit) } })).constraints;
+  }
+
+  /** Deactivates a constraint: new sub-agents stop inheriting it. `agentId`: the constraint's owner. */
+  deactivateConstraint(id: number, agentId?: string): Promise<ConstraintListView> {
+    return this.call('editConstraint', { params: { id: String(id) }, body: { active: false, agentId } });
   }
 
   async search(query: string, opts: { sessionKey?: string; limit?: number; signal?: AbortSignal } = {}): Promise<HitView[]> {

@@ -1,12 +1,17 @@
 // The `baton.*` settings: schema, defaults and validation with readable messages. Pure, so the
 // rules (for example: archival needs sub-agents) are tested without VS Code.
 
+import { INHERIT_PROFILES, type InheritProfile } from './inheritProfiles';
+
 export interface BatonSettingsInput {
   dataDir?: unknown;
   port?: unknown;
   'inherit.enabled'?: unknown;
   'inherit.tailChars'?: unknown;
   'inherit.maxTokens'?: unknown;
+  'inherit.defaultProfile'?: unknown;
+  'inherit.agentTypeProfiles'?: unknown;
+  'inherit.profileMaxTokens'?: unknown;
   'search.limit'?: unknown;
   projectFilter?: unknown;
   'subagents.enabled'?: unknown;
@@ -24,6 +29,8 @@ export interface ValidatedSettings {
   inheritEnabled: boolean;
   tailChars: number;
   inheritMaxTokens: number;
+  /** Which profile each kind of sub-agent inherits with, and the budgets of the smaller profiles (docs/inheritance.md). */
+  inheritProfiles: InheritProfileSettings;
   searchLimit: number;
   projectFilter: 'workspace' | 'all';
   subagentsEnabled: boolean;
@@ -32,12 +39,24 @@ export interface ValidatedSettings {
   archival: { enabled: boolean; maxTurns: number; tokenThreshold: number; toolCallThreshold: number; depthCap: number };
 }
 
+export interface InheritProfileSettings {
+  defaultProfile: InheritProfile;
+  /** Agent type → profile, over the built-in ones (an Explore sub-agent gets `digest`). */
+  byAgentType: Record<string, InheritProfile>;
+  /** Budgets of `digest` and `routing`; `full` uses baton.inherit.maxTokens and `none` inherits nothing. */
+  maxTokens: Partial<Record<InheritProfile, number>>;
+}
+
+/** The profiles that have a budget of their own. */
+const BUDGETED_PROFILES = ['digest', 'routing'] as const;
+
 export const SETTING_DEFAULTS: ValidatedSettings = {
   dataDirSetting: '',
   port: null,
   inheritEnabled: true,
   tailChars: 3000,
   inheritMaxTokens: 2000,
+  inheritProfiles: { defaultProfile: 'full', byAgentType: {}, maxTokens: {} },
   searchLimit: 20,
   projectFilter: 'workspace',
   subagentsEnabled: false,
@@ -72,6 +91,62 @@ function stringList(value: unknown, name: string, errors: string[]): string[] {
   return value;
 }
 
+const profileList = INHERIT_PROFILES.map((p) => `"${p}"`).join(', ');
+
+function isProfile(value: unknown): value is InheritProfile {
+  return typeof value === 'string' && (INHERIT_PROFILES as readonly string[]).includes(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The three `baton.inherit.*` profile settings; a bad entry is dropped on its own, the others stay. */
+function inheritProfiles(raw: BatonSettingsInput, errors: string[]): InheritProfileSettings {
+  const d = SETTING_DEFAULTS.inheritProfiles;
+  let defaultProfile = d.defaultProfile;
+  const rawDefault = raw['inherit.defaultProfile'];
+  if (rawDefault !== undefined && rawDefault !== null) {
+    if (isProfile(rawDefault)) defaultProfile = rawDefault;
+    else errors.push(`baton.inherit.defaultProfile must be one of ${profileList} (got ${JSON.stringify(rawDefault)}); using "${d.defaultProfile}".`);
+  }
+  const byAgentType: Record<string, InheritProfile> = {};
+  const rawTypes = raw['inherit.agentTypeProfiles'];
+  if (rawTypes !== undefined && rawTypes !== null) {
+    if (!isPlainObject(rawTypes))
+      errors.push(
+        `baton.inherit.agentTypeProfiles must be an object of agent type → profile (got ${JSON.stringify(rawTypes)}); using the built-in types only.`,
+      );
+    else
+      for (const [type, profile] of Object.entries(rawTypes)) {
+        if (type.trim().length === 0 || type.length > 128)
+          errors.push(`baton.inherit.agentTypeProfiles: an agent type must have 1 to 128 characters (got ${JSON.stringify(type)}); that entry is ignored.`);
+        else if (!isProfile(profile))
+          errors.push(`baton.inherit.agentTypeProfiles: "${type}" must map to one of ${profileList} (got ${JSON.stringify(profile)}); that entry is ignored.`);
+        else byAgentType[type.trim()] = profile;
+      }
+  }
+  const maxTokens: Partial<Record<InheritProfile, number>> = {};
+  const rawTokens = raw['inherit.profileMaxTokens'];
+  if (rawTokens !== undefined && rawTokens !== null) {
+    if (!isPlainObject(rawTokens))
+      errors.push(`baton.inherit.profileMaxTokens must be an object of profile → tokens (got ${JSON.stringify(rawTokens)}); using the default budgets.`);
+    else
+      for (const [profile, tokens] of Object.entries(rawTokens)) {
+        if (!(BUDGETED_PROFILES as readonly string[]).includes(profile))
+          errors.push(
+            `baton.inherit.profileMaxTokens: "${profile}" has no budget of its own (only "digest" and "routing" have; "full" uses baton.inherit.maxTokens, "none" inherits nothing); that entry is ignored.`,
+          );
+        else if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 100 || tokens > 200_000)
+          errors.push(
+            `baton.inherit.profileMaxTokens: "${profile}" must be a whole number from 100 to 200000 (got ${JSON.stringify(tokens)}); that entry is ignored.`,
+          );
+        else maxTokens[profile as InheritProfile] = tokens;
+      }
+  }
+  return { defaultProfile, byAgentType, maxTokens };
+}
+
 /** Validates raw settings; every problem becomes a readable message and the default is used instead. */
 export function validateSettings(raw: BatonSettingsInput): { settings: ValidatedSettings; errors: string[] } {
   const errors: string[] = [];
@@ -94,6 +169,7 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
     inheritEnabled: bool(raw['inherit.enabled'], 'inherit.enabled', d.inheritEnabled, errors),
     tailChars: int(raw['inherit.tailChars'], 'inherit.tailChars', 0, 100_000, d.tailChars, errors),
     inheritMaxTokens: int(raw['inherit.maxTokens'], 'inherit.maxTokens', 100, 200_000, d.inheritMaxTokens, errors),
+    inheritProfiles: inheritProfiles(raw, errors),
     searchLimit: int(raw['search.limit'], 'search.limit', 1, 20, d.searchLimit, errors),
     projectFilter,
     subagentsEnabled: bool(raw['subagents.enabled'], 'subagents.enabled', d.subagentsEnabled, errors),

@@ -11,7 +11,7 @@ import { runDoctor } from '../store/doctor';
 import type { BatonHost } from './host';
 import type { Panels } from './panels';
 import { searchSessions } from './search';
-import type { SessionNode, SessionsTree, TreeNode } from './sessionsTree';
+import { ConstraintNode, type SessionNode, type SessionsTree, type TreeNode } from './sessionsTree';
 
 export interface CommandDeps {
   context: vscode.ExtensionContext;
@@ -117,6 +117,21 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const result = await client.setBypass(session.key, !session.bypassed, session.agentId);
       void vscode.window.showInformationMessage(result.bypassed ? `Baton hooks are now no-ops for ${session.key}.` : `Baton records ${session.key} again.`);
       tree.refresh();
+    }),
+    reg('baton.deactivateConstraint', async (target: ConstraintNode | number) => {
+      const id = target instanceof ConstraintNode ? target.id : target;
+      if (typeof id !== 'number') throw new Error('Choose a constraint in the Sessions view to deactivate it.');
+      const agentId = target instanceof ConstraintNode ? target.constraint.agentId : undefined;
+      const client = await host.requireClient();
+      try {
+        const result = await client.deactivateConstraint(id, agentId);
+        void vscode.window.showInformationMessage(`Baton: new sub-agents no longer inherit "${result.content}".`);
+        return result;
+      } catch (err) {
+        throw new Error(`could not deactivate constraint ${id}: ${(err as Error).message}`, { cause: err });
+      } finally {
+        tree.refresh();
+      }
     }),
     reg('baton.endSession', async (target: Target, confirmed?: boolean) => {
       const session = await pickSession(deps, target);

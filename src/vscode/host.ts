@@ -105,7 +105,13 @@ export class BatonHost extends Disposable {
         dataDir: this.dataDir,
         port: this.settings.port ?? undefined,
         holder: `VS Code window (pid ${process.pid})`,
-        config: { inheritContext: this.settings.inheritEnabled, tailChars: this.settings.tailChars, inheritMaxTokens: this.settings.inheritMaxTokens },
+        config: {
+          inheritContext: this.settings.inheritEnabled,
+          tailChars: this.settings.tailChars,
+          inheritMaxTokens: this.settings.inheritMaxTokens,
+          // Merged over config.json's rules and the built-in ones by loadConfig: naming one type keeps the others.
+          inheritProfiles: this.settings.inheritProfiles,
+        },
         logger: this.log,
       });
     } catch (err) {
@@ -177,7 +183,8 @@ export class BatonHost extends Disposable {
       next.port !== this.settings.port ||
       next.inheritEnabled !== this.settings.inheritEnabled ||
       next.tailChars !== this.settings.tailChars ||
-      next.inheritMaxTokens !== this.settings.inheritMaxTokens;
+      next.inheritMaxTokens !== this.settings.inheritMaxTokens ||
+      JSON.stringify(next.inheritProfiles) !== JSON.stringify(this.settings.inheritProfiles);
     this.settings = next;
     if (!restart) return;
     this.enqueue(async () => {

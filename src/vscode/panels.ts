@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import { age } from '../core/format';
 import type { BatonHost } from './host';
-import type { FromWebview, InheritedState, PanelState, ToWebview, TranscriptState } from './protocol';
+import type { InheritedChild } from '../client/batonClient';
+import type { FromWebview, InheritedRendered, InheritedState, PanelState, ToWebview, TranscriptState } from './protocol';
 import { webviewHtml, webviewOptions } from './webviewHtml';
 import { Disposable, toDisposable } from '../core/disposable';
 
@@ -18,10 +19,14 @@ function shortKey(key: string): string {
 interface OpenPanel {
   panel: vscode.WebviewPanel;
   state: PanelState;
+  post(msg: ToWebview): void;
 }
 
 export class Panels extends Disposable {
   private readonly open = new Map<string, OpenPanel>();
+  private readonly renderedEmitter = this._register(new vscode.EventEmitter<{ sessionKey: string } & InheritedRendered>());
+  /** Each time an inherited preview has drawn a block: what it shows (profile, picker, origins, budget). */
+  readonly onDidRenderInherited = this.renderedEmitter.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -46,8 +51,17 @@ export class Panels extends Disposable {
     return this.show({ kind: 'transcript', sessionKey, focusSeq, highlight });
   }
 
-  showInherited(sessionKey: string): vscode.WebviewPanel {
-    return this.show({ kind: 'inherited', sessionKey });
+  /** Open the preview of what a new child of the session inherits; of a given agent type or profile on request. */
+  showInherited(sessionKey: string, child: InheritedChild = {}): vscode.WebviewPanel {
+    return this.show({ kind: 'inherited', sessionKey, ...child });
+  }
+
+  /** The preview's picker: re-renders an open preview for another agent type or profile, in place. */
+  async previewFor(sessionKey: string, child: InheritedChild): Promise<void> {
+    const entry = this.open.get(`inherited:${sessionKey}`);
+    if (!entry) throw new Error(`No inherited-context preview of ${sessionKey} is open.`);
+    entry.state = { kind: 'inherited', sessionKey, agentType: child.agentType || undefined, profile: child.profile };
+    await this.sendInherited(entry.state, entry.post);
   }
 
   /** Panels currently open, as "kind:key" (tests and the status menu use it). */
@@ -85,9 +99,9 @@ export class Panels extends Disposable {
 
   private attach(panel: vscode.WebviewPanel, state: PanelState): void {
     const id = `${state.kind}:${state.sessionKey}`;
-    const entry: OpenPanel = { panel, state };
-    this.open.set(id, entry);
     const post = (msg: ToWebview) => void panel.webview.postMessage(msg);
+    const entry: OpenPanel = { panel, state, post };
+    this.open.set(id, entry);
     const subs: vscode.Disposable[] = [
       panel.webview.onDidReceiveMessage(async (msg: FromWebview) => {
         try {
@@ -131,6 +145,15 @@ export class Panels extends Disposable {
       case 'openSession':
         this.showTranscript(msg.sessionKey);
         return;
+      case 'previewFor':
+        if (state.kind === 'inherited') return this.previewFor(state.sessionKey, msg.child);
+        return;
+      case 'rendered': {
+        if (state.kind !== 'inherited') return;
+        const { type: _type, ...shown } = msg;
+        this.renderedEmitter.fire({ sessionKey: state.sessionKey, ...shown });
+        return;
+      }
     }
   }
 
@@ -153,7 +176,8 @@ export class Panels extends Disposable {
 
   private async sendInherited(state: InheritedState, post: (m: ToWebview) => void): Promise<void> {
     const client = await this.host.requireClient();
-    const view = await client.inherited(state.sessionKey);
-    post({ type: 'inherited', state, view, title: `What a new sub-agent of ${state.sessionKey} receives` });
+    const view = await client.inherited(state.sessionKey, { agentType: state.agentType, profile: state.profile });
+    const child = state.profile ? ` with the ${state.profile} profile` : state.agentType ? ` of type ${state.agentType}` : '';
+    post({ type: 'inherited', state, view, title: `What a new sub-agent${child} of ${state.sessionKey} receives` });
   }
 }

@@ -2,7 +2,7 @@
 // src/vscode (host side) and media/*.ts (webview side). Every webview starts with `ready`;
 // the host answers with its state, so a reloaded (deserialised) view is filled the same way.
 
-import type { InheritedView, TurnView } from '../client/batonClient';
+import type { InheritedChild, InheritedView, TurnView } from '../client/batonClient';
 
 export interface TranscriptState {
   kind: 'transcript';
@@ -13,15 +13,34 @@ export interface TranscriptState {
   highlight?: string[];
 }
 
-export interface InheritedState {
+export interface InheritedState extends InheritedChild {
   kind: 'inherited';
   sessionKey: string;
+}
+
+/** What the preview drew, read back from its DOM after each render (the host publishes it as Panels.onDidRenderInherited; tests check it). */
+export interface InheritedRendered {
+  profile: string;
+  /** The picker's chosen value: "" (default), "type:NAME" or "profile:NAME". */
+  selected: string;
+  /** The picker's option labels, in order. */
+  options: string[];
+  /** Each listed constraint's origin, as shown. */
+  origins: string[];
+  /** The budget line, as shown. */
+  budget: string;
 }
 
 export type PanelState = TranscriptState | InheritedState;
 
 export type FromWebview =
-  { type: 'ready' } | { type: 'loadTurns'; from: number; limit: number } | { type: 'copy'; text: string } | { type: 'openSession'; sessionKey: string };
+  | { type: 'ready' }
+  | { type: 'loadTurns'; from: number; limit: number }
+  | { type: 'copy'; text: string }
+  | { type: 'openSession'; sessionKey: string }
+  /** The preview's picker: show the block a child of this agent type (or profile) would get. */
+  | { type: 'previewFor'; child: InheritedChild }
+  | ({ type: 'rendered' } & InheritedRendered);
 
 export type ToWebview =
   | { type: 'init'; state: TranscriptState; title: string; total: number; meta: string }

@@ -1,10 +1,12 @@
 // The Sessions tree: root sessions with their sub-agents nested to any depth, loaded lazily (one
 // level per expand), refreshed from the endpoint's event stream (no polling), filtered to this
-// workspace's project or showing all, newest activity first.
+// workspace's project or showing all, newest activity first. A session with active constraints
+// (the rules its sub-agents inherit) shows them under a "Constraints (n)" node.
 
 import * as vscode from 'vscode';
-import type { SessionView } from '../client/batonClient';
+import type { ConstraintListView, SessionView } from '../client/batonClient';
 import { age } from '../core/format';
+import { constraintOrigin } from '../store/ruleQueries';
 import type { BatonHost } from './host';
 import { Disposable, toDisposable } from '../core/disposable';
 
@@ -27,7 +29,33 @@ export class MoreNode {
   ) {}
 }
 
-export type TreeNode = SessionNode | MoreNode;
+/** "Constraints (n)": the active rules a session's sub-agents inherit. */
+export class ConstraintsNode {
+  constructor(
+    readonly session: SessionNode,
+    readonly constraints: ConstraintListView[],
+  ) {}
+  get sessionKey(): string {
+    return this.session.key;
+  }
+}
+
+/** One active constraint of a session; its context menu deactivates it. */
+export class ConstraintNode {
+  constructor(
+    readonly parent: ConstraintsNode,
+    readonly constraint: ConstraintListView,
+  ) {}
+  get id(): number {
+    return this.constraint.id;
+  }
+  /** Where the rule came from: "user, turn 12", "agent, turn 40", "added by hand". */
+  get origin(): string {
+    return constraintOrigin(this.constraint, this.parent.sessionKey);
+  }
+}
+
+export type TreeNode = SessionNode | MoreNode | ConstraintsNode | ConstraintNode;
 
 export const PAGE = 500;
 
@@ -58,6 +86,10 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
   readonly onDidChangeTreeData = this.changed.event;
   private readonly nodes = new Map<string, SessionNode>();
   private pending: NodeJS.Timeout | null = null;
+  /** Active constraint counts by session key, loaded once per refresh (one request, not one per session). */
+  private constraintCounts: Promise<Map<string, number>> | null = null;
+  /** The last loaded counts, for getTreeItem (sync): a session with constraints expands. */
+  private countsNow = new Map<string, number>();
   private showAll: boolean;
   /** Keys of the last loaded roots (for "is it empty", tests and reveal). */
   rootKeys: string[] = [];
@@ -94,7 +126,24 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
   }
 
   refresh(): void {
+    this.constraintCounts = null;
     this.changed.fire(undefined);
+  }
+
+  /** How many active constraints each session has (the newest 1000 readable ones are counted). */
+  private counts(): Promise<Map<string, number>> {
+    const client = this.host.client;
+    if (!client) return Promise.resolve(new Map());
+    this.constraintCounts ??= client.constraints(undefined, 1000).then(
+      (list) => {
+        const counts = new Map<string, number>();
+        for (const c of list) if (c.sessionKey) counts.set(c.sessionKey, (counts.get(c.sessionKey) ?? 0) + 1);
+        this.countsNow = counts;
+        return counts;
+      },
+      () => new Map(),
+    );
+    return this.constraintCounts;
   }
 
   /** The workspace folder paths a session's project must match, or undefined for "all". */
@@ -119,10 +168,15 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
   }
 
   async getChildren(element?: TreeNode): Promise<TreeNode[]> {
-    if (element instanceof MoreNode) return [];
+    if (element instanceof MoreNode || element instanceof ConstraintNode) return [];
+    if (element instanceof ConstraintsNode) return element.constraints.map((c) => new ConstraintNode(element, c));
     const parentKey = element?.key ?? null;
     const limit = this.limits.get(parentKey ?? '') ?? PAGE;
-    const { sessions, total } = await this.level(parentKey, limit);
+    const [{ sessions, total }, constraints] = await Promise.all([
+      this.level(parentKey, limit),
+      element ? this.sessionConstraints(element.key) : Promise.resolve([]),
+      this.counts(),
+    ]);
     if (!element) {
       this.rootKeys = sessions.map((s) => s.key);
       void vscode.commands.executeCommand('setContext', 'baton.empty', sessions.length === 0);
@@ -139,7 +193,13 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
       return node;
     });
     if (total > sessions.length) nodes.push(new MoreNode(parentKey, total - sessions.length));
+    if (element && constraints.length > 0) nodes.unshift(new ConstraintsNode(element, constraints));
     return nodes;
+  }
+
+  /** A session's active constraints; a failed read leaves them out rather than failing the level. */
+  private async sessionConstraints(key: string): Promise<ConstraintListView[]> {
+    return (await this.host.client?.constraints(key, 1000).catch(() => [])) ?? [];
   }
 
   /** Shows the next page of a level. */
@@ -181,8 +241,11 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
       more.command = { command: 'baton.loadMoreSessions', title: 'Load More', arguments: [node.parentKey] };
       return more;
     }
+    if (node instanceof ConstraintsNode) return constraintsItem(node);
+    if (node instanceof ConstraintNode) return constraintItem(node);
     const s = node.session;
-    const item = new vscode.TreeItem(sessionLabel(s), s.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const expands = s.childCount > 0 || (this.countsNow.get(s.key) ?? 0) > 0;
+    const item = new vscode.TreeItem(sessionLabel(s), expands ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = s.key;
     item.iconPath = statusIcon(s);
     item.description = [s.harness, `${age(s.updatedAt)} ago`, `${s.turnCount} turns`].join(' · ');
@@ -206,7 +269,9 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     return item;
   }
 
-  async getParent(node: TreeNode): Promise<SessionNode | undefined> {
+  async getParent(node: TreeNode): Promise<TreeNode | undefined> {
+    if (node instanceof ConstraintNode) return node.parent;
+    if (node instanceof ConstraintsNode) return node.session;
     if (node instanceof MoreNode) return node.parentKey ? this.nodes.get(node.parentKey) : undefined;
     if (!node.parentKey) return undefined;
     const cached = this.nodes.get(node.parentKey);
@@ -228,4 +293,31 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     this.nodes.set(key, node);
     return node;
   }
+}
+
+function constraintsItem(node: ConstraintsNode): vscode.TreeItem {
+  const item = new vscode.TreeItem(`Constraints (${node.constraints.length})`, vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `constraints:${node.sessionKey}`;
+  item.iconPath = new vscode.ThemeIcon('law');
+  item.tooltip = 'Active rules of this session: every sub-agent it starts inherits them, whatever the budget.';
+  item.contextValue = 'constraints';
+  return item;
+}
+
+function constraintItem(node: ConstraintNode): vscode.TreeItem {
+  const c = node.constraint;
+  const item = new vscode.TreeItem(c.content, vscode.TreeItemCollapsibleState.None);
+  item.id = `constraint:${c.id}`;
+  item.iconPath = new vscode.ThemeIcon('circle-small-filled');
+  item.description = `${c.entity} · ${node.origin}`;
+  const tip = new vscode.MarkdownString(undefined, true);
+  tip.appendText(c.content);
+  tip.appendMarkdown('\n\n');
+  tip.appendText(`Entity: ${c.entity}\nFrom: ${node.origin}\nImportance: ${c.importance}\nAdded: ${new Date(c.createdAt).toLocaleString()}\n`);
+  item.tooltip = tip;
+  item.contextValue = 'constraint';
+  // A rule stated in a turn opens the transcript there.
+  if (c.origin.seq !== null && c.sessionKey)
+    item.command = { command: 'baton.openTranscript', title: 'Open Transcript', arguments: [c.sessionKey, c.origin.seq] };
+  return item;
 }

@@ -50,4 +50,38 @@ describe('baton.* settings validation', () => {
     assert.equal(errors.length, 1);
     assert.match(errors[0], /baton\.archival\.enabled needs baton\.subagents\.enabled/);
   });
+
+  it('reads the inherit profile settings: a default profile, agent types → profiles, and the budgets of digest and routing', () => {
+    const { settings, errors } = validateSettings({
+      'inherit.defaultProfile': 'digest',
+      'inherit.agentTypeProfiles': { 'code-reviewer': 'routing', Plan: 'full' },
+      'inherit.profileMaxTokens': { digest: 900, routing: 300 },
+    });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(settings.inheritProfiles, {
+      defaultProfile: 'digest',
+      byAgentType: { 'code-reviewer': 'routing', Plan: 'full' },
+      maxTokens: { digest: 900, routing: 300 },
+    });
+  });
+
+  it('drops each bad inherit profile entry with a readable message and keeps the good ones', () => {
+    const { settings, errors } = validateSettings({
+      'inherit.defaultProfile': 'everything',
+      'inherit.agentTypeProfiles': { reviewer: 'digest', planner: 'most', '': 'none' },
+      'inherit.profileMaxTokens': { digest: 50, routing: 500, full: 4000 },
+    });
+    assert.deepEqual(settings.inheritProfiles, { defaultProfile: 'full', byAgentType: { reviewer: 'digest' }, maxTokens: { routing: 500 } });
+    assert.deepEqual(errors, [
+      'baton.inherit.defaultProfile must be one of "full", "digest", "routing", "none" (got "everything"); using "full".',
+      'baton.inherit.agentTypeProfiles: "planner" must map to one of "full", "digest", "routing", "none" (got "most"); that entry is ignored.',
+      'baton.inherit.agentTypeProfiles: an agent type must have 1 to 128 characters (got ""); that entry is ignored.',
+      'baton.inherit.profileMaxTokens: "digest" must be a whole number from 100 to 200000 (got 50); that entry is ignored.',
+      'baton.inherit.profileMaxTokens: "full" has no budget of its own (only "digest" and "routing" have; "full" uses baton.inherit.maxTokens, "none" inherits nothing); that entry is ignored.',
+    ]);
+    const notObjects = validateSettings({ 'inherit.agentTypeProfiles': ['Explore'], 'inherit.profileMaxTokens': 1200 });
+    assert.equal(notObjects.errors.length, 2);
+    assert.match(notObjects.errors[0], /^baton\.inherit\.agentTypeProfiles must be an object of agent type → profile/);
+    assert.match(notObjects.errors[1], /^baton\.inherit\.profileMaxTokens must be an object of profile → tokens/);
+  });
 });

@@ -333,6 +333,8 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
   let pagers: Array<{ text: string; hidden: boolean; displayed: boolean }> = [];
   let attempts = 0;
   let inheritedSections: string[] = [];
+  /** The preview's profile line after choosing "profile: routing" in its picker, then after choosing the default again. */
+  const pickedProfiles: string[] = [];
   let error: string | undefined;
   const STEP_MS = 20_000;
   const step = async (name: string, fn: () => Promise<string | void>): Promise<void> => {
@@ -558,7 +560,22 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
         inheritedSections = (await frame.locator('section.part h2').allInnerTexts()).map((t) => t.trim());
         return inheritedSections.join(', ');
       });
-      if (frame) break;
+      if (frame) {
+        const view = frame;
+        // The agent-type picker, chosen as a user does: the block is rendered again for that child.
+        await step('the preview\'s picker renders the block for "profile: routing", then for the default', async () => {
+          for (const [value, expected] of [
+            ['profile:routing', 'Profile routing'],
+            ['', 'Profile full'],
+          ]) {
+            await view.locator('.picker select').selectOption(value, { timeout: STEP_MS });
+            await view.locator('p.profile', { hasText: expected }).waitFor({ state: 'visible', timeout: STEP_MS });
+            pickedProfiles.push((await view.locator('p.profile').innerText()).trim());
+          }
+          return pickedProfiles.join(' | ');
+        });
+        break;
+      }
       await shot(`inherited-stalled-${tries}`);
       await palette('View: Close All Editors');
     }
@@ -583,6 +600,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
     webviewErrors: [...webviewErrors],
     screenshots,
     inheritedSections,
+    pickedProfiles,
     ...(error ? { error } : {}),
   };
   const file = path.join(outDir, `result-${req.id}.json`);

@@ -18,6 +18,8 @@ const files: Array<[name: string, load: () => unknown]> = [
   ['chat.test.ts', () => require('./chat.test')],
   ['tools.test.ts', () => require('./tools.test')],
   ['scale.test.ts', () => require('./scale.test')],
+  // Restarts the leader (the inherit profile settings): after the suites that keep one endpoint.
+  ['inheritance.test.ts', () => require('./inheritance.test')],
   ['activation.test.ts', () => require('./activation.test')],
 ];
 

@@ -23,6 +23,8 @@ interface ProbeResult {
   screenshots: string[];
   /** The inherited-context preview's sections, as the webview shows them. */
   inheritedSections?: string[];
+  /** The preview's profile line after choosing "profile: routing" in its picker, then the default. */
+  pickedProfiles?: string[];
   error?: string;
 }
 
@@ -163,6 +165,10 @@ describe('UI (driven by Playwright from the runner)', () => {
         `tree rows without "${s.title}": ${JSON.stringify(result.treeRows)}`,
       );
     assert.ok(result.inheritedSections?.includes('Recent context'), `inherited sections: ${JSON.stringify(result.inheritedSections)}`);
+    // The picker, chosen in the real webview: routing (its 400-token budget), then the default again.
+    assert.equal(result.pickedProfiles?.length, 2, JSON.stringify(result.pickedProfiles));
+    assert.match(result.pickedProfiles[0], /^Profile routing · chosen by requested · budget 400 tokens$/);
+    assert.match(result.pickedProfiles[1], /^Profile full · chosen by default · budget 2,000 tokens$/);
     // The extension host agrees: the search hit opened this session's transcript panel.
     assert.ok(a.panels.openPanels.includes(`transcript:${key}`), JSON.stringify(a.panels.openPanels));
     assert.ok(a.panels.openPanels.includes(`inherited:${key}`), JSON.stringify(a.panels.openPanels));
