@@ -361,6 +361,7 @@ const entityView = z
     constraints: z.number(),
     createdAt: z.string(),
     updatedAt: nullableString,
+    focus: z.object({ origin: nullableString, seq: z.number().nullable(), importance: z.number() }).optional(),
   })
   .loose();
 const executionMode = z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']);

@@ -19,6 +19,12 @@ export interface ExtractedConstraint {
 export interface ExtractedEntity {
   name: string;
   mentions: number;
+  /** file, ticket or symbol: which pattern found it. */
+  kind: string;
+  /** The turn it was first named in. */
+  seq: number;
+  /** 0.5 for two mentions, rising with more, at most 0.9. */
+  importance: number;
 }
 
 const MARKER = /\b(never|always|must not|mustn't|must|do not|don't|shall not|under no circumstances)\b/i;
@@ -59,23 +65,23 @@ export function extractConstraints(turns: ExtractTurn[]): ExtractedConstraint[] 
   return out;
 }
 
-const ENTITY_PATTERNS = [
-  /\b[\w./-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|go|rs|java|rb|sql|yml|yaml|toml|sh|css|html)\b/g, // files
-  /\b[A-Z][A-Z0-9]+-\d+\b/g, // tickets
-  /\b[a-z]+(?:[A-Z][a-z0-9]+)+\b/g, // camelCase symbols
-  /\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b/g, // PascalCase symbols
-  /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, // snake_case symbols
+const ENTITY_PATTERNS: Array<[RegExp, string]> = [
+  [/\b[\w./-]+\.(?:ts|tsx|js|mjs|cjs|json|md|py|go|rs|java|rb|sql|yml|yaml|toml|sh|css|html)\b/g, 'file'],
+  [/\b[A-Z][A-Z0-9]+-\d+\b/g, 'ticket'],
+  [/\b[a-z]+(?:[A-Z][a-z0-9]+)+\b/g, 'symbol'], // camelCase
+  [/\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b/g, 'symbol'], // PascalCase
+  [/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, 'symbol'], // snake_case
 ];
 
 export function extractEntities(turns: ExtractTurn[], max = 12): ExtractedEntity[] {
-  const counts = new Map<string, { mentions: number; first: number }>();
+  const counts = new Map<string, { mentions: number; first: number; kind: string; seq: number }>();
   let order = 0;
   for (const turn of turns) {
-    for (const pattern of ENTITY_PATTERNS) {
+    for (const [pattern, kind] of ENTITY_PATTERNS) {
       for (const m of turn.text.matchAll(pattern)) {
         const name = m[0].replace(/[./-]+$/, '');
         if (name.length < 3) continue;
-        const c = counts.get(name) ?? { mentions: 0, first: order++ };
+        const c = counts.get(name) ?? { mentions: 0, first: order++, kind, seq: turn.seq };
         c.mentions++;
         counts.set(name, c);
       }
@@ -85,7 +91,13 @@ export function extractEntities(turns: ExtractTurn[], max = 12): ExtractedEntity
     .filter(([, c]) => c.mentions >= 2)
     .sort((a, b) => b[1].mentions - a[1].mentions || a[1].first - b[1].first)
     .slice(0, max)
-    .map(([name, c]) => ({ name, mentions: c.mentions }));
+    .map(([name, c]) => ({
+      name,
+      mentions: c.mentions,
+      kind: c.kind,
+      seq: c.seq,
+      importance: Math.min(0.9, Math.round((0.4 + 0.05 * c.mentions) * 100) / 100),
+    }));
 }
 
 /** The entity a rule is about: the first focal entity it names, else the session's rules. */

@@ -131,6 +131,8 @@ export type EntityView = {
   constraints: number;
   createdAt: string;
   updatedAt: string | null;
+  /** Listing a session's entities: how it came into that session's focus (first turn named, importance). */
+  focus?: { origin: string | null; seq: number | null; importance: number };
 };
 
 interface EntityRow {
@@ -143,6 +145,9 @@ interface EntityRow {
   constraints: number;
   created_at: string;
   updated_at: string | null;
+  focus_origin?: string | null;
+  focus_seq?: number | null;
+  focus_importance?: number | null;
 }
 
 const ENTITY_SELECT = `SELECT e.id, e.agent_id, e.name, e.kind, e.description, e.active, e.created_at, e.updated_at,
@@ -159,18 +164,22 @@ function toEntity(r: EntityRow): EntityView {
     constraints: r.constraints,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    ...(r.focus_importance !== undefined && r.focus_importance !== null
+      ? { focus: { origin: r.focus_origin ?? null, seq: r.focus_seq ?? null, importance: r.focus_importance } }
+      : {}),
   };
 }
 
 /**
  * Names a session was told to keep in focus by hand (attributes of kind `focus` with its key);
- * inactive entities excluded.
+ * inactive entities excluded. Extracted ones are recorded as focus too, for listing, but reach a
+ * child through the rolling span's checkpoints, so an entity of long ago does not stay focal.
  */
 export function sessionFocus(db: Database, agentId: string, sessionKey: string): string[] {
   return all<{ name: string }>(
     db,
     `SELECT DISTINCT e.name FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
-     WHERE e.agent_id = ? AND a.session_key = ? AND a.kind = 'focus' AND a.active = 1 AND e.active = 1 ORDER BY a.id`,
+     WHERE e.agent_id = ? AND a.session_key = ? AND a.kind = 'focus' AND a.active = 1 AND e.active = 1 AND (a.origin IS NULL OR a.origin = 'hand') ORDER BY a.id`,
     [agentId, sessionKey],
   ).map((r) => r.name);
 }
@@ -189,7 +198,16 @@ export function listEntities(db: Database, scope: Scope, opts: { sessionKey?: st
     params.push(opts.id);
   }
   if (!opts.includeInactive) where.push('e.active = 1');
-  return all<EntityRow>(db, `${ENTITY_SELECT} WHERE ${where.join(' AND ')} ORDER BY e.name LIMIT ?`, [
+  // A session's listing says how each entity came into its focus (its first focus row there).
+  const focusOf = (column: string) =>
+    `(SELECT f.${column} FROM entity_attributes f WHERE f.entity_id = e.id AND f.session_key = ? AND f.kind = 'focus' ORDER BY f.id LIMIT 1)`;
+  const focus = opts.sessionKey
+    ? `, ${focusOf('origin')} AS focus_origin, ${focusOf('source_seq')} AS focus_seq, ${focusOf('importance')} AS focus_importance`
+    : '';
+  const focusParams = opts.sessionKey ? Array<string>(3).fill(stripSessionPrefix(opts.sessionKey)) : [];
+  const select = ENTITY_SELECT.replace(' FROM entities e', `${focus} FROM entities e`);
+  return all<EntityRow>(db, `${select} WHERE ${where.join(' AND ')} ORDER BY e.name LIMIT ?`, [
+    ...focusParams,
     ...params,
     Math.max(1, Math.min(opts.limit ?? 200, 1000)),
   ]).map(toEntity);

@@ -154,7 +154,15 @@ describe('inherit profiles, provenance and entities (real HTTP, real store)', fu
     assert.ok(block.focalEntities.includes('billing.ts'), 'the extracted entity is there too');
 
     const listed = await api.get('/api/entities?sessionKey=p');
-    assert.ok((listed.body.entities as any[]).some((e) => e.name === 'ledger-service' && e.description === 'double-entry ledger'));
+    const byName = new Map((listed.body.entities as any[]).map((e) => [e.name, e]));
+    assert.equal(byName.get('ledger-service')?.description, 'double-entry ledger');
+    assert.deepEqual(byName.get('ledger-service')?.focus, { origin: 'hand', seq: null, importance: 0.5 });
+    // The extractor recorded the focal entity it found, with the turn it was first named in.
+    const billingTs = byName.get('billing.ts');
+    assert.equal(billingTs?.kind, 'file');
+    assert.equal(billingTs?.focus.origin, 'extracted');
+    const first = await api.get(`/api/sessions/p/turns?from=${billingTs.focus.seq}&limit=1`);
+    assert.match(first.body.turns[0].text, /billing\.ts/);
 
     // An extracted entity deactivated by hand does not come back on its own.
     const billing = await api.post('/api/entities', { name: 'billing.ts' });
