@@ -26,6 +26,8 @@ export interface ServerConfig {
   promptMinScore: number;
   /** A runtime-path claim lapses after this long without activity. */
   claimTtlMs: number;
+  /** How long a MEMORY.md synthesis holds the agent's head before another writer may take it. */
+  synthesisLeaseMs: number;
 }
 
 const fileSchema = z
@@ -52,6 +54,11 @@ const fileSchema = z
       .int()
       .min(1000)
       .max(7 * 86_400_000),
+    synthesisLeaseMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(86_400_000),
   })
   .partial()
   .strict();
@@ -73,6 +80,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
     requestTimeoutMs: 30_000,
     promptMinScore: 0.7,
     claimTtlMs: 4 * 60 * 60 * 1000,
+    synthesisLeaseMs: 10 * 60 * 1000,
   };
 }
 

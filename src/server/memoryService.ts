@@ -10,11 +10,20 @@ import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
 import { writeFileAtomic } from '../node/fsync';
 import { stripSessionPrefix } from '../core/sessionKey';
+import { silentLogger, type Logger } from '../core/logger';
 import { InheritService } from './inheritService';
 import { readScope, writeAgent, type Caller } from './security';
+import { rememberEndedSession } from './sessionMemory';
 
 const CHECKPOINT_MIN_DELTA = 500;
-const LEASE_MS = 10 * 60 * 1000;
+/** How long a synthesis holds the MEMORY.md head when the server is not told otherwise. */
+export const DEFAULT_LEASE_MS = 10 * 60 * 1000;
+
+export interface MemoryServiceOptions {
+  logger?: Logger;
+  /** How long a synthesis holds the agent's MEMORY.md head (docs/memory.md). */
+  leaseMs?: number;
+}
 
 export const COMPACTION_GUIDELINES = [
   'Summarise this session so another agent can continue it:',
@@ -39,12 +48,22 @@ function clip(text: string, max: number): string {
 }
 
 export class MemoryService {
-  private readonly leases = new Map<string, { id: string; until: number }>();
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly store: StoreAccess,
     private readonly dataDir: string,
-  ) {}
+    options: MemoryServiceOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** After a session ends: its memories and summary node (sessionMemory.ts); never fails the end. */
+  async sessionEnded(agentId: string, key: string) {
+    return rememberEndedSession(this.store, this.logger, agentId, key);
+  }
 
   /** True when the hook's session is bypassed: memory hooks then answer as no-ops. */
   async bypassed(caller: Caller, sessionKey: string | undefined): Promise<boolean> {
@@ -254,23 +273,20 @@ export class MemoryService {
       index,
       '',
     ];
-    const leaseId = crypto.randomUUID();
-    this.leases.set(agentId, { id: leaseId, until: Date.now() + LEASE_MS });
+    const { leaseId } = await this.store.write('takeHeadLease', { agentId, sessionKey: input.sessionKey, leaseMs: this.leaseMs });
     return { prompt: sections.join('\n'), model: 'projection', indexBlock: index, leaseId, agentId };
   }
 
   /** Writes MEMORY.md (backing up the old one); 409 while another writer holds the agent head's lease. */
-  async synthesisComplete(caller: Caller, input: { content: string; agentId?: string; leaseId?: string }) {
+  async synthesisComplete(caller: Caller, input: { content: string; agentId?: string; sessionKey?: string; leaseId?: string }) {
     const agentId = writeAgent(caller, input.agentId);
-    const lease = this.leases.get(agentId);
-    if (lease && lease.until > Date.now() && lease.id !== input.leaseId) {
-      throw new BatonError('conflict', `another writer holds the MEMORY.md lease for agent "${agentId}"`);
-    }
+    // The head's lease is checked and ended in the database, in one step, before the file is written.
+    const contentHash = crypto.createHash('sha256').update(input.content).digest('hex');
+    await this.store.write('writeHead', { agentId, leaseId: input.leaseId, sessionKey: input.sessionKey, contentHash });
     const file = this.memoryFile(agentId);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     if (fs.existsSync(file)) fs.copyFileSync(file, `${file}.${new Date().toISOString().replace(/[:.]/g, '-')}.bak`);
     writeFileAtomic(file, input.content);
-    this.leases.delete(agentId);
     return { success: true, path: file };
   }
 }

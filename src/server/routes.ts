@@ -120,6 +120,8 @@ export function buildHandlers(svc: Services): Handlers {
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
       // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
       await new InheritService(store).extractRules(written.agentId, written.sessionKey, 1);
+      // Decisions, facts, open questions… as memories, and the session's summary node (docs/memory.md).
+      await memory.sessionEnded(written.agentId, written.sessionKey);
       return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
 

@@ -4,6 +4,7 @@ import type { ReadPolicy } from '../core/types';
 import * as c from './commands';
 import type { CommandContext } from './commands';
 import * as life from './lifecycle';
+import * as mem from './memoryCommands';
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
@@ -23,6 +24,10 @@ export const WRITE_COMMANDS = {
   addAttribute: c.addAttribute,
   addMemory: c.addMemory,
   addSummary: c.addSummary,
+  recordSessionMemory: mem.recordSessionMemory,
+  recordRecalled: mem.recordRecalled,
+  takeHeadLease: mem.takeHeadLease,
+  writeHead: mem.writeHead,
   upsertRun: c.upsertRun,
   takeDeliveries: c.takeDeliveries,
   createToken: c.createToken,
