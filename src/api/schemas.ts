@@ -113,7 +113,7 @@ export const recallBody = z
     since: z.string().max(64).optional(),
     until: z.string().max(64).optional(),
     aggregate: z.boolean().optional(),
-    aggregateBudget: z.string().max(32).optional(),
+    aggregateBudget: z.enum(['small', 'medium', 'large']).optional(),
     saveAggregate: z.boolean().optional(),
     sessionKey: optionalKey,
     agentId,
@@ -407,7 +407,22 @@ export const SCHEMAS = {
         query: z.string(),
         method: z.string(),
         message: z.string(),
+        meta: z.object({ totalReturned: z.number(), hasSupplementary: z.boolean(), noHits: z.boolean() }),
+        aggregate: z
+          .object({
+            budget: z.enum(['small', 'medium', 'large']),
+            maxChars: z.number(),
+            chars: z.number(),
+            estimatedTokens: z.number(),
+            included: z.number(),
+            omitted: z.number(),
+            text: z.string(),
+          })
+          .optional(),
+        aggregateMemoryId: z.string().optional(),
+        contextEpoch: z.number().optional(),
         bypassed: z.boolean().optional(),
+        internal: z.boolean().optional(),
       })
       .loose(),
   },

@@ -54,11 +54,7 @@ const fileSchema = z
       .int()
       .min(1000)
       .max(7 * 86_400_000),
-    synthesisLeaseMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(86_400_000),
+    synthesisLeaseMs: z.number().int().min(100).max(86_400_000),
   })
   .partial()
   .strict();

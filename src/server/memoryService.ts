@@ -12,7 +12,9 @@ import { writeFileAtomic } from '../node/fsync';
 import { stripSessionPrefix } from '../core/sessionKey';
 import { silentLogger, type Logger } from '../core/logger';
 import { InheritService } from './inheritService';
-import { readScope, writeAgent, type Caller } from './security';
+import { readScope, requirePermission, writeAgent, type Caller } from './security';
+import { DEFAULT_AGENT } from '../core/agents';
+import { aggregateBrief, recallList, type AggregateBudget } from '../core/recallBrief';
 import { rememberEndedSession } from './sessionMemory';
 
 const CHECKPOINT_MIN_DELTA = 500;
@@ -34,9 +36,13 @@ export const COMPACTION_GUIDELINES = [
   'Keep it factual and short; do not include secrets.',
 ].join('\n');
 
-export interface RecallInput extends RecallOptions {
+export interface RecallInput extends Omit<RecallOptions, 'notRecalledIn'> {
   sessionKey?: string;
   agentId?: string;
+  includeRecalled?: boolean;
+  aggregate?: boolean;
+  aggregateBudget?: AggregateBudget;
+  saveAggregate?: boolean;
 }
 
 /** First `max` characters of a text on a word boundary. */
@@ -91,23 +97,78 @@ export class MemoryService {
     return { success: true, memoryId: id, id };
   }
 
+  /**
+   * Recall (docs/memory.md): the query as typed, then its question form; with a sessionKey, memories
+   * the session's context already holds in its current epoch are left out (unless includeRecalled)
+   * and those returned are written to the ledger. An aggregate recall answers one brief within its
+   * budget, and saveAggregate keeps that brief as a memory.
+   */
   async recall(caller: Caller, input: RecallInput) {
     let scope = readScope(caller);
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
-    const results = await this.store.read('recall', { scope, ...input, limit: Math.max(1, Math.min(input.limit ?? 10, 50)) });
-    const shaped = results.map((r) => ({ ...r, content: redactSecrets(r.content) }));
-    const message =
-      shaped.length === 0
-        ? 'No matching memories found.'
-        : ['Relevant memories:', ...shaped.map((r) => `- ${r.content}${r.createdAt ? ` (${r.createdAt.slice(0, 10)})` : ''}`)].join('\n');
+    const aggregate = input.aggregate === true || input.saveAggregate === true;
+    // Saving a brief writes a memory: that needs the remember permission as well.
+    if (input.saveAggregate) requirePermission(caller, 'remember');
+    const ledgerAgent = caller.agentId ?? input.agentId ?? DEFAULT_AGENT;
+    const sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : undefined;
+    const epoch = sessionKey ? await this.store.read('contextEpoch', { agentId: ledgerAgent, sessionKey }) : undefined;
+    const limit = Math.max(1, Math.min(input.limit ?? (aggregate ? 25 : 10), 50));
+    const { hits, supplementary } = await this.store.read('recall', {
+      scope,
+      query: input.query,
+      keywordQuery: input.keywordQuery,
+      project: input.project,
+      type: input.type,
+      tags: input.tags,
+      who: input.who,
+      since: input.since,
+      until: input.until,
+      limit,
+      notRecalledIn: sessionKey && epoch !== undefined && !input.includeRecalled ? { agentId: ledgerAgent, sessionKey, epoch } : undefined,
+    });
+    const shaped = hits.map((r) => ({ ...r, content: redactSecrets(r.content) }));
+    if (sessionKey && epoch !== undefined && shaped.length) {
+      await this.store.write('recordRecalled', { agentId: ledgerAgent, sessionKey, epoch, memoryIds: shaped.map((r) => r.id) });
+    }
+    const brief = aggregate ? aggregateBrief(input.query, shaped, input.aggregateBudget ?? 'medium') : undefined;
+    let aggregateMemoryId: string | undefined;
+    if (brief && input.saveAggregate && brief.included > 0) {
+      const saved = await this.store.write('addMemory', {
+        agentId: writeAgent(caller, input.agentId),
+        sessionKey: sessionKey ?? null,
+        project: input.project ?? null,
+        content: brief.text,
+        type: 'aggregate',
+        tags: [...new Set(shaped.map((r) => r.type).filter((t): t is string => !!t))].join(',') || null,
+        importance: 0.6,
+        sourceType: 'recall-aggregate',
+      });
+      aggregateMemoryId = saved.id;
+    }
     return {
       results: shaped,
       memories: shaped,
       count: shaped.length,
       query: input.query,
       method: 'keyword',
-      meta: { totalReturned: shaped.length, hasSupplementary: false, noHits: shaped.length === 0 },
-      message,
+      meta: { totalReturned: shaped.length, hasSupplementary: supplementary, noHits: shaped.length === 0 },
+      message: brief ? brief.text : recallList(shaped),
+      ...(brief ? { aggregate: brief } : {}),
+      ...(aggregateMemoryId ? { aggregateMemoryId } : {}),
+      ...(epoch !== undefined ? { contextEpoch: epoch } : {}),
+    };
+  }
+
+  /** The recall shape with nothing in it, for the no-op cases (a bypassed session, an internal call). */
+  emptyRecall(query: string) {
+    return {
+      results: [],
+      memories: [],
+      count: 0,
+      query,
+      method: 'keyword',
+      meta: { totalReturned: 0, hasSupplementary: false, noHits: true },
+      message: '',
     };
   }
 
@@ -154,7 +215,8 @@ export class MemoryService {
         source: 'compaction',
       });
     }
-    const contextEpoch = session ? await this.store.read('compactionCount', { agentId, key: session.key }) : 1;
+    // The context epoch is the number of compactions (their summary nodes): recall's ledger starts afresh.
+    const contextEpoch = key ? await this.store.read('contextEpoch', { agentId, sessionKey: key }) : 1;
     return { success: true, memoryId: memory.id, summaryId: node.id, contextEpoch };
   }
 

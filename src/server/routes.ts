@@ -59,6 +59,12 @@ function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
 
 const BYPASSED = { bypassed: true as const, inject: '' };
 
+/** A call by one of Baton's own processes (`x-baton-no-hooks: 1`), which hooks must not act on. */
+function isInternalCall(ctx: CallContext): boolean {
+  const flag = ctx.header('x-baton-no-hooks') ?? ctx.header('x-signet-no-hooks');
+  return flag === '1' || flag === 'true';
+}
+
 export function buildHandlers(svc: Services): Handlers {
   const { sessions, memory, store } = svc;
 
@@ -132,18 +138,9 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     recall: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) {
-        return {
-          results: [],
-          memories: [],
-          count: 0,
-          query: body.query,
-          method: 'keyword',
-          meta: { totalReturned: 0, hasSupplementary: false, noHits: true },
-          message: '',
-          bypassed: true,
-        };
-      }
+      // Baton's own processes mark their calls: they get the no-op shape, and nothing is recorded (docs/memory.md).
+      if (isInternalCall(ctx)) return { ...memory.emptyRecall(body.query), internal: true };
+      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...memory.emptyRecall(body.query), bypassed: true };
       return memory.recall(ctx.caller, body);
     },
 

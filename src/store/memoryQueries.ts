@@ -2,7 +2,8 @@
 // temporal summary nodes and their expansion.
 
 import type { Database } from 'sql.js';
-import { withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
+import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
+import { stripSessionPrefix } from '../core/sessionKey';
 import { all, keptFor, one } from './db';
 import { findSessionRow, scopeSql, transcriptTail, type Scope } from './queries';
 
@@ -16,6 +17,14 @@ export interface RecallOptions {
   who?: string;
   since?: string;
   until?: string;
+  /** Leave out the memories this session's context already holds in this epoch (the recall ledger). */
+  notRecalledIn?: { agentId: string; sessionKey: string; epoch: number };
+}
+
+export interface RecallAnswer {
+  hits: MemoryHit[];
+  /** Some hits came from the question form of the query, not the query as typed. */
+  supplementary: boolean;
 }
 
 export interface MemoryHit {
@@ -66,14 +75,34 @@ export function topMemories(db: Database, scope: Scope, opts: { limit?: number }
   return rows.map((r) => toHit(r, 0));
 }
 
-export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): MemoryHit[] {
+export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): RecallAnswer {
   const limit = Math.max(1, Math.min(opts.limit ?? 10, 50));
-  // The strict query first; a question's any-of form only when it finds little (docs/inheritance.md).
-  return withQuestionFallback(
-    opts.keywordQuery || opts.query,
+  const raw = opts.keywordQuery || opts.query;
+  const strict = compileSearchQuery(raw).match;
+  let supplementary = false;
+  // The strict query first; a question's any-of form (plurals trimmed) only when it finds nothing,
+  // as session search does (docs/memory.md). Type and tags are searched with the text.
+  const hits = withQuestionFallback(
+    raw,
     limit,
-    (compiled) => recallCompiled(db, scope, opts, compiled, limit),
+    (compiled) => {
+      const found = recallCompiled(db, scope, opts, compiled, limit);
+      if (compiled.match !== strict && found.length) supplementary = true;
+      return found;
+    },
     (hit) => hit.id,
+    { stem: true },
+  );
+  return { hits, supplementary };
+}
+
+/** The session's context epoch: how many compactions it has been through (docs/memory.md). */
+export function contextEpoch(db: Database, agentId: string, sessionKey: string): number {
+  return Number(
+    one<{ n: number }>(db, "SELECT COUNT(*) AS n FROM summary_nodes WHERE agent_id = ? AND session_key = ? AND kind = 'compaction'", [
+      agentId,
+      stripSessionPrefix(sessionKey),
+    ])!.n,
   );
 }
 
@@ -100,6 +129,10 @@ function recallCompiled(db: Database, scope: Scope, opts: RecallOptions, compile
     .filter(Boolean)) {
     where.push("(',' || REPLACE(COALESCE(m.tags, ''), ' ', '') || ',') LIKE ?");
     params.push(`%,${tag},%`);
+  }
+  if (opts.notRecalledIn) {
+    where.push('NOT EXISTS (SELECT 1 FROM recall_ledger r WHERE r.agent_id = ? AND r.session_key = ? AND r.epoch = ? AND r.memory_id = m.id)');
+    params.push(opts.notRecalledIn.agentId, stripSessionPrefix(opts.notRecalledIn.sessionKey), opts.notRecalledIn.epoch);
   }
   if (!compiled.match) return [];
   const rows = all<MemoryRow & { score: number }>(

@@ -163,4 +163,132 @@ describe('memory side (real HTTP, real store on disk)', function () {
       assert.equal((await api.get('/api/sessions/quiet')).body.status, 'ended');
     });
   });
+  describe('recall', () => {
+    const recall = (body: Record<string, unknown>, headers?: Record<string, string>) =>
+      api.post('/api/hooks/recall', { harness: 'claude-code', ...body }, headers);
+    const remember = async (content: string, extra: Record<string, unknown> = {}) =>
+      (await api.post('/api/hooks/remember', { harness: 'claude-code', content, ...extra })).body.memoryId as string;
+
+    it('finds a preference by its type and a question in the plural: "user UI preferences" → "prefers dark mode in every editor"', async () => {
+      const id = await remember('prefers dark mode in every editor', { type: 'preference' });
+      await remember('the CI runs on node 20', { type: 'fact' });
+      const found = await recall({ query: 'user UI preferences' });
+      assert.deepEqual(
+        found.body.results.map((r: any) => r.id),
+        [id],
+      );
+      assert.equal(found.body.meta.hasSupplementary, true, 'found by the question form, not the query as typed');
+      // Tags are searchable words too, and the type filter still narrows.
+      const tagged = await remember('use the solarized palette', { type: 'preference', tags: 'ui,theme' });
+      assert.deepEqual(
+        (await recall({ query: 'theme', type: 'preference' })).body.results.map((r: any) => r.id),
+        [tagged],
+      );
+      assert.equal((await recall({ query: 'theme', type: 'fact' })).body.count, 0);
+      // A query as typed that matches keeps its exact answer.
+      const exact = await recall({ query: 'dark mode' });
+      assert.deepEqual(
+        exact.body.results.map((r: any) => r.id),
+        [id],
+      );
+      assert.equal(exact.body.meta.hasSupplementary, false);
+    });
+
+    it('returns a memory once per context epoch; compaction starts a new epoch; the ledger survives a restart', async () => {
+      const a = await remember('deploys go through the staging cluster first', { type: 'constraint' });
+      const b = await remember('staging cluster lives in eu-west-1', { type: 'fact' });
+      const first = await recall({ query: 'staging cluster', sessionKey: 's1' });
+      assert.deepEqual(first.body.results.map((r: any) => r.id).sort(), [a, b].sort());
+      assert.equal(first.body.contextEpoch, 0);
+      const second = await recall({ query: 'staging cluster', sessionKey: 's1' });
+      assert.equal(second.body.count, 0, 'already in this session’s context');
+      assert.equal(second.body.message, 'No matching memories found.');
+      // Another session has its own ledger; includeRecalled overrides.
+      assert.equal((await recall({ query: 'staging cluster', sessionKey: 's2' })).body.count, 2);
+      assert.equal((await recall({ query: 'staging cluster', sessionKey: 's1', includeRecalled: true })).body.count, 2);
+      // A memory stored later is still returned once.
+      const c = await remember('staging cluster is rebuilt every Sunday', { type: 'fact' });
+      assert.deepEqual(
+        (await recall({ query: 'staging cluster', sessionKey: 's1' })).body.results.map((r: any) => r.id),
+        [c],
+      );
+
+      await daemon.stop();
+      await start();
+      assert.equal((await recall({ query: 'staging cluster', sessionKey: 's1' })).body.count, 0, 'the ledger is in the database');
+      const pre = await api.post('/api/hooks/pre-compaction', { harness: 'claude-code', sessionKey: 's1' });
+      assert.equal(pre.status, 200);
+      assert.equal((await recall({ query: 'staging cluster', sessionKey: 's1' })).body.count, 0, 'pre-compaction does not advance the epoch');
+      const compacted = await api.post('/api/hooks/compaction-complete', { harness: 'claude-code', sessionKey: 's1', summary: 'worked on deploy docs' });
+      assert.equal(compacted.body.contextEpoch, 1);
+      const fresh = await recall({ query: 'staging cluster', sessionKey: 's1' });
+      assert.equal(fresh.body.contextEpoch, 1);
+      assert.deepEqual(fresh.body.results.map((r: any) => r.id).sort(), [a, b, c].sort());
+      assert.equal((await recall({ query: 'staging cluster', sessionKey: 's1' })).body.count, 0);
+    });
+
+    it('honours limit, type, tags, who, project, since/until and keywordQuery', async () => {
+      await remember('redis cache holds sessions', { type: 'fact', tags: 'cache,infra', who: 'codex', project: '/a' });
+      await remember('redis cache must stay below 2 GB', { type: 'constraint', tags: 'cache', who: 'claude-code', project: '/b' });
+      await remember('redis upgrade decided for May', { type: 'decision', who: 'claude-code', project: '/a' });
+      const ids = async (body: Record<string, unknown>) => (await recall(body)).body.results.map((r: any) => r.content).sort();
+      assert.equal((await recall({ query: 'redis', limit: 1 })).body.count, 1);
+      assert.deepEqual(await ids({ query: 'redis', type: 'constraint' }), ['redis cache must stay below 2 GB']);
+      assert.deepEqual(await ids({ query: 'redis', tags: 'infra' }), ['redis cache holds sessions']);
+      assert.deepEqual(await ids({ query: 'redis', who: 'codex' }), ['redis cache holds sessions']);
+      assert.deepEqual(await ids({ query: 'redis', project: '/a' }), ['redis cache holds sessions', 'redis upgrade decided for May']);
+      assert.equal((await recall({ query: 'redis', since: '2999-01-01T00:00:00Z' })).body.count, 0);
+      assert.equal((await recall({ query: 'redis', until: '2000-01-01T00:00:00Z' })).body.count, 0);
+      assert.deepEqual(await ids({ query: 'anything at all', keywordQuery: '"below 2 GB" OR upgrade' }), [
+        'redis cache must stay below 2 GB',
+        'redis upgrade decided for May',
+      ]);
+      assert.equal((await recall({ query: 'redis', aggregateBudget: 'huge' })).status, 400);
+    });
+
+    it('aggregates into one brief grouped by type within the budget, and saves it on request', async () => {
+      for (let i = 0; i < 30; i++) await remember(`billing service note ${i}: ${'detail '.repeat(12)}`, { type: i % 2 ? 'fact' : 'decision' });
+      await remember('billing service must never double-charge', { type: 'constraint' });
+      const small = await recall({ query: 'billing service', aggregate: true, aggregateBudget: 'small', limit: 50 });
+      const brief = small.body.aggregate;
+      assert.equal(brief.budget, 'small');
+      assert.ok(brief.chars <= brief.maxChars && brief.maxChars === 1200, JSON.stringify(brief));
+      assert.equal(brief.included + brief.omitted, small.body.count);
+      assert.ok(brief.omitted > 0, 'the budget left some out');
+      assert.equal(small.body.message, brief.text);
+      assert.match(brief.text, /^Memory brief for "billing service":\nConstraints:\n- billing service must never double-charge/);
+      const large = (await recall({ query: 'billing service', aggregate: true, aggregateBudget: 'large', limit: 50 })).body.aggregate;
+      assert.ok(large.text.indexOf('Decisions:') > 0 && large.text.indexOf('Decisions:') < large.text.indexOf('Facts:'), large.text);
+      assert.ok(large.included > brief.included);
+      assert.equal(large.estimatedTokens, Math.ceil(large.chars / 4));
+
+      const saved = await recall({ query: 'billing service', saveAggregate: true, aggregateBudget: 'small', sessionKey: 'keeper' });
+      assert.ok(saved.body.aggregateMemoryId);
+      const stored = (await daemon.store.read('topMemories', { scope: 'all', limit: 100 })).find((m) => m.id === saved.body.aggregateMemoryId)!;
+      assert.equal(stored.type, 'aggregate');
+      assert.equal(stored.content, saved.body.aggregate.text);
+      assert.equal(stored.sessionKey, 'keeper');
+    });
+
+    it('answers the no-op shape with internal: true for Baton’s own calls, and records nothing', async () => {
+      await remember('internal callers see nothing', { type: 'fact' });
+      const before = await daemon.store.read('stats', {});
+      const seqBefore = (await daemon.store.status()).seq;
+      const internal = await recall({ query: 'internal callers', sessionKey: 's9' }, { 'x-baton-no-hooks': '1' });
+      assert.equal(internal.status, 200);
+      assert.deepEqual(internal.body, {
+        results: [],
+        memories: [],
+        count: 0,
+        query: 'internal callers',
+        method: 'keyword',
+        meta: { totalReturned: 0, hasSupplementary: false, noHits: true },
+        message: '',
+        internal: true,
+      });
+      assert.deepEqual(await daemon.store.read('stats', {}), before);
+      assert.equal((await daemon.store.status()).seq, seqBefore, 'no ledger write');
+      assert.equal((await recall({ query: 'internal callers', sessionKey: 's9' })).body.count, 1, 'so the real call still gets it');
+    });
+  });
 });
