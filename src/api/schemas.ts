@@ -132,7 +132,7 @@ export const checkpointExtractBody = z
   .object({ harness, sessionKey: key, agentId, project, transcriptPath: z.string().max(4096).optional(), transcript: inlineTranscript, runtimePath })
   .loose();
 
-export const synthesisBody = z.object({ agentId, sessionKey: optionalKey }).loose();
+export const synthesisBody = z.object({ agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() }).loose();
 export const synthesisCompleteBody = z
   .object({ content: z.string().min(1).max(5_000_000), agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() })
   .loose();
@@ -448,7 +448,17 @@ export const SCHEMAS = {
   synthesisConfig: { response: z.object({ enabled: z.boolean(), model: z.string(), schedule: z.string() }).loose() },
   synthesis: {
     body: synthesisBody,
-    response: z.object({ prompt: z.string(), model: z.string(), indexBlock: z.string(), leaseId: z.string(), agentId: z.string() }).loose(),
+    response: z
+      .object({
+        prompt: z.string(),
+        model: z.string(),
+        indexBlock: z.string(),
+        leaseId: z.string(),
+        leaseExpiresAt: z.string(),
+        agentId: z.string(),
+        sessionKey: nullableString,
+      })
+      .loose(),
   },
   synthesisComplete: { body: synthesisCompleteBody, response: z.object({ success: z.boolean(), path: z.string() }).loose() },
   claudeCodeHook: { body: claudeCodeHookBody, response: z.record(z.string(), z.unknown()) },

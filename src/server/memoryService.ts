@@ -15,6 +15,7 @@ import { InheritService } from './inheritService';
 import { readScope, requirePermission, writeAgent, type Caller } from './security';
 import { DEFAULT_AGENT } from '../core/agents';
 import { aggregateBrief, recallList, type AggregateBudget } from '../core/recallBrief';
+import { renderProjection } from '../core/memoryProjection';
 import { rememberEndedSession } from './sessionMemory';
 
 const CHECKPOINT_MIN_DELTA = 500;
@@ -287,61 +288,60 @@ export class MemoryService {
   }
 
   synthesisConfig() {
-    return { enabled: true, model: 'projection', schedule: 'on-request', thresholds: { sessionLedgerDays: 30, globalHeadLimit: 20 }, deterministic: true };
+    return {
+      enabled: true,
+      model: 'projection',
+      schedule: 'on-request',
+      thresholds: { sessionLedgerDays: 30, globalHeadLimit: 20 },
+      leaseMs: this.leaseMs,
+      deterministic: true,
+    };
   }
 
   private memoryFile(agentId: string): string {
     return path.join(this.dataDir, 'memory', agentId.replace(/[^A-Za-z0-9_.-]/g, '_'), 'MEMORY.md');
   }
 
-  /** The MEMORY.md projection; takes the agent head's lease until synthesis/complete (or expiry). */
-  async synthesis(caller: Caller, input: { agentId?: string; sessionKey?: string }) {
-    const agentId = writeAgent(caller, input.agentId);
-    const scope = { agentId };
-    const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
-    const [memories, summaries, ledger, open] = await Promise.all([
-      this.store.read('topMemories', { scope, limit: 20 }),
-      this.store.read('summaries', { scope, limit: 50 }),
-      this.store.read('listSessions', { scope, since, limit: 200 }),
-      this.store.read('listSessions', { scope, status: 'active', limit: 50 }),
-    ]);
-    const heads = summaries.filter((s) => s.kind === 'compaction' || s.kind === 'session').slice(0, 20);
-    const index = [
-      '## Temporal Index',
-      ...summaries.map((s) => `- ${s.created_at.slice(0, 16)} ${s.kind} ${s.id}${s.session_key ? ` (session ${s.session_key})` : ''}`),
-    ].join('\n');
-    const sections = [
-      '# Memory',
-      '',
-      '## Global Head (Tier 1)',
-      ...(memories.length ? memories.map((m) => `- ${redactSecrets(clip(m.content, 300))}`) : ['- (none yet)']),
-      '',
-      '## Thread Heads (Tier 2)',
-      ...(heads.length ? heads.map((h) => `- ${h.session_key ?? h.id}: ${redactSecrets(clip(h.content, 300))}`) : ['- (none yet)']),
-      '',
-      '## Session Ledger (Last 30 Days)',
-      ...(ledger.sessions.length
-        ? ledger.sessions.map(
-            (s) => `- ${s.createdAt.slice(0, 10)} ${s.key} (${s.harness}${s.project ? `, ${s.project}` : ''}) ${s.status}, ${s.turnCount} turns`,
-          )
-        : ['- (none)']),
-      '',
-      '## Open Threads',
-      ...(open.sessions.length ? open.sessions.map((s) => `- ${s.key} (${s.harness}) active since ${s.createdAt.slice(0, 16)}`) : ['- (none)']),
-      '',
-      '## Durable Notes & Constraints',
-      '- (see entity constraints in the inherited context)',
-      '',
-      index,
-      '',
-    ];
-    const { leaseId } = await this.store.write('takeHeadLease', { agentId, sessionKey: input.sessionKey, leaseMs: this.leaseMs });
-    return { prompt: sections.join('\n'), model: 'projection', indexBlock: index, leaseId, agentId };
+  /**
+   * The agent whose MEMORY.md head a synthesis is about: the one named, the token's own, or else the
+   * agent of the given session (so a session's key alone resolves its head).
+   */
+  private async headAgent(caller: Caller, input: { agentId?: string; sessionKey?: string }): Promise<string> {
+    if (!input.agentId && !caller.agentId && input.sessionKey) {
+      const session = await this.store.read('getSession', { scope: readScope(caller), key: input.sessionKey });
+      if (session) return session.agentId;
+    }
+    return writeAgent(caller, input.agentId);
+  }
+
+  /**
+   * The MEMORY.md projection (core/memoryProjection.ts). Takes the agent head's lease, stored in the
+   * database: while another writer holds a live one, a synthesis is refused (409) — after a restart too.
+   */
+  async synthesis(caller: Caller, input: { agentId?: string; sessionKey?: string; leaseId?: string }) {
+    const agentId = await this.headAgent(caller, input);
+    const sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : null;
+    const lease = await this.store.write('takeHeadLease', { agentId, sessionKey, leaseId: input.leaseId, leaseMs: this.leaseMs });
+    const now = new Date();
+    const sources = await this.store.read('headSources', { agentId, since: new Date(now.getTime() - 30 * 86_400_000).toISOString(), headLimit: 20 });
+    const redacted = <T extends { content: string }>(rows: T[]) => rows.map((r) => ({ ...r, content: redactSecrets(r.content) }));
+    const { markdown, indexBlock } = renderProjection({
+      ...sources,
+      head: redacted(sources.head),
+      openQuestions: redacted(sources.openQuestions),
+      constraintMemories: redacted(sources.constraintMemories),
+      constraints: redacted(sources.constraints),
+      summaries: redacted(sources.summaries),
+      agentId,
+      sessionKey,
+      generatedAt: now.toISOString(),
+    });
+    return { prompt: markdown, model: 'projection', indexBlock, leaseId: lease.leaseId, leaseExpiresAt: lease.expiresAt, agentId, sessionKey };
   }
 
   /** Writes MEMORY.md (backing up the old one); 409 while another writer holds the agent head's lease. */
   async synthesisComplete(caller: Caller, input: { content: string; agentId?: string; sessionKey?: string; leaseId?: string }) {
-    const agentId = writeAgent(caller, input.agentId);
+    const agentId = await this.headAgent(caller, input);
     // The head's lease is checked and ended in the database, in one step, before the file is written.
     const contentHash = crypto.createHash('sha256').update(input.content).digest('hex');
     await this.store.write('writeHead', { agentId, leaseId: input.leaseId, sessionKey: input.sessionKey, contentHash });

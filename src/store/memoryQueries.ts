@@ -5,7 +5,7 @@ import type { Database } from 'sql.js';
 import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
 import { stripSessionPrefix } from '../core/sessionKey';
 import { all, keptFor, one } from './db';
-import { findSessionRow, scopeSql, transcriptTail, type Scope } from './queries';
+import { findSessionRow, listConstraints, listSessions, scopeSql, transcriptTail, type Scope } from './queries';
 
 export interface RecallOptions {
   query: string;
@@ -73,6 +73,52 @@ export function topMemories(db: Database, scope: Scope, opts: { limit?: number }
   const limit = Math.max(1, Math.min(opts.limit ?? 20, 100));
   const rows = all<MemoryRow>(db, `SELECT m.* FROM memories m WHERE ${s.sql} ORDER BY m.importance DESC, m.created_at DESC LIMIT ?`, [...s.params, limit]);
   return rows.map((r) => toHit(r, 0));
+}
+
+/** Types that MEMORY.md shows in sections of their own, or that restate other rows: not in the Global Head. */
+const NOT_IN_HEAD = ['constraint', 'open-question', 'compaction', 'aggregate'];
+
+function ownMemories(db: Database, agentId: string, where: string, params: Array<string | number>, limit: number): MemoryHit[] {
+  return all<MemoryRow>(
+    db,
+    `SELECT m.* FROM memories m WHERE m.agent_id = ? AND ${where} ORDER BY m.importance DESC, m.created_at DESC, m.rowid DESC LIMIT ?`,
+    [agentId, ...params, limit],
+  ).map((r) => toHit(r, 0));
+}
+
+/**
+ * Everything MEMORY.md projects for one agent (its own rows, not the shared agents'), in one
+ * round trip: ranked memories, open questions, constraints, summary nodes and their links,
+ * the sessions of the ledger window and the active ones.
+ */
+export function headSources(db: Database, agentId: string, opts: { since: string; headLimit: number }) {
+  const scope = { agentId };
+  const own = <T extends { agentId: string }>(rows: T[]) => rows.filter((r) => r.agentId === agentId);
+  const head = ownMemories(db, agentId, `COALESCE(m.type, '') NOT IN (${NOT_IN_HEAD.map(() => '?').join(', ')})`, NOT_IN_HEAD, opts.headLimit);
+  const openQuestions = ownMemories(db, agentId, "m.type = 'open-question'", [], 20);
+  const constraintMemories = ownMemories(db, agentId, "m.type = 'constraint'", [], 60);
+  const constraints = own(listConstraints(db, scope, { limit: 200 }));
+  const summaries = all<{ id: string; kind: string; session_key: string | null; content: string; created_at: string }>(
+    db,
+    'SELECT id, kind, session_key, content, created_at FROM summary_nodes WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 100',
+    [agentId],
+  ).map((n) => ({ id: n.id, kind: n.kind, sessionKey: n.session_key, content: n.content, createdAt: n.created_at }));
+  const links = all<{ parent_id: string; child_id: string }>(
+    db,
+    'SELECT l.parent_id, l.child_id FROM summary_links l JOIN summary_nodes n ON n.id = l.child_id WHERE n.agent_id = ? LIMIT 5000',
+    [agentId],
+  ).map((l) => ({ parentId: l.parent_id, childId: l.child_id }));
+  const ledger = own(listSessions(db, scope, { since: opts.since, limit: 200 }).sessions);
+  const active = own(listSessions(db, scope, { status: 'active', limit: 50 }).sessions);
+  const memoryCounts: Record<string, number> = {};
+  for (const row of all<{ session_key: string; n: number }>(
+    db,
+    'SELECT session_key, COUNT(*) AS n FROM memories WHERE agent_id = ? AND session_key IS NOT NULL GROUP BY session_key',
+    [agentId],
+  )) {
+    memoryCounts[row.session_key] = Number(row.n);
+  }
+  return { head, openQuestions, constraintMemories, constraints, summaries, links, ledger, active, memoryCounts };
 }
 
 export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): RecallAnswer {

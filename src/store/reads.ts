@@ -50,6 +50,7 @@ export const READ_QUERIES = {
   inheritSources: (db: Database, a: { scope: q.Scope; parentKey: string; tailChars: number }) => q.inheritSources(db, a.scope, a.parentKey, a.tailChars),
   recall: (db: Database, a: { scope: q.Scope } & m.RecallOptions) => m.recallMemories(db, a.scope, a),
   contextEpoch: (db: Database, a: { agentId: string; sessionKey: string }) => m.contextEpoch(db, a.agentId, a.sessionKey),
+  headSources: (db: Database, a: { agentId: string; since: string; headLimit: number }) => m.headSources(db, a.agentId, a),
   topMemories: (db: Database, a: { scope: q.Scope; limit?: number }) => m.topMemories(db, a.scope, a),
   entityContext: (db: Database, a: { agentId: string; prompt: string; minScore: number }) => m.entityContext(db, a.agentId, a.prompt, a.minScore),
   summaries: (db: Database, a: { scope: q.Scope; sessionKey?: string; limit?: number }) => m.listSummaries(db, a.scope, a),

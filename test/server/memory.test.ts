@@ -291,4 +291,136 @@ describe('memory side (real HTTP, real store on disk)', function () {
       assert.equal((await recall({ query: 'internal callers', sessionKey: 's9' })).body.count, 1, 'so the real call still gets it');
     });
   });
+  describe('MEMORY.md synthesis', () => {
+    const SECTIONS = [
+      '## Global Head (Tier 1)',
+      '## Thread Heads (Tier 2)',
+      '## Session Ledger (Last 30 Days)',
+      '## Open Threads',
+      '## Durable Notes & Constraints',
+      '## Temporal Index',
+    ];
+
+    /** The lines of one section of the rendered markdown. */
+    function section(markdown: string, heading: string): string[] {
+      const start = markdown.indexOf(heading + '\n');
+      assert.ok(start >= 0, `${heading} is present`);
+      const rest = markdown.slice(start + heading.length + 1);
+      const end = rest.search(/\n## /);
+      return (end < 0 ? rest : rest.slice(0, end)).split('\n').filter((l) => l.trim());
+    }
+
+    it('fills every section from a realistic store', async () => {
+      // Several sessions, one with a sub-agent, one still active; memories of every type; constraints; a compaction.
+      await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'login', project: '/repo', title: 'Fix login' });
+      await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'login-tests', parentSessionKey: 'login', project: '/repo' });
+      await endSession('login-tests', [
+        { role: 'user', content: 'Write tests for the cookie path fix.' },
+        { role: 'assistant', content: 'Found that auth.spec.ts had no redirect case. We decided to add one per browser.' },
+      ]);
+      await endSession('login', LOGIN_SESSION);
+      await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'billing', project: '/billing' });
+      await api.post('/api/hooks/user-prompt-submit', { harness: 'codex', sessionKey: 'billing', userPrompt: 'Refund flow: must not refund twice.' });
+      await api.post('/api/hooks/compaction-complete', { harness: 'codex', sessionKey: 'billing', summary: 'Refund flow designed; idempotency keys chosen.' });
+      await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'prefers dark mode in every editor', type: 'preference' });
+      await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'release train leaves every second Tuesday', type: 'fact', importance: 0.9 });
+      await api.post('/api/constraints', { content: 'Always run the migration dry-run first', entity: 'database' });
+
+      const synth = await api.post('/api/hooks/synthesis', { sessionKey: 'login' });
+      assert.equal(synth.status, 200, JSON.stringify(synth.body));
+      const md: string = synth.body.prompt;
+      for (const heading of SECTIONS) {
+        const lines = section(md, heading);
+        assert.ok(lines.length > 0, `${heading} has content`);
+        assert.ok(!lines.some((l) => /^- (no |nothing )/.test(l)), `${heading} has no placeholder:\n${lines.join('\n')}`);
+      }
+      const head = section(md, SECTIONS[0]).join('\n');
+      assert.match(head, /\[fact\] release train leaves every second Tuesday/);
+      assert.match(head, /\[decision\] We decided to keep JWT sessions/);
+      assert.match(head, /\[preference\] prefers dark mode in every editor/);
+      assert.ok(head.indexOf('release train') < head.indexOf('prefers dark mode'), 'most important first');
+      assert.ok(!/double|Never log raw tokens/.test(head), 'constraints have their own section');
+
+      const threads = section(md, SECTIONS[1]);
+      assert.match(
+        threads[0],
+        /^- login \(current\) \[session, .*Goal: Fix the login redirect loop.* · Decisions: We decided to keep JWT/,
+        'the synthesis session’s thread first',
+      );
+      assert.match(threads[1], /^ {2}- login-tests \[session, /, 'the sub-agent nested under its parent');
+      assert.ok(threads.some((l) => /^- billing \[compaction, .*Refund flow designed/.test(l)));
+
+      const ledger = section(md, SECTIONS[2]).join('\n');
+      assert.match(ledger, /login "Fix login" \(claude-code, \/repo\): ended, 5 turns, 6 memories/);
+      assert.match(ledger, /login-tests \(claude-code, \/repo, sub-agent of login\): ended/);
+      assert.match(ledger, /billing \(codex, \/billing\): active/);
+
+      const open = section(md, SECTIONS[3]).join('\n');
+      assert.match(open, /Should we also rotate the signing keys before the release\? \(login, /);
+      assert.match(open, /still active: billing/);
+
+      const notes = section(md, SECTIONS[4]).join('\n');
+      assert.match(notes, /Always run the migration dry-run first \(database\)/);
+      assert.match(notes, /Never log raw tokens/);
+      assert.match(notes, /must not refund twice/);
+      assert.equal(notes.match(/Never log raw tokens/g)!.length, 1, 'a rule stated as a constraint and as a memory appears once');
+
+      assert.equal(synth.body.indexBlock, SECTIONS[5] + '\n' + section(md, SECTIONS[5]).join('\n'));
+      assert.match(synth.body.indexBlock, /compaction .*\(billing\): Refund flow designed/);
+      assert.match(synth.body.indexBlock, /session .*\(login-tests\)/);
+      assert.equal(synth.body.sessionKey, 'login');
+      assert.equal(synth.body.agentId, 'default');
+    });
+
+    it('keeps the lease in the database: a second synthesis is refused while it lives, after a restart too', async () => {
+      const first = await api.post('/api/hooks/synthesis', { sessionKey: 'writer-a' });
+      assert.equal(first.status, 200);
+      assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'writer-b' })).status, 409);
+      assert.equal((await api.post('/api/hooks/synthesis', {})).status, 409);
+      const renewed = await api.post('/api/hooks/synthesis', { sessionKey: 'writer-a' });
+      assert.equal(renewed.status, 200, 'the holder renews its own lease');
+      assert.equal(renewed.body.leaseId, first.body.leaseId);
+
+      await daemon.stop();
+      await start();
+      assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'writer-b' })).status, 409, 'the lease survived the restart');
+      assert.equal((await api.post('/api/hooks/synthesis/complete', { content: '# Memory\nfrom b', sessionKey: 'writer-b' })).status, 409);
+      const done = await api.post('/api/hooks/synthesis/complete', { content: '# Memory\nfrom a', sessionKey: 'writer-a' });
+      assert.equal(done.status, 200);
+      assert.equal(fs.readFileSync(done.body.path, 'utf8'), '# Memory\nfrom a');
+      assert.equal(done.body.path, path.join(dataDir, 'memory', 'default', 'MEMORY.md'));
+      // Writing ended the lease: another writer may synthesise now.
+      assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'writer-b' })).status, 200);
+    });
+
+    it('lets a lease expire', async () => {
+      await daemon.stop();
+      await start({ synthesisLeaseMs: 300 });
+      assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'slow' })).status, 200);
+      assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'next' })).status, 409);
+      await sleep(450);
+      const next = await api.post('/api/hooks/synthesis', { sessionKey: 'next' });
+      assert.equal(next.status, 200);
+      assert.equal(
+        (await api.post('/api/hooks/synthesis/complete', { content: '# Memory\nlate', sessionKey: 'slow' })).status,
+        409,
+        'the expired holder lost it',
+      );
+      assert.equal((await api.post('/api/hooks/synthesis/complete', { content: '# Memory\nnext', leaseId: next.body.leaseId })).status, 200);
+    });
+
+    it('resolves the head from the session key: a session of another agent synthesises that agent’s MEMORY.md', async () => {
+      await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'alice-work', agentId: 'alice' });
+      await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'alice keeps notes in Obsidian', agentId: 'alice', type: 'fact' });
+      await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'default agent fact about gardening', type: 'fact' });
+      const synth = await api.post('/api/hooks/synthesis', { sessionKey: 'alice-work' });
+      assert.equal(synth.body.agentId, 'alice');
+      assert.match(synth.body.prompt, /alice keeps notes in Obsidian/);
+      assert.ok(!synth.body.prompt.includes('gardening'), 'only the head’s own memories');
+      // The default agent's head is a different head: its lease is free.
+      assert.equal((await api.post('/api/hooks/synthesis', {})).status, 200);
+      const written = await api.post('/api/hooks/synthesis/complete', { content: '# Memory\nalice', sessionKey: 'alice-work' });
+      assert.equal(written.body.path, path.join(dataDir, 'memory', 'alice', 'MEMORY.md'));
+    });
+  });
 });
