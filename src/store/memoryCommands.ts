@@ -52,11 +52,11 @@ export function recordSessionMemory(ctx: CommandContext, args: SessionMemoryArgs
     key,
   ]);
   const parent = session?.parent_session_key ? sessionSummaryNode(ctx, agentId, session.parent_session_key) : undefined;
-  // Sub-agents that ended first: their summaries wait for this one to become their parent.
+  // Sub-agents that ended first: their summaries hang under this one too (a node may have several parents).
   const children = all<{ id: string }>(
     ctx.db,
     `SELECT n.id FROM summary_nodes n JOIN sessions s ON s.agent_id = n.agent_id AND s.session_key = n.session_key
-     WHERE n.agent_id = ? AND n.kind = 'session' AND s.parent_session_key = ? AND NOT EXISTS (SELECT 1 FROM summary_links l WHERE l.child_id = n.id)`,
+     WHERE n.agent_id = ? AND n.kind = 'session' AND s.parent_session_key = ?`,
     [agentId, key],
   ).map((c) => c.id);
   const at = ctx.now();
@@ -74,7 +74,7 @@ export function recordSessionMemory(ctx: CommandContext, args: SessionMemoryArgs
     project: args.project,
     content: args.summary,
     score: 0.9,
-    metaJson: JSON.stringify({ source: 'session-end', fromSeq: previousTo + 1 || 1, toSeq: args.toSeq, memories: fresh.length }),
+    metaJson: JSON.stringify({ source: 'session-end', fromSeq: previous ? previousTo + 1 : 1, toSeq: args.toSeq, memories: fresh.length }),
     parents: parent ? [parent.id] : [],
     children,
     at,

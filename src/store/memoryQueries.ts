@@ -296,7 +296,7 @@ export function listSummaries(db: Database, scope: Scope, opts: { sessionKey?: s
   return all<SummaryNode>(
     db,
     `SELECT n.id, n.kind, n.depth, n.source_type, n.source_ref, n.meta_json, n.session_key, n.project, n.content, n.score, n.created_at
-     FROM summary_nodes n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC LIMIT ?`,
+     FROM summary_nodes n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC, n.rowid DESC LIMIT ?`,
     [...params, Math.max(1, Math.min(opts.limit ?? 100, 1000))],
   );
 }

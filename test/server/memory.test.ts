@@ -137,6 +137,12 @@ describe('memory side (real HTTP, real store on disk)', function () {
         late.parents.map((p: any) => p.id),
         [parent.node.id],
       );
+      // The parent goes on and ends again: its new summary is the parent of both sub-agents' summaries too.
+      await endSession('parent', [...LOGIN_SESSION, { role: 'assistant', content: 'We decided to ship the fix on Monday.' }]);
+      const newer = await idOf('parent');
+      assert.notEqual(newer, parent.node.id);
+      const expandedNewer = (await api.post('/api/sessions/summaries/expand', { id: newer })).body;
+      assert.deepEqual(expandedNewer.children.map((c: any) => c.id).sort(), [await idOf('early-child'), await idOf('late-child')].sort());
     });
 
     it('never fails the session end: a failing extraction is logged (by class only) and skipped', async () => {
