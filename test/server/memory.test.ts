@@ -233,6 +233,14 @@ describe('memory side (real HTTP, real store on disk)', function () {
       assert.equal((await recall({ query: 'staging cluster', sessionKey: 's1' })).body.count, 0);
     });
 
+    it('is refused (409) from the runtime path that does not hold the session', async () => {
+      await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'claimed', runtimePath: 'plugin' });
+      await remember('claims guard the ledger', { type: 'fact' });
+      assert.equal((await recall({ query: 'claims ledger', sessionKey: 'claimed', runtimePath: 'legacy' })).status, 409);
+      assert.equal((await recall({ query: 'claims ledger', sessionKey: 'claimed' }, { 'x-baton-runtime-path': 'legacy' })).status, 409);
+      assert.equal((await recall({ query: 'claims ledger', sessionKey: 'claimed', runtimePath: 'plugin' })).body.count, 1);
+    });
+
     it('honours limit, type, tags, who, project, since/until and keywordQuery', async () => {
       await remember('redis cache holds sessions', { type: 'fact', tags: 'cache,infra', who: 'codex', project: '/a' });
       await remember('redis cache must stay below 2 GB', { type: 'constraint', tags: 'cache', who: 'claude-code', project: '/b' });
