@@ -12,7 +12,7 @@ import { openAccess, type Access } from './cli/access';
 import { registerDoctorCommand } from './cli/doctorCommand';
 import { Output } from './cli/output';
 import { registerServerCommands } from './cli/serverCommands';
-import { registerConstraintCommands } from './cli/constraintCommands';
+import { registerRuleCommands } from './cli/ruleCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
 
@@ -146,7 +146,7 @@ export function buildProgram(): Command {
   registerServerCommands(program, { dataDirOption, out });
   registerConnectorCommands(program, { dataDirOption, out });
   registerImportCommands(program, { dataDirOption, out });
-  registerConstraintCommands(program, { dataDirOption, out });
+  registerRuleCommands(program, { dataDirOption, out });
   return program;
 }
 

@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
+import { INHERIT_PROFILES } from '../core/inheritProfiles';
 import { sessionRecordSchema } from '../core/session';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { RouteId } from './routes';
@@ -274,6 +275,37 @@ export const addConstraintBody = z
   })
   .strict();
 
+export const listEntitiesQuery = listConstraintsQuery;
+
+const entityName = z.string().trim().min(1).max(256);
+export const addEntityBody = z
+  .object({
+    name: entityName,
+    kind: z.string().trim().min(1).max(64).optional(),
+    description: z.string().trim().max(2000).optional(),
+    /** Keeps the entity in this session's focus: a child of the session sees it among the focal entities. */
+    sessionKey: z.string().trim().min(1).max(512).optional(),
+    agentId,
+  })
+  .strict();
+
+export const editEntityBody = z
+  .object({
+    name: entityName.optional(),
+    kind: z.string().trim().min(1).max(64).optional(),
+    description: z.string().trim().max(2000).optional(),
+    active: z.boolean().optional(),
+    agentId,
+  })
+  .strict();
+
+export const inheritedQuery = z.object({
+  /** Preview the block a child of this type would get (its profile chosen as for a real child). */
+  agentType: z.string().trim().max(128).optional(),
+  /** Preview one profile, whatever the type. */
+  profile: z.enum(INHERIT_PROFILES).optional(),
+});
+
 export const editConstraintBody = z
   .object({ content: z.string().trim().min(1).max(2000).optional(), active: z.boolean().optional(), importance: z.number().min(0).max(1).optional(), agentId })
   .strict();
@@ -291,6 +323,20 @@ const constraintView = z
     active: z.boolean(),
     sessionKey: nullableString,
     createdAt: z.string(),
+    origin: z.object({ kind: z.enum(['extracted', 'hand']).nullable(), seq: z.number().nullable(), role: nullableString }),
+  })
+  .loose();
+const entityView = z
+  .object({
+    id: z.number(),
+    agentId: z.string(),
+    name: z.string(),
+    kind: z.string(),
+    description: nullableString,
+    active: z.boolean(),
+    constraints: z.number(),
+    createdAt: z.string(),
+    updatedAt: nullableString,
   })
   .loose();
 const executionMode = z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']);
@@ -502,12 +548,18 @@ export const SCHEMAS = {
       .loose(),
   },
   inherited: {
+    query: inheritedQuery,
     response: z
       .object({
         sessionKey: z.string(),
         block: z.string(),
         empty: z.boolean(),
         sections: inheritSections.nullable(),
+        /** Each active constraint of the block with where it came from ("user, turn 12", "added by hand"). */
+        constraintOrigins: z.array(z.object({ text: z.string(), origin: z.string() })),
+        profile: z.object({ name: z.enum(INHERIT_PROFILES), maxTokens: z.number(), reason: z.string(), agentType: nullableString }),
+        /** The configured agent types and their profiles, for a picker. */
+        profiles: z.object({ defaultProfile: z.enum(INHERIT_PROFILES), byAgentType: z.record(z.string(), z.enum(INHERIT_PROFILES)) }),
         chars: z.number(),
         estimatedTokens: z.number(),
         budget: z
@@ -526,6 +578,9 @@ export const SCHEMAS = {
   listConstraints: { query: listConstraintsQuery, response: z.object({ constraints: z.array(constraintView), count: z.number() }).loose() },
   addConstraint: { body: addConstraintBody, response: constraintView },
   editConstraint: { body: editConstraintBody, response: constraintView },
+  listEntities: { query: listEntitiesQuery, response: z.object({ entities: z.array(entityView), count: z.number() }).loose() },
+  addEntity: { body: addEntityBody, response: entityView },
+  editEntity: { body: editEntityBody, response: entityView },
   deliverRuns: { body: deliverBody, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
   createToken: {
     body: tokenBody,

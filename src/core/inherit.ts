@@ -2,6 +2,7 @@
 // parent. Deterministic (same inputs, same bytes), no language model, secrets redacted, omitted
 // when there is nothing to inherit.
 
+import { PROFILE_SECTIONS, type InheritProfile } from './inheritProfiles';
 import { redactSecrets } from './redact';
 
 export interface InheritSettings {
@@ -9,6 +10,8 @@ export interface InheritSettings {
   tailChars: number;
   /** Total budget of the block in (estimated) tokens; active constraints are never cut. */
   maxTokens?: number;
+  /** Which sections the child gets (docs/inheritance.md, "Profiles"); `full` when absent. */
+  profile?: InheritProfile;
 }
 
 export const DEFAULT_MAX_TOKENS = 2000;
@@ -28,7 +31,8 @@ export interface InheritSources {
   tail: string;
   /** Whether the tail was cut (there was more before it). */
   tailTruncated: boolean;
-  constraints: Array<{ entity: string; content: string; from?: string | null }>;
+  /** `origin` says where the rule came from ("user, turn 12", "added by hand"): shown by the preview, not in the block. */
+  constraints: Array<{ entity: string; content: string; origin?: string }>;
   /** Set when the parent was inferred (recency fallback) rather than named. */
   inferredParent?: boolean;
 }
@@ -45,6 +49,9 @@ export interface InheritBlock {
   chars: number;
   estimatedTokens: number;
   budget: { maxTokens: number; usedTokens: number; cut: string[] };
+  profile: InheritProfile;
+  /** Each constraint line of the block with where it came from. */
+  constraintOrigins: Array<{ text: string; origin: string }>;
 }
 
 export const INHERIT_HEADING = '## Inherited from Parent Session';
@@ -105,16 +112,21 @@ function condenseDigests(parts: string[], max: number): { text: string; cut: boo
 }
 
 export function assembleInheritBlock(src: InheritSources, settings: InheritSettings = DEFAULT_INHERIT): InheritBlock | null {
-  if (!settings.inheritContext) return null;
+  const profile = settings.profile ?? 'full';
+  if (!settings.inheritContext || profile === 'none') return null;
+  const wants = PROFILE_SECTIONS[profile];
   const maxTokens = settings.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const digestParts = (src.digests ?? (src.checkpoint ? [{ digest: src.checkpoint.digest, source: null }] : []))
+  const allDigests = (src.digests ?? (src.checkpoint ? [{ digest: src.checkpoint.digest, source: null }] : []))
     .map((d) => d.digest.trim())
     .filter(Boolean)
     .map((d) => redactSecrets(d));
-  const fullTail = src.tail.trim() ? redactSecrets(src.tail.trim()) : null;
-  const allConstraints = src.constraints.map((c) => redactSecrets(`${c.entity}: ${c.content}${c.from ? ` (from ${c.from})` : ''}`));
-  if (!digestParts.length && !fullTail && !allConstraints.length) return null;
-  const focalAll = [...new Set(src.checkpoint?.focalEntities ?? [])].filter(Boolean);
+  const parentTail = src.tail.trim() ? redactSecrets(src.tail.trim()) : null;
+  const allConstraints = src.constraints.map((c) => redactSecrets(`${c.entity}: ${c.content}`));
+  if (!allDigests.length && !parentTail && !allConstraints.length) return null;
+  // A profile leaves sections out on purpose: they are not "cut", the child's type does not get them.
+  const digestParts = wants.digest ? allDigests : [];
+  const fullTail = wants.tail ? parentTail : null;
+  const focalAll = wants.entities ? [...new Set(src.checkpoint?.focalEntities ?? [])].filter(Boolean) : [];
   const header = src.title?.trim() ? src.title.trim() : 'active session';
   const headLines = [
     INHERIT_HEADING,
@@ -157,13 +169,15 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     tail = max > 40 ? cutTail(fullTail, max) || null : null;
     if (tail !== fullTail) cut.push('recent context');
   }
-  if (!digest && !tail && !allConstraints.length) return null;
+  // The routing profile is the header (where to pull from) and the rules, even when there are no rules.
+  if (!digest && !tail && !allConstraints.length && profile !== 'routing') return null;
   const lines = [...headLines, ...constraintLines];
   if (digest) lines.push('Checkpoint summary:', indent(digest));
   if (tail) lines.push(src.tailTruncated ? 'Recent context (most recent part):' : 'Recent context:', indent(tail));
   if (focal.length) lines.push(`Focal entities: ${focal.join(', ')}`);
   const body = lines.join('\n');
-  const budgetLine = (used: number) => `Budget: ~${used} of ${maxTokens} tokens${cut.length ? ` (cut: ${cut.join(', ')})` : ''}`;
+  const profileNote = profile === 'full' ? '' : `, profile ${profile}`;
+  const budgetLine = (used: number) => `Budget: ~${used} of ${maxTokens} tokens${profileNote}${cut.length ? ` (cut: ${cut.join(', ')})` : ''}`;
   let text = `${body}\n${budgetLine(estimateTokens(body))}`;
   text = `${body}\n${budgetLine(estimateTokens(text))}`;
   return {
@@ -172,5 +186,7 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     chars: text.length,
     estimatedTokens: estimateTokens(text),
     budget: { maxTokens, usedTokens: estimateTokens(text), cut },
+    profile,
+    constraintOrigins: allConstraints.map((text, i) => ({ text, origin: src.constraints[i].origin ?? 'stated in this session' })),
   };
 }

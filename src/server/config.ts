@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
+import { DEFAULT_PROFILE_RULES, INHERIT_PROFILES, mergeProfileRules, type InheritProfile, type ProfileRules } from '../core/inheritProfiles';
 import { harnessTranscriptRoots } from '../harnesses/registry';
 
 export const DEFAULT_PORT = 7433;
@@ -28,7 +29,14 @@ export interface ServerConfig {
   claimTtlMs: number;
   /** How long a MEMORY.md synthesis holds the agent's head before another writer may take it. */
   synthesisLeaseMs: number;
+  /** Which profile a child of each agent type inherits with, and each profile's budget (docs/inheritance.md). */
+  inheritProfiles: ProfileRules;
+  /** Per Baton agent: the block's budget (and default profile) for that agent's sub-agents. */
+  inheritAgents: Record<string, { maxTokens?: number; defaultProfile?: InheritProfile }>;
 }
+
+const profileName = z.enum(INHERIT_PROFILES);
+const tokens = z.number().int().min(0).max(200_000);
 
 const fileSchema = z
   .object({
@@ -55,6 +63,21 @@ const fileSchema = z
       .min(1000)
       .max(7 * 86_400_000),
     synthesisLeaseMs: z.number().int().min(100).max(86_400_000),
+    inheritProfiles: z
+      .object({
+        defaultProfile: profileName,
+        byAgentType: z.record(z.string().min(1).max(128), profileName),
+        maxTokens: z.object({ full: tokens, digest: tokens, routing: tokens, none: tokens }).partial().strict(),
+      })
+      .partial()
+      .strict(),
+    inheritAgents: z.record(
+      z.string().min(1).max(128),
+      z
+        .object({ maxTokens: tokens.min(100), defaultProfile: profileName })
+        .partial()
+        .strict(),
+    ),
   })
   .partial()
   .strict();
@@ -77,6 +100,8 @@ export function defaultConfig(dataDir: string): ServerConfig {
     promptMinScore: 0.7,
     claimTtlMs: 4 * 60 * 60 * 1000,
     synthesisLeaseMs: 10 * 60 * 1000,
+    inheritProfiles: DEFAULT_PROFILE_RULES,
+    inheritAgents: {},
   };
 }
 
@@ -84,7 +109,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
 export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
   const base = defaultConfig(dataDir);
   const file = path.join(dataDir, 'config.json');
-  let fromFile: Partial<ServerConfig> = {};
+  let fromFile: Partial<Omit<ServerConfig, 'inheritProfiles'>> & { inheritProfiles?: Partial<ProfileRules> } = {};
   if (fs.existsSync(file)) {
     let raw: unknown;
     try {
@@ -100,5 +125,7 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
     fromFile = parsed.data;
     if (fromFile.transcriptRoots) fromFile.transcriptRoots = [...base.transcriptRoots, ...fromFile.transcriptRoots.map((r) => path.resolve(dataDir, r))];
   }
-  return { ...base, ...fromFile, ...overrides };
+  // Profile rules merge over the defaults: naming one agent type does not forget the others.
+  const inheritProfiles = mergeProfileRules(mergeProfileRules(base.inheritProfiles, fromFile.inheritProfiles), overrides.inheritProfiles);
+  return { ...base, ...fromFile, ...overrides, inheritProfiles };
 }

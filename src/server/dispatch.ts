@@ -9,12 +9,24 @@ import { ROUTES, type RouteId } from '../api/routes';
 import { parseBody, SCHEMAS } from '../api/schemas';
 import type { z } from 'zod';
 import type { ApiPoster } from '../harnesses/claudeCode/hooks';
-import { buildHandlers, type CallContext, type Services } from './routes';
-import { requirePermission, type Caller } from './security';
+import { buildHandlers, runtimePathOf, type CallContext, type Services } from './routes';
+import { requirePermission, writeAgent, type Caller } from './security';
 
 export interface RawCall {
   body: unknown;
   query: Record<string, string>;
+}
+
+/** Lifecycle hooks take or renew the claim in the same store write (src/store/lifecycle.ts); the Claude Code route calls them. */
+const CLAIMS_IN_STORE: ReadonlySet<RouteId> = new Set<RouteId>(['sessionStart', 'userPromptSubmit', 'sessionEnd', 'claudeCodeHook']);
+
+/** The fields of a write body that name its session and runtime path, when its schema has them. */
+interface ClaimFields {
+  sessionKey?: string;
+  sessionId?: string;
+  parentSessionKey?: string;
+  agentId?: string;
+  runtimePath?: string;
 }
 
 export type Dispatch = (id: RouteId, raw: RawCall, ctx: Omit<CallContext, 'internal'>) => Promise<unknown>;
@@ -30,6 +42,7 @@ export function createDispatch(services: Services): Dispatch {
       body: schema.body ? parseBody(schema.body, raw.body) : undefined,
       query: schema.query ? parseBody(schema.query, raw.query) : undefined,
     };
+    if (permission === 'remember' && !CLAIMS_IN_STORE.has(id)) await checkClaim(id, input.body as ClaimFields | undefined, ctx);
     const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
     // Only adapters (the Claude Code hook route) call other routes: the in-process client is made on first use.
     const reply = await handler(input, {
@@ -42,6 +55,22 @@ export function createDispatch(services: Services): Dispatch {
     return reply;
   };
 
+  /**
+   * The runtime-path claim on every write route (docs/inheritance.md, "Rules"): a write naming a
+   * runtime path (body or `X-Baton-Runtime-Path`) to a session another path holds a live claim on
+   * is a 409. The session is the one the body or path names; for an edit by id, the row's session.
+   */
+  async function checkClaim(id: RouteId, body: ClaimFields | undefined, ctx: Omit<CallContext, 'internal'>): Promise<void> {
+    const runtimePath = runtimePathOf(ctx, body);
+    if (!runtimePath) return;
+    let sessionKey: string | undefined = body?.sessionKey ?? body?.sessionId ?? (id === 'deliverRuns' ? body?.parentSessionKey : undefined) ?? ctx.params.key;
+    if (!sessionKey && id === 'editConstraint') {
+      const row = await services.store.read('getConstraint', { scope: { agentId: writeAgent(ctx.caller, body?.agentId) }, id: Number(ctx.params.id) });
+      sessionKey = row?.sessionKey ?? undefined;
+    }
+    await services.sessions.checkClaim(ctx.caller, { sessionKey, agentId: body?.agentId, runtimePath });
+  }
+
   /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
   function internalPoster(caller: Caller): ApiPoster {
     return new ApiClient({
@@ -52,7 +81,6 @@ export function createDispatch(services: Services): Dispatch {
   return dispatch;
 }
 
-/** The caller every in-process use acts as: the user, like the admin token. */
 /**
  * With BATON_CHECK_REPLIES=1 (the test suites set it) every reply is checked against its route's
  * response schema, so the whole suite proves the contract that clients are typed by.
@@ -66,4 +94,5 @@ function checkReply(id: RouteId, reply: unknown): void {
   throw new BatonError('internal', `reply of ${id} breaks its response schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
+/** The caller every in-process use acts as: the user, like the admin token. */
 export const ADMIN_CALLER: Caller = { tokenId: 'admin', agentId: null, permissions: new Set(['remember', 'recall', 'admin']), admin: true };

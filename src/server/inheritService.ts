@@ -36,6 +36,9 @@ export class InheritService {
         content: rule.content,
         importance: rule.importance,
         sessionKey: key,
+        origin: 'extracted',
+        sourceSeq: rule.seq,
+        sourceRole: rule.role,
       });
       added++;
     }

@@ -47,8 +47,9 @@ export interface Services {
   recovery?(): RecoveryEvent[];
 }
 
-function runtimePathOf(ctx: CallContext, body: { runtimePath?: string }): string | undefined {
-  return body.runtimePath ?? ctx.header('x-baton-runtime-path') ?? ctx.header('x-signet-runtime-path');
+/** The runtime path a write names: its body's, else the header plugins send (docs/inheritance.md, "Rules"). */
+export function runtimePathOf(ctx: Pick<CallContext, 'header'>, body: { runtimePath?: string } | undefined): string | undefined {
+  return body?.runtimePath ?? ctx.header('x-baton-runtime-path') ?? ctx.header('x-signet-runtime-path');
 }
 
 function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
@@ -132,7 +133,6 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     remember: async ({ body }, ctx) => {
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body as { runtimePath?: string }) });
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
       return memory.remember(ctx.caller, body);
     },
@@ -153,12 +153,10 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       return memory.compactionComplete(ctx.caller, body);
     },
 
     checkpointExtract: async ({ body }, ctx) => {
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       if (body.transcript !== undefined || body.transcriptPath) {
         // A transcript given here is stored first (as a delta), then the checkpoint looks at what is new.
         const written = await sessions.writeTranscript(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
@@ -207,7 +205,7 @@ export function buildHandlers(svc: Services): Handlers {
     getSession: async (_input, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key), svc.config.claimTtlMs),
     transcript: async (_input, ctx) => sessions.transcript(ctx.caller, ctx.params.key),
     turns: async ({ query }, ctx) => store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, from: query.from, limit: query.limit }),
-    inherited: async (_input, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key),
+    inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
     bypass: async ({ body }, ctx) => store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled }),
 
@@ -245,15 +243,16 @@ export function buildHandlers(svc: Services): Handlers {
       const agentId = writeAgent(ctx.caller, body.agentId);
       const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
       if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
-      await store.write('addAttribute', {
+      const { id } = await store.write('addAttribute', {
         agentId,
         entity: body.entity ?? 'rules',
         kind: 'constraint',
         content: body.content,
         importance: body.importance ?? 0.9,
         sessionKey: key,
+        origin: 'hand',
       });
-      const added = await store.read('getConstraint', { scope: { agentId }, ownAgent: agentId });
+      const added = await store.read('getConstraint', { scope: { agentId }, id });
       if (!added) throw new BatonError('not_found', 'constraint not found');
       return added;
     },
@@ -265,6 +264,38 @@ export function buildHandlers(svc: Services): Handlers {
       await store.write('setAttribute', { agentId, id, content: body.content, active: body.active, importance: body.importance });
       const edited = await store.read('getConstraint', { scope: { agentId }, id });
       if (!edited) throw new BatonError('not_found', `constraint ${id} not found`);
+      return edited;
+    },
+
+    listEntities: async ({ query }, ctx) => {
+      const entities = await store.read('listEntities', {
+        scope: readScope(ctx.caller),
+        sessionKey: query.sessionKey,
+        includeInactive: query.all === '1' || query.all === 'true',
+        limit: query.limit,
+      });
+      return { entities, count: entities.length };
+    },
+
+    addEntity: async ({ body }, ctx) => {
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
+      if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
+      const { id } = await store.write('setEntity', { agentId, name: body.name, kind: body.kind, description: body.description, active: true });
+      if (key)
+        await store.write('addAttribute', { agentId, entity: body.name, kind: 'focus', content: body.description ?? '', sessionKey: key, origin: 'hand' });
+      const added = await store.read('getEntity', { scope: { agentId }, id });
+      if (!added) throw new BatonError('not_found', `entity ${body.name} not found`);
+      return added;
+    },
+
+    editEntity: async ({ body }, ctx) => {
+      const id = Number(ctx.params.id);
+      if (!Number.isInteger(id) || id < 1) throw new BatonError('invalid_request', 'id: must be a positive integer');
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      await store.write('setEntity', { agentId, id, name: body.name, kind: body.kind, description: body.description, active: body.active });
+      const edited = await store.read('getEntity', { scope: { agentId }, id });
+      if (!edited) throw new BatonError('not_found', `entity ${id} not found`);
       return edited;
     },
 

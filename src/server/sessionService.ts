@@ -4,10 +4,10 @@
 
 import { BatonError } from '../core/errors';
 import { assembleInheritBlock, type InheritBlock, type InheritSettings } from '../core/inherit';
+import { chooseProfile, type ChosenProfile, type InheritProfile } from '../core/inheritProfiles';
 import { redactSecrets } from '../core/redact';
 import type { ExecutionMode, Turn } from '../core/types';
 import type { SessionRecord } from '../core/session';
-import type { Scope } from '../core/agents';
 import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
 import type { StoreAccess } from '../store/store';
 import type { ReadResult } from '../store/reads';
@@ -67,20 +67,19 @@ export class SessionService {
     return { inheritContext: this.config.inheritContext, tailChars: this.config.tailChars, maxTokens: this.config.inheritMaxTokens };
   }
 
-  /** The exact block a new child of `parentKey` would receive now (null when there is nothing to inherit). */
-  async inheritedBlock(
-    scope: Scope,
-    parentKey: string,
-  ): Promise<{ block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null }> {
-    return this.blockFrom(await this.store.read('inheritSources', { scope, parentKey, tailChars: this.config.tailChars }));
+  /**
+   * The profile and budget a child of `agentType` in `agentId` inherits with: the agent's own
+   * budget and default profile when configured, else the server's (docs/inheritance.md, "Profiles").
+   */
+  profileFor(agentId: string, agentType: string | null | undefined, requested?: InheritProfile): ChosenProfile {
+    const own = this.config.inheritAgents[agentId];
+    const rules = own?.defaultProfile ? { ...this.config.inheritProfiles, defaultProfile: own.defaultProfile } : this.config.inheritProfiles;
+    return chooseProfile(rules, agentType, own?.maxTokens ?? this.config.inheritMaxTokens, requested);
   }
 
-  private blockFrom(sources: ReadResult<'inheritSources'>): { block: InheritBlock | null; parent: { key: string; agentId: string; updatedAt: string } | null } {
-    if (!sources) return { block: null, parent: null };
-    return {
-      block: assembleInheritBlock(sources, this.inheritSettings),
-      parent: { key: sources.parentKey, agentId: sources.agentId, updatedAt: sources.updatedAt },
-    };
+  private blockFrom(sources: ReadResult<'inheritSources'>, chosen: ChosenProfile): InheritBlock | null {
+    if (!sources) return null;
+    return assembleInheritBlock(sources, { ...this.inheritSettings, maxTokens: chosen.maxTokens, profile: chosen.profile });
   }
 
   async sessionStart(caller: Caller, input: SessionStartInput, newKey: () => string) {
@@ -114,7 +113,8 @@ export class SessionService {
       });
     }
     // startSession returned the parent's sources with the write: no second round trip to the store.
-    const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null).block : null;
+    const chosen = this.profileFor(started.agentId, input.harnessAgentType);
+    const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null, chosen) : null;
     return {
       sessionKey,
       agentId: started.agentId,
@@ -122,7 +122,15 @@ export class SessionService {
       lineageSource: started.lineageSource,
       ...(started.skipped ? { skipped: true } : {}),
       inject: inherited?.text ?? '',
-      inherited: inherited ? { chars: inherited.chars, estimatedTokens: inherited.estimatedTokens, sections: inherited.sections } : null,
+      inherited: inherited
+        ? {
+            chars: inherited.chars,
+            estimatedTokens: inherited.estimatedTokens,
+            sections: inherited.sections,
+            profile: chosen.profile,
+            budget: inherited.budget,
+          }
+        : null,
       memories: [] as unknown[],
     };
   }
@@ -228,18 +236,24 @@ export class SessionService {
     }
   }
 
-  async inheritedPreview(caller: Caller, key: string) {
+  /** The exact block a new child of the session would receive now; of a given agent type or profile, on request. */
+  async inheritedPreview(caller: Caller, key: string, child: { agentType?: string; profile?: InheritProfile } = {}) {
     const scope = readScope(caller);
     const session = await this.getSession(caller, key);
-    const { block } = await this.inheritedBlock(scope, session.key);
+    // The child would live in the caller's agent (a write's agent); the admin previews for the parent's.
+    const chosen = this.profileFor(caller.agentId ?? session.agentId, child.agentType, child.profile);
+    const block = this.blockFrom(await this.store.read('inheritSources', { scope, parentKey: session.key, tailChars: this.config.tailChars }), chosen);
     return {
       sessionKey: session.key,
       block: block?.text ?? '',
       empty: block === null,
       sections: block?.sections ?? null,
+      constraintOrigins: block?.constraintOrigins ?? [],
       chars: block?.chars ?? 0,
       estimatedTokens: block?.estimatedTokens ?? 0,
       budget: block?.budget ?? null,
+      profile: { name: chosen.profile, maxTokens: chosen.maxTokens, reason: chosen.reason, agentType: child.agentType ?? null },
+      profiles: { defaultProfile: this.config.inheritProfiles.defaultProfile, byAgentType: this.config.inheritProfiles.byAgentType },
       settings: this.inheritSettings,
       parentUpdatedAt: session.updatedAt,
     };

@@ -138,9 +138,13 @@ export interface AddAttributeArgs {
   content: string;
   importance?: number;
   sessionKey?: string;
+  /** `extracted` (with the turn it came from) or `hand`. */
+  origin?: 'extracted' | 'hand';
+  sourceSeq?: number;
+  sourceRole?: string;
 }
 
-export function addAttribute(ctx: CommandContext, args: AddAttributeArgs): { ok: true } {
+export function addAttribute(ctx: CommandContext, args: AddAttributeArgs): { ok: true; id: number } {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   ensureAgent(ctx, agentId);
   ctx.emit({
@@ -152,9 +156,48 @@ export function addAttribute(ctx: CommandContext, args: AddAttributeArgs): { ok:
     content: args.content,
     importance: args.importance ?? 0.5,
     sessionKey: args.sessionKey ?? null,
+    origin: args.origin ?? null,
+    sourceSeq: args.sourceSeq ?? null,
+    sourceRole: args.sourceRole ?? null,
     at: ctx.now(),
   });
-  return { ok: true };
+  return { ok: true, id: one<{ id: number }>(ctx.db, 'SELECT MAX(id) AS id FROM entity_attributes')!.id };
+}
+
+export interface SetEntityArgs {
+  agentId?: string;
+  /** The entity to edit; absent: the entity named `name` is created (or changed, when it exists). */
+  id?: number;
+  name?: string;
+  kind?: string;
+  description?: string;
+  active?: boolean;
+}
+
+/** Creates or edits an entity of the writer's own agent; returns its id. */
+export function setEntity(ctx: CommandContext, args: SetEntityArgs): { id: number } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  let id = args.id;
+  if (id !== undefined) {
+    if (!one(ctx.db, 'SELECT id FROM entities WHERE id = ? AND agent_id = ?', [id, agentId])) throw new BatonError('not_found', `entity ${id} not found`);
+    if (args.name !== undefined) {
+      const clash = one<{ id: number }>(ctx.db, 'SELECT id FROM entities WHERE agent_id = ? AND name = ? AND id != ?', [agentId, args.name, id]);
+      if (clash) throw new BatonError('conflict', `an entity named "${args.name}" exists already (id ${clash.id})`);
+    }
+  } else if (args.name === undefined) throw new BatonError('invalid_request', 'name: required to create an entity');
+  ensureAgent(ctx, agentId);
+  ctx.emit({
+    t: 'entitySet',
+    agentId,
+    id: id ?? null,
+    name: args.name ?? null,
+    kind: args.kind ?? null,
+    description: args.description ?? null,
+    active: args.active ?? null,
+    at: ctx.now(),
+  });
+  id ??= one<{ id: number }>(ctx.db, 'SELECT id FROM entities WHERE agent_id = ? AND name = ?', [agentId, args.name!])!.id;
+  return { id };
 }
 
 export interface SetAttributeArgs {

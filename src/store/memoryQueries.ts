@@ -5,7 +5,8 @@ import type { Database } from 'sql.js';
 import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
 import { stripSessionPrefix } from '../core/sessionKey';
 import { all, keptFor, one } from './db';
-import { findSessionRow, listConstraints, listSessions, scopeSql, transcriptTail, type Scope } from './queries';
+import { findSessionRow, listSessions, scopeSql, transcriptTail, type Scope } from './queries';
+import { listConstraints } from './ruleQueries';
 
 export interface RecallOptions {
   query: string;

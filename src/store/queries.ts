@@ -17,18 +17,13 @@ export type { RankedTurn };
 import { segmentText, type StoredSegment } from './segmentText';
 import type { Scope } from '../core/agents';
 import { stripSessionPrefix } from '../core/sessionKey';
+import { scopeSql } from './scopeSql';
+import { activeConstraints, constraintOrigin, inactiveEntityNames, sessionConstraints, sessionFocus } from './ruleQueries';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
 export type { Scope };
 
-export function scopeSql(scope: Scope, column = 's.agent_id'): { sql: string; params: string[] } {
-  if (scope === 'all') return { sql: '1', params: [] };
-  // An isolated reader sees only its own rows; others see their own and the shared agents' rows.
-  return {
-    sql: `(${column} = ? OR (${column} IN (SELECT id FROM agents WHERE read_policy = 'shared') AND NOT EXISTS (SELECT 1 FROM agents WHERE id = ? AND read_policy = 'isolated')))`,
-    params: [scope.agentId, scope.agentId],
-  };
-}
+export { scopeSql };
 
 /**
  * scopeSql for a lookup by key (a row or two): checks each row's agent by primary key instead of
@@ -297,94 +292,6 @@ export function latestCheckpoint(db: Database, sessionId: number, sessionKey: st
     source: row.source,
     createdAt: row.created_at,
   };
-}
-
-/** Active constraints of the given entities (by name) within an agent. */
-export function activeConstraints(db: Database, agentId: string, entityNames: string[]): Array<{ entity: string; content: string; importance: number }> {
-  if (entityNames.length === 0) return [];
-  return all<{ entity: string; content: string; importance: number }>(
-    db,
-    `SELECT e.name AS entity, a.content, a.importance FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
-     WHERE e.agent_id = ? AND e.name IN (${entityNames.map(() => '?').join(', ')}) AND a.kind = 'constraint' AND a.active = 1
-     ORDER BY a.importance DESC, a.id`,
-    [agentId, ...entityNames],
-  );
-}
-
-/** Active constraints recorded for a session (stated in it or added by hand), most important first. */
-export function sessionConstraints(
-  db: Database,
-  agentId: string,
-  sessionKey: string,
-): Array<{ id: number; entity: string; content: string; importance: number; from: string | null }> {
-  return all<{ id: number; entity: string; content: string; importance: number; from: string | null }>(
-    db,
-    `SELECT a.id, e.name AS entity, a.content, a.importance, a.kind AS kind, a.confidence AS conf, a.session_key AS "from" FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
-     WHERE e.agent_id = ? AND a.session_key = ? AND a.kind = 'constraint' AND a.active = 1
-     ORDER BY a.importance DESC, a.id`,
-    [agentId, sessionKey],
-  ).map((r) => ({ id: r.id, entity: r.entity, content: r.content, importance: r.importance, from: r.from }));
-}
-
-export type ConstraintView = {
-  id: number;
-  agentId: string;
-  entity: string;
-  content: string;
-  importance: number;
-  active: boolean;
-  sessionKey: string | null;
-  createdAt: string;
-};
-
-/** Constraints readable in the scope, newest first; of one session, or inactive ones too, on request. */
-export function listConstraints(db: Database, scope: Scope, opts: { sessionKey?: string; includeInactive?: boolean; limit?: number }): ConstraintView[] {
-  const s = scopeSql(scope, 'e.agent_id');
-  const where = [s.sql, "a.kind = 'constraint'"];
-  const params: Array<string | number> = [...s.params];
-  if (opts.sessionKey) {
-    where.push('a.session_key = ?');
-    params.push(stripSessionPrefix(opts.sessionKey));
-  }
-  if (!opts.includeInactive) where.push('a.active = 1');
-  return all<{
-    id: number;
-    agent_id: string;
-    entity: string;
-    content: string;
-    importance: number;
-    active: number;
-    session_key: string | null;
-    created_at: string;
-  }>(
-    db,
-    `SELECT a.id, e.agent_id, e.name AS entity, a.content, a.importance, a.active, a.session_key, a.created_at FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
-     WHERE ${where.join(' AND ')} ORDER BY a.id DESC LIMIT ?`,
-    [...params, Math.max(1, Math.min(opts.limit ?? 200, 1000))],
-  ).map((r) => ({
-    id: r.id,
-    agentId: r.agent_id,
-    entity: r.entity,
-    content: r.content,
-    importance: r.importance,
-    active: r.active === 1,
-    sessionKey: r.session_key,
-    createdAt: r.created_at,
-  }));
-}
-
-/** One constraint by id within the scope (or the newest one of an agent, id omitted). */
-export function getConstraint(db: Database, scope: Scope, id?: number, ownAgent?: string): ConstraintView | null {
-  const s = scopeSql(scope, 'e.agent_id');
-  const row = one<{ id: number }>(
-    db,
-    id !== undefined
-      ? `SELECT a.id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE a.id = ? AND a.kind = 'constraint' AND ${s.sql}`
-      : `SELECT MAX(a.id) AS id FROM entity_attributes a JOIN entities e ON e.id = a.entity_id WHERE e.agent_id = ? AND a.kind = 'constraint'`,
-    id !== undefined ? [id, ...s.params] : [ownAgent ?? ''],
-  );
-  if (!row || row.id === null) return null;
-  return listConstraints(db, 'all', { includeInactive: true, limit: 1000 }).find((c) => c.id === row.id) ?? null;
 }
 
 export interface SearchOptions {
@@ -668,12 +575,16 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
   const stop = rows.findIndex((r) => r.source === 'compaction');
   const rolling = stop >= 0 ? rows.slice(0, stop + 1) : rows;
   const digests = [...rolling].reverse().map((r) => ({ digest: r.digest, source: r.source }));
-  // Focal entities of the whole rolling span, newest checkpoint's first.
-  const focal = [...new Set(rolling.flatMap((r) => JSON.parse(r.focal_entities) as string[]))];
-  const byKey = new Map<string, { entity: string; content: string; from: string | null }>();
+  // Focal entities: those put in focus by hand, then those of the whole rolling span (newest
+  // checkpoint's first); an entity deactivated by hand never comes back on its own.
+  const inactive = inactiveEntityNames(db, row.agent_id);
+  const focal = [...new Set([...sessionFocus(db, row.agent_id, row.session_key), ...rolling.flatMap((r) => JSON.parse(r.focal_entities) as string[])])].filter(
+    (name) => !inactive.has(name),
+  );
+  const byKey = new Map<string, { entity: string; content: string; origin: string }>();
   for (const c of [...sessionConstraints(db, row.agent_id, row.session_key), ...activeConstraints(db, row.agent_id, focal)]) {
     const k = `${c.entity}\u0000${c.content}`;
-    if (!byKey.has(k)) byKey.set(k, { entity: c.entity, content: c.content, from: null });
+    if (!byKey.has(k)) byKey.set(k, { entity: c.entity, content: c.content, origin: constraintOrigin(c, row.session_key) });
   }
   return {
     parentKey: row.session_key,

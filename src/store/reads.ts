@@ -6,6 +6,7 @@ import { BatonError } from '../core/errors';
 import { all, one } from './db';
 import * as q from './queries';
 import * as m from './memoryQueries';
+import * as rules from './ruleQueries';
 import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 import { writableSessionRow } from './ownership';
 
@@ -40,9 +41,12 @@ export const READ_QUERIES = {
     q.searchTranscriptsOrQuestion(db, a.scope, a, a.markers),
   /** Everything `POST /api/sessions/search` needs from the store, in one round trip. */
   sessionSearch: (db: Database, a: { scope: q.Scope } & SessionSearchArgs) => sessionSearch(db, a.scope, a),
-  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => q.listConstraints(db, a.scope, a),
-  getConstraint: (db: Database, a: { scope: q.Scope; id?: number; ownAgent?: string }) => q.getConstraint(db, a.scope, a.id, a.ownAgent),
-  sessionConstraints: (db: Database, a: { agentId: string; key: string }) => q.sessionConstraints(db, a.agentId, a.key),
+  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) =>
+    rules.listConstraints(db, a.scope, a),
+  getConstraint: (db: Database, a: { scope: q.Scope; id: number }) => rules.getConstraint(db, a.scope, a.id),
+  sessionConstraints: (db: Database, a: { agentId: string; key: string }) => rules.sessionConstraints(db, a.agentId, a.key),
+  listEntities: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => rules.listEntities(db, a.scope, a),
+  getEntity: (db: Database, a: { scope: q.Scope; id: number }) => rules.getEntity(db, a.scope, a.id),
   latestCheckpoint: (db: Database, a: { scope: q.Scope; key: string }) => {
     const row = sessionRowOrThrow(db, a.scope, a.key);
     return q.latestCheckpoint(db, row.id, row.session_key);

@@ -87,6 +87,21 @@ export type StoreRecord =
       content: string;
       importance: number;
       sessionKey: string | null;
+      /** `extracted` or `hand`; absent in records written before provenance was kept. */
+      origin?: string | null;
+      sourceSeq?: number | null;
+      sourceRole?: string | null;
+      at: string;
+    }
+  | {
+      t: 'entitySet';
+      agentId: string;
+      /** The entity to change; absent: the one named `name`, created when missing. */
+      id: number | null;
+      name: string | null;
+      kind: string | null;
+      description: string | null;
+      active: boolean | null;
       at: string;
     }
   | { t: 'attributeSet'; agentId: string; id: number; content: string | null; active: boolean | null; importance: number | null; at: string }
@@ -349,14 +364,21 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
     }
     case 'attribute': {
       const eid = entityId(db, rec.agentId, rec.entity, rec.entityKind, rec.at);
-      run(db, 'INSERT INTO entity_attributes (entity_id, kind, content, importance, active, session_key, created_at) VALUES (?, ?, ?, ?, 1, ?, ?)', [
-        eid,
-        rec.kind,
-        rec.content,
-        rec.importance,
-        rec.sessionKey,
-        rec.at,
-      ]);
+      run(
+        db,
+        'INSERT INTO entity_attributes (entity_id, kind, content, importance, active, session_key, origin, source_seq, source_role, created_at) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)',
+        [eid, rec.kind, rec.content, rec.importance, rec.sessionKey, rec.origin ?? null, rec.sourceSeq ?? null, rec.sourceRole ?? null, rec.at],
+      );
+      return;
+    }
+    case 'entitySet': {
+      const id = rec.id ?? entityId(db, rec.agentId, rec.name ?? '', rec.kind ?? 'entity', rec.at);
+      run(
+        db,
+        `UPDATE entities SET name = COALESCE(?, name), kind = COALESCE(?, kind), description = COALESCE(?, description), active = COALESCE(?, active), updated_at = ?
+         WHERE id = ? AND agent_id = ?`,
+        [rec.id === null ? null : rec.name, rec.kind, rec.description, rec.active === null ? null : rec.active ? 1 : 0, rec.at, id, rec.agentId],
+      );
       return;
     }
     case 'attributeSet':

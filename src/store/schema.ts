@@ -257,6 +257,21 @@ INSERT INTO index_shards (id, first_doc) VALUES (1, 1);
     sql: `CREATE INDEX memories_by_source ON memories (agent_id, source_id, created_at);`,
   },
   {
+    // Where a constraint came from (extracted from turn N said by the user or the agent, or added
+    // by hand), shown by the preview; entities edited by hand can be described and deactivated.
+    version: 5,
+    name: 'constraint provenance, entities by hand',
+    sql: `
+ALTER TABLE entity_attributes ADD COLUMN origin TEXT;
+ALTER TABLE entity_attributes ADD COLUMN source_seq INTEGER;
+ALTER TABLE entity_attributes ADD COLUMN source_role TEXT;
+ALTER TABLE entities ADD COLUMN active INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE entities ADD COLUMN description TEXT;
+ALTER TABLE entities ADD COLUMN updated_at TEXT;
+CREATE INDEX entity_attributes_by_session ON entity_attributes (session_key, kind);
+`,
+  },
+  {
     // Memory side (docs/memory.md): a memory's type and tags become searchable words next to its
     // text; the recall ledger remembers which memory a session's context already holds, per
     // context epoch; the MEMORY.md head of each agent keeps its lease and last write in the

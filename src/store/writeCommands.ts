@@ -22,6 +22,7 @@ export const WRITE_COMMANDS = {
   addCheckpoint: c.addCheckpoint,
   setAttribute: c.setAttribute,
   addAttribute: c.addAttribute,
+  setEntity: c.setEntity,
   addMemory: c.addMemory,
   addSummary: c.addSummary,
   recordSessionMemory: mem.recordSessionMemory,

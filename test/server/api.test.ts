@@ -82,7 +82,7 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
         sessionKey: 'child',
         parentSessionKey: 'parent',
         harnessAgentId: 'a1',
-        harnessAgentType: 'Explore',
+        harnessAgentType: 'general-purpose',
       });
       assert.equal(child.status, 200);
       const expected = [

@@ -6,40 +6,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { estimateTokens } from '../../src/core/inherit';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 import { CORPUS, QUESTIONS } from '../fixtures/questionCorpus';
-import { execFile } from 'node:child_process';
-import { CLI, ROOT } from '../helpers/child';
-
-/** The built CLI, asynchronously (the daemon answering it runs in this process). */
-function runCli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, timeout: 30_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-interface Reply {
-  status: number;
-  body: any;
-}
-
-function client(daemon: Daemon, token = daemon.token) {
-  const call = async (method: string, route: string, body?: unknown): Promise<Reply> => {
-    const res = await fetch(daemon.server.url + route, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  return {
-    call,
-    post: (route: string, body: unknown) => call('POST', route, body),
-    get: (route: string) => call('GET', route),
-    patch: (route: string, body: unknown) => call('PATCH', route, body),
-    del: (route: string) => call('DELETE', route),
-  };
-}
+import { jsonClient as client, runCliAsync as runCli } from '../helpers/jsonClient';
 
 const FILLER = 'We looked at the build output and the profiler trace again, nothing unusual showed up in this round.';
 
@@ -165,6 +132,50 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal((await api.get('/api/sessions/claimed/inherited')).body.sections.checkpoint, null, 'the checkpoint was not replaced');
     const same = await api.post('/api/hooks/compaction-complete', { harness: 'openclaw', sessionKey: 'claimed', summary: 'kept', runtimePath: 'plugin' });
     assert.equal(same.status, 200);
+  });
+
+  it('the runtime-path claim is enforced on every write route that names a claimed session, by body or header (409), and nothing is written', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'claimed', project: '/repo', runtimePath: 'plugin' });
+    await api.post('/api/hooks/user-prompt-submit', {
+      harness: 'openclaw',
+      sessionKey: 'claimed',
+      userPrompt: 'Never skip the ledger check.',
+      runtimePath: 'plugin',
+    });
+    const rule = await api.post('/api/constraints', { sessionKey: 'claimed', content: 'Always keep amounts in cents.' });
+    assert.equal(rule.status, 200);
+    // Lifecycle hooks take the claim in their own store write; entities are the agent's, not a session's.
+    const notSessionWrites = new Set(['sessionStart', 'userPromptSubmit', 'sessionEnd', 'claudeCodeHook', 'editEntity', 'createToken', 'revokeToken']);
+    const writes: Record<string, { method: string; path: string; body: unknown }> = {
+      remember: { method: 'POST', path: '/api/hooks/remember', body: { harness: 'openclaw', sessionKey: 'claimed', content: 'a fact' } },
+      preCompaction: { method: 'POST', path: '/api/hooks/pre-compaction', body: { harness: 'openclaw', sessionKey: 'claimed' } },
+      compactionComplete: { method: 'POST', path: '/api/hooks/compaction-complete', body: { harness: 'openclaw', sessionKey: 'claimed', summary: 'replaced' } },
+      checkpointExtract: { method: 'POST', path: '/api/hooks/session-checkpoint-extract', body: { harness: 'openclaw', sessionKey: 'claimed' } },
+      synthesisComplete: { method: 'POST', path: '/api/hooks/synthesis/complete', body: { sessionKey: 'claimed', content: '# MEMORY' } },
+      bypass: { method: 'POST', path: '/api/sessions/claimed/bypass', body: { enabled: true } },
+      upsertRun: { method: 'POST', path: '/api/runs', body: { sessionKey: 'claimed', runner: 'cli', status: 'pending' } },
+      deliverRuns: { method: 'POST', path: '/api/runs/deliver', body: { parentSessionKey: 'claimed' } },
+      addConstraint: { method: 'POST', path: '/api/constraints', body: { sessionKey: 'claimed', content: 'Never do X.' } },
+      editConstraint: { method: 'POST', path: `/api/constraints/${rule.body.id}`, body: { active: false } },
+      addEntity: { method: 'POST', path: '/api/entities', body: { sessionKey: 'claimed', name: 'ledger' } },
+    };
+    const { ROUTES } = await import('../../src/api/routes');
+    const uncovered = Object.entries(ROUTES)
+      .filter(([id, r]) => r.permission === 'remember' && !notSessionWrites.has(id) && !(id in writes))
+      .map(([id]) => id);
+    assert.deepEqual(uncovered, [], 'every write route is in this matrix');
+    const before = await api.get('/api/sessions/claimed/inherited');
+    for (const [id, w] of Object.entries(writes)) {
+      const refused = await api.call(w.method, w.path, w.body, { 'x-baton-runtime-path': 'legacy' });
+      assert.equal(refused.status, 409, `${id}: ${JSON.stringify(refused.body)}`);
+      assert.match(refused.body.error, /claimed by the plugin runtime path/, id);
+    }
+    const after = await api.get('/api/sessions/claimed/inherited');
+    assert.equal(after.body.block, before.body.block, 'nothing was written');
+    assert.equal((await api.get('/api/sessions/claimed')).body.bypassed, false);
+    // The path holding the claim writes as before.
+    assert.equal((await api.call('POST', '/api/sessions/claimed/bypass', { enabled: false }, { 'x-baton-runtime-path': 'plugin' })).status, 200);
+    assert.equal((await api.call('POST', `/api/constraints/${rule.body.id}`, { active: false }, { 'x-baton-runtime-path': 'plugin' })).status, 200);
   });
 
   it("an isolated agent reads only its own sessions, not the shared agents' ones", async () => {

@@ -41,7 +41,7 @@ describe('schema migrations (real sql.js)', () => {
 
     assert.deepEqual(
       migrate(db),
-      MIGRATIONS.map((m) => m.version).filter((v) => v > 1),
+      MIGRATIONS.filter((m) => m.version > 1).map((m) => m.version),
     );
     assert.equal(schemaVersion(db), SCHEMA_VERSION);
     assert.deepEqual(
