@@ -98,7 +98,9 @@ export function headSources(db: Database, agentId: string, opts: { since: string
   const head = ownMemories(db, agentId, `COALESCE(m.type, '') NOT IN (${NOT_IN_HEAD.map(() => '?').join(', ')})`, NOT_IN_HEAD, opts.headLimit);
   const openQuestions = ownMemories(db, agentId, "m.type = 'open-question'", [], 20);
   const constraintMemories = ownMemories(db, agentId, "m.type = 'constraint'", [], 60);
-  const constraints = own(listConstraints(db, scope, { limit: 200 }));
+  // A deactivated entity's rules no longer hold (docs/inheritance.md): not durable notes either.
+  const inactive = new Set(all<{ name: string }>(db, 'SELECT name FROM entities WHERE agent_id = ? AND active = 0', [agentId]).map((e) => e.name));
+  const constraints = own(listConstraints(db, scope, { limit: 200 })).filter((c) => !inactive.has(c.entity));
   const summaries = all<{ id: string; kind: string; session_key: string | null; content: string; created_at: string }>(
     db,
     'SELECT id, kind, session_key, content, created_at FROM summary_nodes WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 100',

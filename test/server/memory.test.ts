@@ -339,6 +339,9 @@ describe('memory side (real HTTP, real store on disk)', function () {
       await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'prefers dark mode in every editor', type: 'preference' });
       await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'release train leaves every second Tuesday', type: 'fact', importance: 0.9 });
       await api.post('/api/constraints', { content: 'Always run the migration dry-run first', entity: 'database' });
+      await api.post('/api/constraints', { content: 'Always pin the legacy SDK to 1.x', entity: 'legacy-sdk' });
+      const legacy = (await api.get('/api/entities')).body.entities.find((e: any) => e.name === 'legacy-sdk');
+      assert.equal((await api.post(`/api/entities/${legacy.id}`, { active: false })).status, 200);
 
       const synth = await api.post('/api/hooks/synthesis', { sessionKey: 'login' });
       assert.equal(synth.status, 200, JSON.stringify(synth.body));
@@ -377,6 +380,7 @@ describe('memory side (real HTTP, real store on disk)', function () {
       assert.match(notes, /Always run the migration dry-run first \(database\)/);
       assert.match(notes, /Never log raw tokens/);
       assert.match(notes, /must not refund twice/);
+      assert.ok(!notes.includes('legacy SDK'), 'a deactivated entity’s rules are not durable notes');
       assert.equal(notes.match(/Never log raw tokens/g)!.length, 1, 'a rule stated as a constraint and as a memory appears once');
 
       assert.equal(synth.body.indexBlock, SECTIONS[5] + '\n' + section(md, SECTIONS[5]).join('\n'));
