@@ -20,6 +20,8 @@ export interface SessionMemoryResult {
 async function extractAndStore(store: StoreAccess, agentId: string, key: string): Promise<SessionMemoryResult> {
   const session = await store.read('writableSession', { agentId, key });
   if (!session || session.turnCount === 0) return { summaryId: null, memories: 0, skipped: true };
+  // Nothing new since the last summary: skip reading the turns (the store command checks again).
+  if ((await store.read('summarizedTo', { agentId, sessionKey: session.key })) >= session.turnCount) return { summaryId: null, memories: 0, skipped: true };
   const scope = { agentId };
   const turns: Array<{ seq: number; role: string; text: string }> = [];
   for (let from = 1; turns.length < MAX_TURNS;) {

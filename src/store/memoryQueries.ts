@@ -145,6 +145,16 @@ export function recallMemories(db: Database, scope: Scope, opts: RecallOptions):
   return { hits, supplementary };
 }
 
+/** The last turn a session's end summary covers, or 0 (so a session-end with nothing new reads no turns). */
+export function summarizedTo(db: Database, agentId: string, sessionKey: string): number {
+  const node = one<{ meta_json: string }>(
+    db,
+    "SELECT meta_json FROM summary_nodes WHERE agent_id = ? AND session_key = ? AND kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    [agentId, stripSessionPrefix(sessionKey)],
+  );
+  return node ? Number((JSON.parse(node.meta_json) as { toSeq?: unknown }).toSeq) || 0 : 0;
+}
+
 /** The session's context epoch: how many compactions it has been through (docs/memory.md). */
 export function contextEpoch(db: Database, agentId: string, sessionKey: string): number {
   return Number(

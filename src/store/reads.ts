@@ -53,6 +53,7 @@ export const READ_QUERIES = {
   },
   inheritSources: (db: Database, a: { scope: q.Scope; parentKey: string; tailChars: number }) => q.inheritSources(db, a.scope, a.parentKey, a.tailChars),
   recall: (db: Database, a: { scope: q.Scope } & m.RecallOptions) => m.recallMemories(db, a.scope, a),
+  summarizedTo: (db: Database, a: { agentId: string; sessionKey: string }) => m.summarizedTo(db, a.agentId, a.sessionKey),
   contextEpoch: (db: Database, a: { agentId: string; sessionKey: string }) => m.contextEpoch(db, a.agentId, a.sessionKey),
   headSources: (db: Database, a: { agentId: string; since: string; headLimit: number }) => m.headSources(db, a.agentId, a),
   topMemories: (db: Database, a: { scope: q.Scope; limit?: number }) => m.topMemories(db, a.scope, a),
