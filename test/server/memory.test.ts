@@ -146,7 +146,8 @@ describe('memory side (real HTTP, real store on disk)', function () {
     });
 
     it('never fails the session end: a failing extraction is logged (by class only) and skipped', async () => {
-      await endSession('fails', LOGIN_SESSION);
+      // Turns stored, never extracted (no session-end yet).
+      await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'fails', userPrompt: 'We decided to retry the upload twice.' });
       // The real store for reads; a write that fails the way a full disk would.
       const failing = {
         read: daemon.store.read.bind(daemon.store),
@@ -413,10 +414,10 @@ describe('memory side (real HTTP, real store on disk)', function () {
 
     it('lets a lease expire', async () => {
       await daemon.stop();
-      await start({ synthesisLeaseMs: 300 });
+      await start({ synthesisLeaseMs: 2000 });
       assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'slow' })).status, 200);
       assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'next' })).status, 409);
-      await sleep(450);
+      await sleep(2300);
       const next = await api.post('/api/hooks/synthesis', { sessionKey: 'next' });
       assert.equal(next.status, 200);
       assert.equal(
