@@ -11,11 +11,12 @@ const LAYERS = {
   node: ['core'],
   harnesses: ['core', 'api', 'node'],
   store: ['core', 'node', 'harnesses'],
-  server: ['core', 'api', 'node', 'harnesses', 'store'],
+  runs: ['core', 'api', 'node'],
+  server: ['core', 'api', 'node', 'harnesses', 'store', 'runs'],
   connectors: ['core', 'api', 'node', 'harnesses'],
   client: ['core', 'api', 'node'],
-  cli: ['core', 'api', 'node', 'harnesses', 'store', 'server', 'connectors', 'client'],
-  vscode: ['core', 'api', 'node', 'harnesses', 'store', 'server', 'client'],
+  cli: ['core', 'api', 'node', 'harnesses', 'store', 'server', 'connectors', 'client', 'runs'],
+  vscode: ['core', 'api', 'node', 'harnesses', 'store', 'server', 'client', 'runs'],
 };
 
 const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({

@@ -15,6 +15,7 @@ import { registerServerCommands } from './cli/serverCommands';
 import { registerRuleCommands } from './cli/ruleCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
+import { registerRunCommand } from './cli/runCommand';
 
 function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
@@ -147,6 +148,7 @@ export function buildProgram(): Command {
   registerConnectorCommands(program, { dataDirOption, out });
   registerImportCommands(program, { dataDirOption, out });
   registerRuleCommands(program, { dataDirOption, out });
+  registerRunCommand(program, { dataDirOption, out });
   return program;
 }
 

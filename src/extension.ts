@@ -3,8 +3,9 @@
 
 import * as vscode from 'vscode';
 import type { SubagentRun, Turn } from './core/types';
-import { RunManager, type Runner, type SpawnOptions, type SpawnResult } from './client/runManager';
-import { ExternalRunner } from './client/externalRunner';
+import { RunManager, type SpawnOptions, type SpawnResult } from './runs/runManager';
+import type { Runner } from './runs/runner';
+import { ExternalRunner } from './runs/externalRunner';
 import { Archivist } from './vscode/archive';
 import { BatonChat, PARTICIPANT_ID, type BatonChatResult } from './vscode/chat';
 import { registerCommands } from './vscode/commands';
@@ -63,9 +64,11 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   const client = () => host!.requireClient();
   // The participant is made after the run manager, whose deliveries it notes.
   const chatRef: { current?: BatonChat } = {};
-  const runs = new RunManager(client, (parent, delivered, text) => {
-    log.info(`Delivered ${delivered.length} sub-agent result(s) into ${parent}`);
-    chatRef.current?.noteDelivered(parent, text);
+  const runs = new RunManager(client, {
+    onDelivered: (parent, delivered, text) => {
+      log.info(`Delivered ${delivered.length} sub-agent result(s) into ${parent}`);
+      chatRef.current?.noteDelivered(parent, text);
+    },
   });
   const archivist = new Archivist(
     client,

@@ -180,6 +180,30 @@ export const runBody = z
   })
   .strict();
 
+export const spawnRunBody = z
+  .object({
+    /** What the child is asked to do. */
+    task: z.string().trim().min(1).max(1_000_000),
+    parentSessionKey: optionalKey,
+    /** A runner of the server's config (runners in DIR/config.json); its default when omitted. */
+    runner: z.string().trim().min(1).max(64).optional(),
+    executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
+    specId: z.string().trim().min(1).max(256).optional(),
+    /** Paths inside the workspace; their contents go into the child's prompt within a byte budget. */
+    files: z.array(z.string().min(1).max(4096)).max(1000).optional(),
+    /** An absolute directory: the child's cwd and the root its files resolve under (default: the runner's cwd). */
+    workspacePath: z
+      .string()
+      .max(4096)
+      .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path')
+      .optional(),
+    title: z.string().trim().min(1).max(200).optional(),
+    /** Lower than the runner's timeout only. */
+    timeoutMs: z.number().int().min(100).max(86_400_000).optional(),
+    agentId,
+  })
+  .strict();
+
 export const deliverBody = z.object({ parentSessionKey: key }).loose();
 
 /** Events whose payload must name the sub-agent (agent_id). */
@@ -571,8 +595,29 @@ export const SCHEMAS = {
       })
       .loose(),
   },
+  subagents: {
+    response: z
+      .object({
+        sessionKey: z.string(),
+        children: z.array(
+          z.object({
+            sessionKey: nullableString,
+            runId: nullableString,
+            type: nullableString,
+            task: nullableString,
+            status: z.string(),
+            result: nullableString,
+            at: z.string(),
+          }),
+        ),
+        count: z.number(),
+        text: z.string(),
+      })
+      .loose(),
+  },
   bypass: { body: bypassBody, response: z.object({ key: z.string(), bypassed: z.boolean() }) },
   upsertRun: { body: runBody, response: runView },
+  spawnRun: { body: spawnRunBody, response: runView },
   listRuns: { query: listRunsQuery, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
   getRun: { response: runView },
   listConstraints: { query: listConstraintsQuery, response: z.object({ constraints: z.array(constraintView), count: z.number() }).loose() },

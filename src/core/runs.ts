@@ -59,3 +59,57 @@ export function aggregateDeliveries(runs: SubagentRun[]): string {
   }
   return lines.join('\n');
 }
+
+/** What became of one file a run names (docs/runs.md, "What the child is told"). */
+export type RunFileStatus = 'included' | 'truncated' | 'missing' | 'binary' | 'outside' | 'not a file' | 'unreadable' | 'over budget' | 'no workspace';
+
+export interface RunFile {
+  /** As the run names it. */
+  path: string;
+  status: RunFileStatus;
+  /** Its text (all of it, or the head when truncated). */
+  content?: string;
+  /** Its size on disk, when known. */
+  bytes?: number;
+}
+
+const FILE_NOTES: Record<Exclude<RunFileStatus, 'included'>, string> = {
+  truncated: 'truncated',
+  missing: 'not found',
+  binary: 'binary, not included',
+  outside: 'outside the workspace, not read',
+  'not a file': 'not a regular file, not read',
+  unreadable: 'could not be read',
+  'over budget': 'not included: the file budget was used up',
+  'no workspace': 'not read: the run has no workspace',
+};
+
+/** The part of a child's prompt that names its spec and the files it was given. */
+export function runBrief(specId: string | undefined, files: RunFile[]): string {
+  const parts: string[] = [];
+  if (specId) parts.push(`## Spec\n\nThis task belongs to spec ${specId}.`);
+  if (files.length) {
+    const lines = ['## Files'];
+    for (const file of files) {
+      const size = file.bytes === undefined ? '' : `, ${file.bytes} bytes`;
+      if (file.status === 'included') lines.push('', `### ${file.path}${size}`, '', fence(file.content ?? ''));
+      else if (file.status === 'truncated') lines.push('', `### ${file.path} (${FILE_NOTES.truncated}${size})`, '', fence(file.content ?? ''), '[… cut here]');
+      else lines.push('', `- ${file.path}: ${FILE_NOTES[file.status]}`);
+    }
+    parts.push(lines.join('\n'));
+  }
+  return parts.join('\n\n');
+}
+
+/** A code fence longer than any backtick run in the text, so the text cannot close it. */
+function fence(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((m) => m.length));
+  const mark = '`'.repeat(longest + 1);
+  return `${mark}\n${text}${text.endsWith('\n') ? '' : '\n'}${mark}`;
+}
+
+/** The prompt a child runs with: what it inherits, its spec and files, then its task. */
+export function childPrompt(inherited: string, task: string, brief = ''): string {
+  const head = [inherited, brief].filter((p) => p.trim()).join('\n\n');
+  return head ? `${head}\n\n## Task\n\n${task}` : task;
+}

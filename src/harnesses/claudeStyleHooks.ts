@@ -155,6 +155,8 @@ export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload:
       return null;
     case 'PostCompact':
       if (payload.compact_summary?.trim()) await client.call('compactionComplete', { body: { ...base, summary: payload.compact_summary } });
+      // No summary (Codex): the compaction still happened; the session goes on as after Claude Code's `compact` start.
+      else await client.call('sessionStart', { body: { ...base, source: 'compact' } });
       return null;
     case 'SessionEnd':
       if (!payload.agent_id) await quirks.syncSubagents?.(client, transcriptPath, root, project);

@@ -17,8 +17,10 @@ import { MemoryService } from './memoryService';
 import { createDispatch, ADMIN_CALLER } from './dispatch';
 import { findRoute, matchPath, ROUTES } from '../api/routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
+import { RunService } from './runService';
 import { SessionService } from './sessionService';
 import { handleMcp } from './mcp';
+import { ApiClient } from '../api/client';
 
 export interface ServerOptions {
   store: Store;
@@ -55,7 +57,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
-  const dispatch = createDispatch({ store, config, sessions, memory, recovery: () => store.report.events });
+  const runs = new RunService(config);
+  const dispatch = createDispatch({ store, config, sessions, memory, runs, recovery: () => store.report.events });
   let port = 0;
   /** Requests not yet answered, long-lived streams included. */
   const active = new Set<http.ServerResponse>();
@@ -114,7 +117,12 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
       // A GET opens a stream for server-initiated messages, held until the client leaves.
       if (req.method === 'GET') openStream(res);
-      await handleMcp(req, res, body, { store, sessions, caller });
+      // Tools that write (constraints, entities) go through the API's own handlers, as this caller and with this request's headers.
+      const api = new ApiClient({
+        send: (id, input) =>
+          dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: (name) => firstHeader(req, name) }),
+      });
+      await handleMcp(req, res, body, { store, sessions, caller, api });
       return res.statusCode;
     }
     const found = findRoute(req.method ?? 'GET', url.pathname);
@@ -195,21 +203,25 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     memory,
     events,
     close: () =>
-      (closing ??= new Promise<void>((resolve) => {
-        store.off('change', onChange);
-        // Streams never finish on their own: end them now rather than wait out the deadline.
-        events.close();
-        for (const res of streams) if (!res.writableEnded) res.destroy();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        const deadline = Date.now() + 10_000;
-        const wait = setInterval(() => {
-          if ([...active].every((res) => streams.has(res)) || Date.now() > deadline) {
-            clearInterval(wait);
-            server.closeAllConnections();
-          }
-        }, 20);
-      })),
+      (closing ??= (async () => {
+        // Running children end first, so their runs are recorded failed while the store is open.
+        await runs.close();
+        await new Promise<void>((resolve) => {
+          store.off('change', onChange);
+          // Streams never finish on their own: end them now rather than wait out the deadline.
+          events.close();
+          for (const res of streams) if (!res.writableEnded) res.destroy();
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          const deadline = Date.now() + 10_000;
+          const wait = setInterval(() => {
+            if ([...active].every((res) => streams.has(res)) || Date.now() > deadline) {
+              clearInterval(wait);
+              server.closeAllConnections();
+            }
+          }, 20);
+        });
+      })()),
   };
 }
 

@@ -33,10 +33,39 @@ export interface ServerConfig {
   inheritProfiles: ProfileRules;
   /** Per Baton agent: the block's budget (and default profile) for that agent's sub-agents. */
   inheritAgents: Record<string, { maxTokens?: number; defaultProfile?: InheritProfile }>;
+  /** External CLIs that POST /api/runs/spawn and `baton run` may start, by name (docs/runs.md). */
+  runners: Record<string, RunnerConfig>;
+  /** The runner a spawn uses when it names none (else the only one configured). */
+  defaultRunner?: string;
+  /** At most this many children run at once; further runs wait, pending. */
+  maxConcurrentRuns: number;
+  /** A child's stdout beyond this is cut (the result says so). */
+  runOutputMaxBytes: number;
+  /** Budget for the contents of a run's files in the child's prompt. */
+  runFilesMaxBytes: number;
+  /** A child running longer is ended and its run fails (a runner may set its own). */
+  runTimeoutMs: number;
+}
+
+export interface RunnerConfig {
+  command: string;
+  args?: string[];
+  /** The child's working directory and the workspace of its files when the spawn names none. */
+  cwd?: string;
+  timeoutMs?: number;
 }
 
 const profileName = z.enum(INHERIT_PROFILES);
 const tokens = z.number().int().min(0).max(200_000);
+
+const runnerSchema = z
+  .object({
+    command: z.string().min(1).max(4096),
+    args: z.array(z.string().max(100_000)).max(1000).optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+    timeoutMs: z.number().int().min(100).max(86_400_000).optional(),
+  })
+  .strict();
 
 const fileSchema = z
   .object({
@@ -78,6 +107,21 @@ const fileSchema = z
         .partial()
         .strict(),
     ),
+    runners: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a runner name is 1-64 letters, digits, dots, dashes or underscores'), runnerSchema),
+    defaultRunner: z.string().min(1).max(64),
+    maxConcurrentRuns: z.number().int().min(1).max(256),
+    // Both end up in records whose text fields hold at most 10 million characters.
+    runOutputMaxBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(8 * 1024 * 1024),
+    runFilesMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(8 * 1024 * 1024),
+    runTimeoutMs: z.number().int().min(100).max(86_400_000),
   })
   .partial()
   .strict();
@@ -102,6 +146,11 @@ export function defaultConfig(dataDir: string): ServerConfig {
     synthesisLeaseMs: 10 * 60 * 1000,
     inheritProfiles: DEFAULT_PROFILE_RULES,
     inheritAgents: {},
+    runners: {},
+    maxConcurrentRuns: 4,
+    runOutputMaxBytes: 4 * 1024 * 1024,
+    runFilesMaxBytes: 64 * 1024,
+    runTimeoutMs: 10 * 60_000,
   };
 }
 
@@ -123,9 +172,14 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
       throw new BatonError('invalid_request', `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     }
     fromFile = parsed.data;
+    // A runner's relative cwd is relative to the data directory, like every path of this file.
+    if (fromFile.runners) for (const runner of Object.values(fromFile.runners)) if (runner.cwd) runner.cwd = path.resolve(dataDir, runner.cwd);
     if (fromFile.transcriptRoots) fromFile.transcriptRoots = [...base.transcriptRoots, ...fromFile.transcriptRoots.map((r) => path.resolve(dataDir, r))];
   }
   // Profile rules merge over the defaults: naming one agent type does not forget the others.
   const inheritProfiles = mergeProfileRules(mergeProfileRules(base.inheritProfiles, fromFile.inheritProfiles), overrides.inheritProfiles);
-  return { ...base, ...fromFile, ...overrides, inheritProfiles };
+  const config = { ...base, ...fromFile, ...overrides, inheritProfiles };
+  if (config.defaultRunner !== undefined && !Object.hasOwn(config.runners, config.defaultRunner))
+    throw new BatonError('invalid_request', `${file}: defaultRunner: "${config.defaultRunner}" is not one of the runners`);
+  return config;
 }

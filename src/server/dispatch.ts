@@ -8,7 +8,6 @@ import { BatonError } from '../core/errors';
 import { ROUTES, type RouteId } from '../api/routes';
 import { parseBody, SCHEMAS } from '../api/schemas';
 import type { z } from 'zod';
-import type { ApiPoster } from '../harnesses/claudeCode/hooks';
 import { buildHandlers, runtimePathOf, type CallContext, type Services } from './routes';
 import { requirePermission, writeAgent, type Caller } from './security';
 
@@ -72,7 +71,7 @@ export function createDispatch(services: Services): Dispatch {
   }
 
   /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
-  function internalPoster(caller: Caller): ApiPoster {
+  function internalPoster(caller: Caller): ApiClient {
     return new ApiClient({
       send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: () => undefined }),
     });

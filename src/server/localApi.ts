@@ -14,6 +14,7 @@ import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';
 import { ADMIN_CALLER, createDispatch } from './dispatch';
 import { MemoryService } from './memoryService';
+import { RunService } from './runService';
 import { SessionService } from './sessionService';
 
 export interface LocalApi {
@@ -25,6 +26,8 @@ export interface LocalApi {
 export type LocalOpen = ({ readOnly: true } | { holder: string }) & { onRecovery?(message: string): void };
 
 export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<LocalApi> {
+  // Before the store opens: a broken config.json then leaves nothing open behind it.
+  const config = loadConfig(dataDir);
   let store: StoreAccess;
   let events: RecoveryEvent[] = [];
   let close: () => Promise<void>;
@@ -46,18 +49,26 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     store = opened;
     close = () => opened.close();
   }
-  const config = loadConfig(dataDir);
+  const runs = new RunService(config);
   const dispatch = createDispatch({
     store,
     config,
     sessions: new SessionService(store, config),
     memory: new MemoryService(store, dataDir, { leaseMs: config.synthesisLeaseMs }),
+    runs,
     recovery: () => events,
   });
   const transport: Transport = {
     send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
   };
-  return { client: new ApiClient(transport), close };
+  // Runs started in-process live as long as this process holds the store: closing waits for them.
+  return {
+    client: new ApiClient(transport),
+    close: async () => {
+      await runs.drain();
+      await close();
+    },
+  };
 }
 
 /**

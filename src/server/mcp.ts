@@ -1,5 +1,6 @@
 // The MCP endpoint (/mcp, Streamable HTTP, official SDK, stateless): session_search,
-// session_transcript, inherited_context and list_sessions. It sits behind the same host/origin
+// session_transcript, inherited_context, list_sessions, session_subagents, and the rules a
+// sub-agent inherits by hand (list/add/edit constraints and entities). It sits behind the same host/origin
 // checks (checkOrigin) and bearer token as the rest of the API: one rule for every route.
 // A caller that is a sub-agent (X-Agent-Session-Id, or currentSessionKey) defaults to its parent.
 
@@ -12,10 +13,13 @@ import { parentFromKey } from '../harnesses/registry';
 import type { Store } from '../store/store';
 import { readScope, type Caller } from './security';
 import type { SessionService } from './sessionService';
+import type { ApiClient } from '../api/client';
 
 interface Context {
   store: Store;
   sessions: SessionService;
+  /** The API's own handlers as this caller: tools that write go through them (permissions, claims, validation). */
+  api: ApiClient;
   caller: Caller;
   /** The calling session, from X-Agent-Session-Id. */
   callerSession: string | null;
@@ -140,7 +144,132 @@ function buildServer(ctx: Context): McpServer {
       });
     }),
   );
+  registerSubagentTool(server, ctx, safe);
+  registerRuleTools(server, ctx, safe);
   return server;
+}
+
+type Safe = <A>(fn: (args: A) => Promise<ReturnType<typeof text>>) => (args: A) => Promise<ReturnType<typeof text> | ReturnType<typeof failure>>;
+
+function registerSubagentTool(server: McpServer, ctx: Context, safe: Safe): void {
+  server.registerTool(
+    'session_subagents',
+    {
+      description:
+        "What a session's sub-agents did: each one's type, task, status and a digest of its result (default: the calling session itself). Use it after a compaction to recall what your sub-agents found.",
+      inputSchema: { sessionKey: z.string().optional(), currentSessionKey: z.string().optional() },
+    },
+    safe(async (args: { sessionKey?: string; currentSessionKey?: string }) => {
+      const key = args.sessionKey ?? args.currentSessionKey ?? ctx.callerSession;
+      if (!key) return failure('Name a sessionKey: this caller did not say which session it is.');
+      const result = await ctx.sessions.subagents(ctx.caller, key);
+      return text(result.text || `Session ${result.sessionKey} has no sub-agents.`, result as unknown as Record<string, unknown>);
+    }),
+  );
+}
+
+/** Constraints and entities by hand, as in `baton constraints` / `baton entities` (docs/inheritance.md). */
+function registerRuleTools(server: McpServer, ctx: Context, safe: Safe): void {
+  const session = (args: { sessionKey?: string; currentSessionKey?: string }) => args.sessionKey ?? args.currentSessionKey ?? ctx.callerSession ?? undefined;
+  server.registerTool(
+    'list_constraints',
+    {
+      description: 'Constraints (rules every sub-agent of a session inherits, never cut by the budget), with where each came from.',
+      inputSchema: {
+        sessionKey: z.string().optional().describe('one session (default: all readable ones)'),
+        all: z.boolean().optional().describe('include deactivated ones'),
+      },
+    },
+    safe(async (args: { sessionKey?: string; all?: boolean }) => {
+      const r = await ctx.api.call('listConstraints', { query: { sessionKey: args.sessionKey, all: args.all ? '1' : undefined } });
+      const lines = r.constraints.map((c) => `- #${c.id} ${c.active ? '' : '(inactive) '}${c.entity}: ${c.content} [${c.sessionKey ?? '-'}]`);
+      return text(lines.join('\n') || 'No constraints.', r as unknown as Record<string, unknown>);
+    }),
+  );
+  server.registerTool(
+    'add_constraint',
+    {
+      description: 'Adds a rule every sub-agent of the session must follow (default session: the calling one).',
+      inputSchema: {
+        content: z.string().describe('the rule, e.g. "never drop the users table"'),
+        sessionKey: z.string().optional(),
+        currentSessionKey: z.string().optional(),
+        entity: z.string().optional().describe('what it is about (default "rules")'),
+      },
+    },
+    safe(async (args: { content: string; sessionKey?: string; currentSessionKey?: string; entity?: string }) => {
+      const c = await ctx.api.call('addConstraint', { body: { content: args.content, sessionKey: session(args), entity: args.entity } });
+      return text(`Added constraint #${c.id} to ${c.sessionKey ?? 'the agent'}.`, c as unknown as Record<string, unknown>);
+    }),
+  );
+  server.registerTool(
+    'edit_constraint',
+    {
+      description: "Changes a constraint's text or importance, or deactivates (active: false) / reactivates it.",
+      inputSchema: {
+        id: z.number().int().min(1),
+        content: z.string().optional(),
+        active: z.boolean().optional(),
+        importance: z.number().min(0).max(1).optional(),
+      },
+    },
+    safe(async (args: { id: number; content?: string; active?: boolean; importance?: number }) => {
+      const c = await ctx.api.call('editConstraint', {
+        params: { id: String(args.id) },
+        body: { content: args.content, active: args.active, importance: args.importance },
+      });
+      return text(`Constraint #${c.id} is ${c.active ? 'active' : 'inactive'}: ${c.content}`, c as unknown as Record<string, unknown>);
+    }),
+  );
+  server.registerTool(
+    'list_entities',
+    {
+      description: 'Entities (files, symbols, services, tickets) a session keeps in focus, or all readable ones.',
+      inputSchema: { sessionKey: z.string().optional(), all: z.boolean().optional().describe('include deactivated ones') },
+    },
+    safe(async (args: { sessionKey?: string; all?: boolean }) => {
+      const r = await ctx.api.call('listEntities', { query: { sessionKey: args.sessionKey, all: args.all ? '1' : undefined } });
+      const lines = r.entities.map((e) => `- #${e.id} ${e.active ? '' : '(inactive) '}${e.name} (${e.kind})${e.description ? `: ${e.description}` : ''}`);
+      return text(lines.join('\n') || 'No entities.', r as unknown as Record<string, unknown>);
+    }),
+  );
+  server.registerTool(
+    'add_entity',
+    {
+      description: "Adds an entity (or changes the one of that name); with a session, keeps it in that session's focus for its sub-agents.",
+      inputSchema: {
+        name: z.string(),
+        kind: z.string().optional(),
+        description: z.string().optional(),
+        sessionKey: z.string().optional(),
+        currentSessionKey: z.string().optional(),
+      },
+    },
+    safe(async (args: { name: string; kind?: string; description?: string; sessionKey?: string; currentSessionKey?: string }) => {
+      const e = await ctx.api.call('addEntity', { body: { name: args.name, kind: args.kind, description: args.description, sessionKey: session(args) } });
+      return text(`Entity #${e.id} ${e.name} is ${e.active ? 'active' : 'inactive'}.`, e as unknown as Record<string, unknown>);
+    }),
+  );
+  server.registerTool(
+    'edit_entity',
+    {
+      description: 'Renames or describes an entity, or deactivates (active: false) / reactivates it; a deactivated entity never becomes focal.',
+      inputSchema: {
+        id: z.number().int().min(1),
+        name: z.string().optional(),
+        kind: z.string().optional(),
+        description: z.string().optional(),
+        active: z.boolean().optional(),
+      },
+    },
+    safe(async (args: { id: number; name?: string; kind?: string; description?: string; active?: boolean }) => {
+      const e = await ctx.api.call('editEntity', {
+        params: { id: String(args.id) },
+        body: { name: args.name, kind: args.kind, description: args.description, active: args.active },
+      });
+      return text(`Entity #${e.id} ${e.name} is ${e.active ? 'active' : 'inactive'}.`, e as unknown as Record<string, unknown>);
+    }),
+  );
 }
 
 /** Serves one /mcp request statelessly: a fresh server and transport each time. */

@@ -8,6 +8,7 @@ import * as crypto from 'node:crypto';
 import { BatonError } from '../core/errors';
 import { aggregateDeliveries } from '../core/runs';
 import { explicitParentOf } from '../core/lineage';
+import type { ApiClient } from '../api/client';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { stripSessionPrefix } from '../core/sessionKey';
@@ -16,9 +17,10 @@ import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
+import type { RunService } from './runService';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
-import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
+import { handleClaudeCodeEvent, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
 import { HookInputError } from '../harnesses/claudeStyleHooks';
 
 export interface CallContext {
@@ -27,7 +29,7 @@ export interface CallContext {
   /** A request header's first value (lower-case name). */
   header(name: string): string | undefined;
   /** Calls another POST route in-process as the same caller (adapters such as Claude Code's HTTP hooks). */
-  internal: ApiPoster;
+  internal: ApiClient;
 }
 
 export interface Input<K extends RouteId> {
@@ -43,6 +45,8 @@ export interface Services {
   config: ServerConfig;
   sessions: SessionService;
   memory: MemoryService;
+  /** Spawns sub-agent runs with the configured runners (POST /api/runs/spawn). */
+  runs: RunService;
   /** The recovery events of the store's open (file names and numbers only). */
   recovery?(): RecoveryEvent[];
 }
@@ -114,7 +118,9 @@ export function buildHandlers(svc: Services): Handlers {
       // each taken once (docs/runs.md, "Callback delivery").
       const isPrompt = body.userPrompt !== undefined || body.userMessage !== undefined;
       const results = isPrompt ? await callbackResults(written.sessionKey, written.agentId) : '';
-      const inject = [entities, results].filter((part) => part.trim()).join('\n\n');
+      // After a compaction, the parent hears once which sub-agents ran and what they found (docs/inheritance.md).
+      const subagents = isPrompt ? await sessions.subagentsAfterCompaction(written.agentId, written.sessionKey) : '';
+      const inject = [entities, results, subagents].filter((part) => part.trim()).join('\n\n');
       return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
 
@@ -153,7 +159,9 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
-      return memory.compactionComplete(ctx.caller, body);
+      const done = await memory.compactionComplete(ctx.caller, body);
+      await sessions.markCompacted(ctx.caller, body);
+      return done;
     },
 
     checkpointExtract: async ({ body }, ctx) => {
@@ -205,6 +213,7 @@ export function buildHandlers(svc: Services): Handlers {
     getSession: async (_input, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key), svc.config.claimTtlMs),
     transcript: async (_input, ctx) => sessions.transcript(ctx.caller, ctx.params.key),
     turns: async ({ query }, ctx) => store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, from: query.from, limit: query.limit }),
+    subagents: async (_input, ctx) => sessions.subagents(ctx.caller, ctx.params.key),
     inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
     bypass: async ({ body }, ctx) => store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled }),
@@ -215,6 +224,9 @@ export function buildHandlers(svc: Services): Handlers {
       if (!run) throw new BatonError('internal', `run ${id} was written but cannot be read back`);
       return run;
     },
+
+    // The child's records are written through the API as this caller, so they are its agent's runs.
+    spawnRun: async ({ body }, ctx) => svc.runs.spawn(ctx.internal, body, ctx.caller.admin),
 
     listRuns: async ({ query }, ctx) => {
       const runs = await store.read('listRuns', {

@@ -6,6 +6,7 @@ import { BatonError } from '../core/errors';
 import { assembleInheritBlock, type InheritBlock, type InheritSettings } from '../core/inherit';
 import { chooseProfile, type ChosenProfile, type InheritProfile } from '../core/inheritProfiles';
 import { redactSecrets } from '../core/redact';
+import { formatSubagentDigest } from '../core/subagentDigest';
 import type { ExecutionMode, Turn } from '../core/types';
 import type { SessionRecord } from '../core/session';
 import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
@@ -112,6 +113,8 @@ export class SessionService {
         reason: 'clear',
       });
     }
+    // After a compaction the harness starts the session again (Claude Code: source `compact`).
+    if (input.source === 'compact') await this.store.write('markCompacted', { agentId: started.agentId, key: sessionKey });
     // startSession returned the parent's sources with the write: no second round trip to the store.
     const chosen = this.profileFor(started.agentId, input.harnessAgentType);
     const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null, chosen) : null;
@@ -220,6 +223,23 @@ export class SessionService {
       out.splice(limit);
     }
     return { query: input.query, hits: out, count: out.length, ...(searchedParent ? { searchedSession: searchedParent } : {}) };
+  }
+
+  /** Marks a compaction of the session: its next prompt gets the "Sub-agents of this session" section. */
+  async markCompacted(caller: Caller, input: { sessionKey?: string; agentId?: string }): Promise<void> {
+    if (input.sessionKey) await this.store.write('markCompacted', { agentId: writeAgent(caller, input.agentId), key: stripSessionPrefix(input.sessionKey) });
+  }
+
+  /** The section for a prompt after a compaction (taken once), '' when none is due or there were no sub-agents. */
+  async subagentsAfterCompaction(agentId: string, key: string): Promise<string> {
+    const due = await this.store.write('takeSubagentsDue', { agentId, key });
+    return due ? formatSubagentDigest(due.children) : '';
+  }
+
+  /** What the session's sub-agents did: each child's type, task, status and result, and the section text. */
+  async subagents(caller: Caller, key: string) {
+    const { sessionKey, children } = await this.store.read('subagents', { scope: readScope(caller), key });
+    return { sessionKey, children, count: children.length, text: formatSubagentDigest(children).replace('Your context was compacted. ', '') };
   }
 
   /**

@@ -10,6 +10,8 @@ import { DEFAULT_AGENT, requireWritableSessionRow, writableSessionRow } from './
 import { one } from './db';
 import { findSessionRow, inheritSources, stripSessionPrefix } from './queries';
 import { CLAIM_TTL_MS, claimExpiresAt } from '../core/sessionKey';
+import type { SubagentSummary } from '../core/subagentDigest';
+import { sessionSubagents } from './subagentQueries';
 
 export { CLAIM_TTL_MS, claimExpiresAt };
 
@@ -213,4 +215,24 @@ export function setBypass(ctx: CommandContext, args: { agentId?: string; key: st
   const row = requireWritableSessionRow(ctx.db, args.agentId, args.key);
   upsertSession(ctx, { agentId: row.agent_id, key: row.session_key, bypassed: args.enabled });
   return { key: row.session_key, bypassed: args.enabled };
+}
+
+/** A compaction happened in a session: its next prompt hears which sub-agents ran (docs/inheritance.md). */
+export function markCompacted(ctx: CommandContext, args: { agentId?: string; key: string }): { marked: boolean } {
+  const row = writableSessionRow(ctx.db, args.agentId, args.key);
+  if (!row) return { marked: false };
+  upsertSession(ctx, { agentId: row.agent_id, key: row.session_key, childrenDue: true });
+  return { marked: true };
+}
+
+/**
+ * The sub-agents of a session due since its last compaction, taken once: the mark is cleared in
+ * the same write that reads them, so two prompts at once never both get the section and a crash
+ * before the reply loses nothing but the reminder.
+ */
+export function takeSubagentsDue(ctx: CommandContext, args: { agentId?: string; key: string }): { children: SubagentSummary[] } | null {
+  const row = writableSessionRow(ctx.db, args.agentId, args.key) as (Row & { children_due?: number }) | undefined;
+  if (!row || !row.children_due) return null;
+  upsertSession(ctx, { agentId: row.agent_id, key: row.session_key, childrenDue: false });
+  return { children: sessionSubagents(ctx.db, row.agent_id, row.session_key) };
 }

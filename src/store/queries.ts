@@ -595,6 +595,7 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
     tail,
     tailTruncated: full.length > tailChars,
     digests,
+    focalEntities: focal,
     inferredParent: false,
     constraints: [...byKey.values()],
     updatedAt: row.updated_at,

@@ -7,6 +7,7 @@ import { all, one } from './db';
 import * as q from './queries';
 import * as m from './memoryQueries';
 import * as rules from './ruleQueries';
+import { sessionSubagents } from './subagentQueries';
 import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 import { writableSessionRow } from './ownership';
 
@@ -47,6 +48,11 @@ export const READ_QUERIES = {
   sessionConstraints: (db: Database, a: { agentId: string; key: string }) => rules.sessionConstraints(db, a.agentId, a.key),
   listEntities: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => rules.listEntities(db, a.scope, a),
   getEntity: (db: Database, a: { scope: q.Scope; id: number }) => rules.getEntity(db, a.scope, a.id),
+  /** The sub-agents of a readable session (its own agent's children and runs). */
+  subagents: (db: Database, a: { scope: q.Scope; key: string }) => {
+    const row = sessionRowOrThrow(db, a.scope, a.key);
+    return { sessionKey: row.session_key, children: sessionSubagents(db, row.agent_id, row.session_key) };
+  },
   latestCheckpoint: (db: Database, a: { scope: q.Scope; key: string }) => {
     const row = sessionRowOrThrow(db, a.scope, a.key);
     return q.latestCheckpoint(db, row.id, row.session_key);

@@ -33,6 +33,8 @@ export interface SessionFields {
   title?: string | null;
   endedAt?: string | null;
   endReason?: string | null;
+  /** A compaction happened: the next prompt gets the "Sub-agents of this session" section. */
+  childrenDue?: boolean;
 }
 
 export interface RunFields {
@@ -160,6 +162,7 @@ const SESSION_COLUMNS: Record<keyof SessionFields, string> = {
   title: 'title',
   endedAt: 'ended_at',
   endReason: 'end_reason',
+  childrenDue: 'children_due',
 };
 
 const RUN_COLUMNS: Record<keyof RunFields, string> = {

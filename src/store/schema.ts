@@ -258,10 +258,12 @@ INSERT INTO index_shards (id, first_doc) VALUES (1, 1);
   },
   {
     // Where a constraint came from (extracted from turn N said by the user or the agent, or added
-    // by hand), shown by the preview; entities edited by hand can be described and deactivated.
+    // by hand), shown by the preview; entities edited by hand can be described and deactivated;
+    // a compaction leaves a mark so the next prompt hears which sub-agents ran (docs/inheritance.md).
     version: 5,
-    name: 'constraint provenance, entities by hand',
+    name: 'constraint provenance, entities by hand, sub-agents after compaction',
     sql: `
+ALTER TABLE sessions ADD COLUMN children_due INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE entity_attributes ADD COLUMN origin TEXT;
 ALTER TABLE entity_attributes ADD COLUMN source_seq INTEGER;
 ALTER TABLE entity_attributes ADD COLUMN source_role TEXT;

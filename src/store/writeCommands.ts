@@ -19,6 +19,8 @@ export const WRITE_COMMANDS = {
   touchSession: life.touchSession,
   endPreviousSessions: life.endPreviousSessions,
   setBypass: life.setBypass,
+  markCompacted: life.markCompacted,
+  takeSubagentsDue: life.takeSubagentsDue,
   addCheckpoint: c.addCheckpoint,
   setAttribute: c.setAttribute,
   addAttribute: c.addAttribute,

@@ -9,7 +9,7 @@ import type { BatonClient, HitView, TreeView } from '../client/batonClient';
 import { liveSubagentsSection } from '../core/archival';
 import { age } from '../core/format';
 import { compileSearchQuery } from '../core/searchQuery';
-import type { RunManager } from '../client/runManager';
+import type { RunManager } from '../runs/runManager';
 import type { Archivist } from './archive';
 import type { BatonHost } from './host';
 

@@ -2,7 +2,8 @@
 // plus task) as one user message, the streamed answer as the result, tokens counted by the model.
 
 import * as vscode from 'vscode';
-import { childPrompt, type RunOutput, type RunRequest, type Runner } from '../client/runManager';
+import { childPrompt } from '../core/runs';
+import type { RunOutput, RunRequest, Runner } from '../runs/runner';
 
 export const LM_RUNNER = 'vscode-lm';
 
@@ -33,7 +34,7 @@ export class LanguageModelRunner implements Runner {
     const cts = new vscode.CancellationTokenSource();
     signal.addEventListener('abort', () => cts.cancel(), { once: true });
     try {
-      return await ask(model, childPrompt(request.inherited, request.task), cts.token);
+      return await ask(model, childPrompt(request.inherited, request.task, request.brief), cts.token);
     } finally {
       cts.dispose();
     }

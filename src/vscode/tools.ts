@@ -3,7 +3,7 @@
 // written for the model: what went wrong and what to do instead.
 
 import * as vscode from 'vscode';
-import type { RunManager } from '../client/runManager';
+import type { RunManager } from '../runs/runManager';
 import { EXECUTION_MODES } from '../core/runs';
 import type { ExecutionMode } from '../core/types';
 import type { Archivist } from './archive';

@@ -11,70 +11,17 @@
 // BATON_TEST_SHOW=1 prints claude's output, the request sequence and Baton's hooks.log.
 
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { CLI, ROOT } from '../helpers/child';
+import { CLI } from '../helpers/child';
+import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult } from '../helpers/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../helpers/fakeAnthropic';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
-const CLAUDE_TIMEOUT_MS = 120_000;
-const CLI_TIMEOUT_MS = 30_000;
 const AGENT_PROMPT = 'Investigate the auth module and report back';
 const INHERIT_HEADING = 'Inherited from Parent Session';
-
-/** The real CLI (devDependency); BATON_TEST_CLAUDE_BIN may point at another install of the same version. */
-function claudeBin(): string {
-  return process.env.BATON_TEST_CLAUDE_BIN || path.join(ROOT, 'node_modules', '.bin', 'claude');
-}
-
-interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  ms: number;
-}
-
-/**
- * Runs a command without blocking the event loop (the Baton daemon lives in this process and must
- * answer the hooks and the CLI meanwhile). On timeout, kills its whole process group (only it).
- */
-function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, opts.timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, timedOut, ms: Date.now() - started });
-    });
-  });
-}
-
-/** `node dist/cli.js …` asynchronously, from the repo root. */
-function baton(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
-  return run(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeoutMs: CLI_TIMEOUT_MS });
-}
 
 interface SessionRow {
   key: string;
@@ -163,17 +110,7 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     claude = await run(bin, ['-p', prompt, '--output-format', 'json'], {
       cwd: project,
       timeoutMs: CLAUDE_TIMEOUT_MS,
-      env: {
-        ...batonEnv,
-        CLAUDE_CONFIG_DIR: configDir,
-        CLAUDE_CODE_TMPDIR: tmp,
-        ANTHROPIC_BASE_URL: fake.url,
-        ANTHROPIC_API_KEY: 'sk-ant-fake-e2e',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_ERROR_REPORTING: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
+      env: claudeEnv(batonEnv, { configDir, tmp, fakeUrl: fake.url }),
     });
     subagentRequests = fake.messages().filter((r) => r.role === 'subagent');
     try {

@@ -144,8 +144,18 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     });
     const rule = await api.post('/api/constraints', { sessionKey: 'claimed', content: 'Always keep amounts in cents.' });
     assert.equal(rule.status, 200);
-    // Lifecycle hooks take the claim in their own store write; entities are the agent's, not a session's.
-    const notSessionWrites = new Set(['sessionStart', 'userPromptSubmit', 'sessionEnd', 'claudeCodeHook', 'editEntity', 'createToken', 'revokeToken']);
+    // Lifecycle hooks take the claim in their own store write; entities are the agent's, not a
+    // session's; a spawn writes a new child session, never its parent.
+    const notSessionWrites = new Set([
+      'sessionStart',
+      'userPromptSubmit',
+      'sessionEnd',
+      'claudeCodeHook',
+      'editEntity',
+      'spawnRun',
+      'createToken',
+      'revokeToken',
+    ]);
     const writes: Record<string, { method: string; path: string; body: unknown }> = {
       remember: { method: 'POST', path: '/api/hooks/remember', body: { harness: 'openclaw', sessionKey: 'claimed', content: 'a fact' } },
       preCompaction: { method: 'POST', path: '/api/hooks/pre-compaction', body: { harness: 'openclaw', sessionKey: 'claimed' } },

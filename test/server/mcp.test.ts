@@ -49,10 +49,22 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
     cleanupTempDirs();
   });
 
-  it('lists the four tools', async () => {
+  it('lists the tools', async () => {
     const client = await connect(daemon);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['inherited_context', 'list_sessions', 'session_search', 'session_transcript']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'add_constraint',
+      'add_entity',
+      'edit_constraint',
+      'edit_entity',
+      'inherited_context',
+      'list_constraints',
+      'list_entities',
+      'list_sessions',
+      'session_search',
+      'session_subagents',
+      'session_transcript',
+    ]);
     await client.close();
   });
 

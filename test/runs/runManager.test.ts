@@ -3,8 +3,8 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { BatonClient } from '../../src/client/batonClient';
-import { ExternalRunner } from '../../src/client/externalRunner';
-import { RunManager } from '../../src/client/runManager';
+import { ExternalRunner } from '../../src/runs/externalRunner';
+import { RunManager } from '../../src/runs/runManager';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { ROOT } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -23,10 +23,7 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     dataDir = tempDir();
     daemon = await startDaemon({ dataDir, port: 0 });
     client = new BatonClient({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: daemon.token });
-    manager = new RunManager(
-      async () => client,
-      (_parent, _runs, text) => delivered.push(text),
-    );
+    manager = new RunManager(async () => client, { onDelivered: (_parent, _runs, text) => void delivered.push(text) });
     manager.register(new ExternalRunner({ name: 'echo', command: process.execPath, args: [ECHO, 'ok', 'session=${AGENT_SESSION_ID}'] }));
     manager.register(new ExternalRunner({ name: 'slow', command: process.execPath, args: [ECHO, 'slow'] }));
     manager.register(new ExternalRunner({ name: 'broken', command: process.execPath, args: [ECHO, 'fail'] }));

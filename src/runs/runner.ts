@@ -1,0 +1,27 @@
+// What a runner is: something that runs one child session's prompt and answers with its result
+// (an external CLI, a VS Code language model). The run manager (runManager.ts) records the rest.
+
+import type { SubagentRunContext } from '../core/types';
+
+export interface RunRequest {
+  runId: string;
+  sessionKey: string;
+  parentSessionKey: string | null;
+  task: string;
+  /** The inherited block the child starts with ('' when the parent has nothing yet). */
+  inherited: string;
+  /** The spec and files of the run, as the child reads them ('' when it names none). */
+  brief: string;
+  context: SubagentRunContext;
+}
+
+export interface RunOutput {
+  content: string;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface Runner {
+  readonly name: string;
+  run(request: RunRequest, signal: AbortSignal): Promise<RunOutput>;
+}

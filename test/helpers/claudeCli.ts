@@ -1,0 +1,73 @@
+// Running the real Claude Code CLI and the built `baton` CLI from end-to-end tests without
+// blocking the event loop (the Baton daemon under test lives in the test process and must answer
+// their hooks and calls meanwhile).
+
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { CLI, ROOT } from './child';
+
+export const CLAUDE_TIMEOUT_MS = 120_000;
+const CLI_TIMEOUT_MS = 30_000;
+
+/** The real CLI (devDependency); BATON_TEST_CLAUDE_BIN may point at another install of the same version. */
+export function claudeBin(): string {
+  return process.env.BATON_TEST_CLAUDE_BIN || path.join(ROOT, 'node_modules', '.bin', 'claude');
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  ms: number;
+}
+
+/** Runs a command asynchronously; on timeout, kills its whole process group (only it). */
+export function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, opts.timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut, ms: Date.now() - started });
+    });
+  });
+}
+
+/** `node dist/cli.js …` asynchronously, from the repo root. */
+export function baton(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return run(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeoutMs: CLI_TIMEOUT_MS });
+}
+
+/** Claude Code's environment for an offline run against the fake Messages server. */
+export function claudeEnv(base: NodeJS.ProcessEnv, opts: { configDir: string; tmp: string; fakeUrl: string }): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    CLAUDE_CONFIG_DIR: opts.configDir,
+    CLAUDE_CODE_TMPDIR: opts.tmp,
+    ANTHROPIC_BASE_URL: opts.fakeUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-fake-e2e',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+}

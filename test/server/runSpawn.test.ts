@@ -1,0 +1,242 @@
+// Spawning sub-agent runs over the API (POST /api/runs/spawn, docs/runs.md): the real server on
+// 127.0.0.1, the real store on disk, and a real child process (test/fixtures/echoRunner.js) as the
+// configured runner, in each execution mode, with its failures and bounds.
+
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startDaemon, type Daemon } from '../../src/server/daemon';
+import type { RunnerConfig } from '../../src/server/config';
+import { ROOT } from '../helpers/child';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+
+const ECHO = path.join(ROOT, 'test', 'fixtures', 'echoRunner.js');
+const echo = (...args: string[]): RunnerConfig => ({ command: process.execPath, args: [ECHO, ...args] });
+
+async function post(daemon: Daemon, route: string, body: unknown, token = daemon.token): Promise<{ status: number; body: any }> {
+  const res = await fetch(daemon.server.url + route, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function get(daemon: Daemon, route: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(daemon.server.url + route, { headers: { authorization: `Bearer ${daemon.token}` } });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Polls GET /api/runs/:id until the run is terminal (bounded). */
+async function finished(daemon: Daemon, id: string): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const run = (await get(daemon, `/api/runs/${id}`)).body;
+    if (run.status === 'completed' || run.status === 'failed') return run;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`run ${id} did not finish`);
+}
+
+describe('POST /api/runs/spawn (real HTTP, real store, real child processes)', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let daemon: Daemon;
+  const runners: Record<string, RunnerConfig> = {
+    echo: echo('ok', 'session=${AGENT_SESSION_ID}'),
+    slow: echo('slow'),
+    broken: echo('fail'),
+    raw: echo('raw'),
+    flood: echo('flood'),
+    hang: { ...echo('hang'), timeoutMs: 400 },
+    missing: { command: path.join(ROOT, 'no-such-runner-binary') },
+  };
+
+  before(async () => {
+    dataDir = tempDir();
+    daemon = await startDaemon({ dataDir, port: 0, config: { runners, defaultRunner: 'echo', runOutputMaxBytes: 16_384, runFilesMaxBytes: 2048 } });
+    await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'parent', userPrompt: 'Parent context PARENT-MARK-42' });
+  });
+  after(async () => {
+    await daemon.stop();
+    cleanupTempDirs();
+  });
+
+  it('SYNC: the reply is the finished run; the child got AGENT_SESSION_ID, the expanded argument and the inherited block', async () => {
+    const res = await post(daemon, '/api/runs/spawn', { parentSessionKey: 'parent', task: 'List the TODOs' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const run = res.body;
+    assert.equal(run.status, 'completed');
+    assert.equal(run.runner, 'echo', 'the default runner');
+    assert.equal(run.executionMode, 'SYNC');
+    assert.equal(run.parentSessionKey, 'parent');
+    assert.match(run.sessionKey, /^parent\/run-[0-9a-f]{8}$/);
+    const answer = JSON.parse(run.resultContent);
+    assert.equal(answer.agentSessionId, run.sessionKey);
+    assert.equal(answer.arg, `session=${run.sessionKey}`);
+    assert.match(answer.promptStart, /^## Inherited from Parent Session\n[\s\S]*PARENT-MARK-42[\s\S]*## Task\n\nList the TODOs$/);
+    const child = (await get(daemon, `/api/sessions/${encodeURIComponent(run.sessionKey)}`)).body;
+    assert.equal(child.parentSessionKey, 'parent');
+    assert.equal(child.status, 'completed');
+  });
+
+  it('ASYNC_POLL: the reply comes at once with the run id; GET /api/runs/:id goes on to completed', async () => {
+    const res = await post(daemon, '/api/runs/spawn', { parentSessionKey: 'parent', task: 'slow work', runner: 'slow', executionMode: 'ASYNC_POLL' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.ok(['pending', 'running'].includes(res.body.status), res.body.status);
+    assert.equal(res.body.resultContent, null);
+    const run = await finished(daemon, res.body.id);
+    assert.equal(run.status, 'completed');
+    assert.match(run.resultContent, /slow work/);
+    assert.equal(run.callbackDeliveredAt, null);
+  });
+
+  it("ASYNC_CALLBACK: the result reaches the parent's next prompt, once (the existing delivery path)", async () => {
+    await post(daemon, '/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'cc-parent', project: '/repo' });
+    const res = await post(daemon, '/api/runs/spawn', { parentSessionKey: 'cc-parent', task: 'CALLBACK-TASK-9', executionMode: 'ASYNC_CALLBACK' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const run = await finished(daemon, res.body.id);
+    assert.equal(run.status, 'completed');
+    assert.equal(run.callbackDeliveredAt, null, 'the server leaves it for the parent to take');
+    const next = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'cc-parent', userPrompt: 'next' });
+    assert.match(next.body.inject, /Sub-agent results \(1\):\n- run [0-9a-f-]+ \(echo\) completed:\n[\s\S]*CALLBACK-TASK-9/);
+    const again = await post(daemon, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'cc-parent', userPrompt: 'and then' });
+    assert.doesNotMatch(again.body.inject, /Sub-agent results/);
+  });
+
+  it('failures end as failed with a readable error: non-zero exit, missing command, timeout; the server stays up', async () => {
+    const broken = await post(daemon, '/api/runs/spawn', { parentSessionKey: 'parent', task: 'x', runner: 'broken' });
+    assert.equal(broken.status, 200);
+    assert.equal(broken.body.status, 'failed');
+    assert.match(broken.body.error, /exited with 3: runner broke on purpose/);
+
+    const missing = await post(daemon, '/api/runs/spawn', { parentSessionKey: 'parent', task: 'x', runner: 'missing', executionMode: 'ASYNC_POLL' });
+    assert.equal(missing.status, 200);
+    const missingRun = await finished(daemon, missing.body.id);
+    assert.equal(missingRun.status, 'failed');
+    assert.match(missingRun.error, /command not found: .*no-such-runner-binary/);
+
+    const started = Date.now();
+    const hung = await post(daemon, '/api/runs/spawn', { parentSessionKey: 'parent', task: 'x', runner: 'hang' });
+    assert.equal(hung.body.status, 'failed');
+    assert.equal(hung.body.error, 'timed out after 400 ms');
+    assert.ok(Date.now() - started < 10_000);
+    const shorter = await post(daemon, '/api/runs/spawn', { task: 'x', runner: 'hang', timeoutMs: 200 });
+    assert.equal(shorter.body.error, 'timed out after 200 ms', 'a spawn may ask for less time than the runner allows');
+
+    assert.equal((await get(daemon, '/api/health')).status, 200);
+    const child = (await get(daemon, `/api/sessions/${encodeURIComponent(broken.body.sessionKey)}`)).body;
+    assert.equal(child.status, 'failed');
+  });
+
+  it('refuses an unknown runner (400 naming it) and ASYNC_CALLBACK without a parent', async () => {
+    const unknown = await post(daemon, '/api/runs/spawn', { task: 'x', runner: 'nope' });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error, /runner: "nope" is not configured \(configured: echo, slow, broken/);
+    const orphan = await post(daemon, '/api/runs/spawn', { task: 'x', executionMode: 'ASYNC_CALLBACK' });
+    assert.equal(orphan.status, 400);
+    assert.match(orphan.body.error, /parentSessionKey: is required for ASYNC_CALLBACK/);
+    const relative = await post(daemon, '/api/runs/spawn', { task: 'x', workspacePath: 'relative/dir' });
+    assert.equal(relative.status, 400);
+    assert.match(relative.body.error, /workspacePath: must be an absolute path/);
+    assert.equal((await post(daemon, '/api/runs/spawn', { runner: 'echo' })).status, 400, 'a task is required');
+  });
+
+  it("an agent token's run is its agent's; only the admin token chooses the workspace; recall-only may not spawn", async () => {
+    const writer = (await post(daemon, '/api/tokens', { agentId: 'bot', permissions: ['remember', 'recall'] })).body.token;
+    const reader = (await post(daemon, '/api/tokens', { agentId: 'bot', permissions: ['recall'] })).body.token;
+    const own = await post(daemon, '/api/runs/spawn', { task: 'agent work' }, writer);
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.equal(own.body.agentId, 'bot');
+    assert.equal(own.body.status, 'completed');
+    const chosen = await post(daemon, '/api/runs/spawn', { task: 'x', workspacePath: ROOT, files: ['package.json'] }, writer);
+    assert.equal(chosen.status, 403);
+    assert.match(chosen.body.error, /workspacePath: only the admin token may choose the workspace/);
+    assert.equal((await post(daemon, '/api/runs/spawn', { task: 'x' }, reader)).status, 403);
+  });
+
+  it('cuts stdout at the configured cap and says so', async () => {
+    const res = await post(daemon, '/api/runs/spawn', { task: 'x', runner: 'flood' });
+    assert.equal(res.body.status, 'completed');
+    assert.ok(res.body.resultContent.length < 16_500, `result is ${res.body.resultContent.length} chars`);
+    assert.match(res.body.resultContent, /^x{16384}\n\[output cut at 16384 bytes\]$/);
+  });
+
+  it('the child receives the spec id and its files: contents within the budget, binaries, escapes and missing files named', async () => {
+    const workspace = fs.realpathSync(tempDir('baton-ws-'));
+    const outside = tempDir('baton-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'OUTSIDE-SECRET');
+    fs.mkdirSync(path.join(workspace, 'src'));
+    fs.writeFileSync(path.join(workspace, 'src', 'a.ts'), 'export const A = "FILE-A-CONTENT";\n');
+    fs.writeFileSync(path.join(workspace, 'blob.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01, 0x02]));
+    fs.writeFileSync(path.join(workspace, 'big.txt'), 'B'.repeat(100 * 1024));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(workspace, 'link.txt'));
+    const files = ['src/a.ts', 'blob.bin', 'missing.md', 'link.txt', '../' + path.basename(outside) + '/secret.txt', 'big.txt', 'src/a.ts'];
+    const res = await post(daemon, '/api/runs/spawn', {
+      parentSessionKey: 'parent',
+      task: 'Review the files',
+      runner: 'raw',
+      specId: 'SPEC-77',
+      files,
+      workspacePath: workspace,
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'completed', res.body.error);
+    const prompt: string = res.body.resultContent;
+    assert.match(prompt, /## Spec\n\nThis task belongs to spec SPEC-77\./);
+    assert.match(prompt, /### src\/a\.ts, 35 bytes\n\n```\nexport const A = "FILE-A-CONTENT";\n```/);
+    assert.match(prompt, /- blob\.bin: binary, not included/);
+    assert.match(prompt, /- missing\.md: not found/);
+    assert.match(prompt, /- link\.txt: outside the workspace, not read/);
+    assert.match(prompt, /secret\.txt: outside the workspace, not read/);
+    assert.doesNotMatch(prompt, /OUTSIDE-SECRET/);
+    // A 2 KiB budget: a.ts (35 bytes) leaves the rest for big.txt, cut; the repeated a.ts is over budget.
+    assert.match(prompt, /### big\.txt \(truncated, 102400 bytes\)\n\n```\nB+\n```\n\[… cut here\]/);
+    assert.equal(prompt.match(/B{1000,}/)![0].length, 2048 - 35);
+    assert.match(prompt, /- src\/a\.ts: not included: the file budget was used up/);
+    assert.match(prompt, /## Task\n\nReview the files$/);
+    assert.deepEqual(res.body.context.files, files);
+    assert.equal(res.body.context.specId, 'SPEC-77');
+  });
+});
+
+describe('POST /api/runs/spawn bounds across the server', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it('runs at most maxConcurrentRuns children at once: the next waits pending', async () => {
+    const daemon = await startDaemon({ dataDir: tempDir(), port: 0, config: { runners: { slow: echo('slow') }, maxConcurrentRuns: 1 } });
+    try {
+      const first = await post(daemon, '/api/runs/spawn', { task: 'one', executionMode: 'ASYNC_POLL' });
+      const second = await post(daemon, '/api/runs/spawn', { task: 'two', executionMode: 'ASYNC_POLL' });
+      assert.equal(second.body.status, 'pending', 'the second waits for a free slot');
+      const a = await finished(daemon, first.body.id);
+      const b = await finished(daemon, second.body.id);
+      assert.equal(a.status, 'completed');
+      assert.equal(b.status, 'completed');
+      // The slow runner answers after 300 ms: the second child starts only once the first has ended.
+      assert.ok(Date.parse(b.startedAt) - Date.parse(a.startedAt) >= 290, `first started ${a.startedAt}, second ${b.startedAt}`);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('stopping the server ends a running child and records its run as failed, kept after a restart', async () => {
+    const dataDir = tempDir();
+    let daemon = await startDaemon({ dataDir, port: 0, config: { runners: { hang: echo('hang') } } });
+    let id: string;
+    try {
+      id = (await post(daemon, '/api/runs/spawn', { task: 'forever', executionMode: 'ASYNC_POLL' })).body.id;
+      for (let i = 0; i < 100 && (await get(daemon, `/api/runs/${id}`)).body.status !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await daemon.stop();
+    }
+    daemon = await startDaemon({ dataDir, port: 0 });
+    try {
+      const run = (await get(daemon, `/api/runs/${id}`)).body;
+      assert.equal(run.status, 'failed');
+      assert.match(run.error, /Baton shut down before the run finished/);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
