@@ -114,7 +114,7 @@ export const recallBody = z
     since: z.string().max(64).optional(),
     until: z.string().max(64).optional(),
     aggregate: z.boolean().optional(),
-    aggregateBudget: z.string().max(32).optional(),
+    aggregateBudget: z.enum(['small', 'medium', 'large']).optional(),
     saveAggregate: z.boolean().optional(),
     sessionKey: optionalKey,
     agentId,
@@ -133,7 +133,7 @@ export const checkpointExtractBody = z
   .object({ harness, sessionKey: key, agentId, project, transcriptPath: z.string().max(4096).optional(), transcript: inlineTranscript, runtimePath })
   .loose();
 
-export const synthesisBody = z.object({ agentId, sessionKey: optionalKey }).loose();
+export const synthesisBody = z.object({ agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() }).loose();
 export const synthesisCompleteBody = z
   .object({ content: z.string().min(1).max(5_000_000), agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() })
   .loose();
@@ -478,7 +478,22 @@ export const SCHEMAS = {
         query: z.string(),
         method: z.string(),
         message: z.string(),
+        meta: z.object({ totalReturned: z.number(), hasSupplementary: z.boolean(), noHits: z.boolean() }),
+        aggregate: z
+          .object({
+            budget: z.enum(['small', 'medium', 'large']),
+            maxChars: z.number(),
+            chars: z.number(),
+            estimatedTokens: z.number(),
+            included: z.number(),
+            omitted: z.number(),
+            text: z.string(),
+          })
+          .optional(),
+        aggregateMemoryId: z.string().optional(),
+        contextEpoch: z.number().optional(),
         bypassed: z.boolean().optional(),
+        internal: z.boolean().optional(),
       })
       .loose(),
   },
@@ -504,7 +519,17 @@ export const SCHEMAS = {
   synthesisConfig: { response: z.object({ enabled: z.boolean(), model: z.string(), schedule: z.string() }).loose() },
   synthesis: {
     body: synthesisBody,
-    response: z.object({ prompt: z.string(), model: z.string(), indexBlock: z.string(), leaseId: z.string(), agentId: z.string() }).loose(),
+    response: z
+      .object({
+        prompt: z.string(),
+        model: z.string(),
+        indexBlock: z.string(),
+        leaseId: z.string(),
+        leaseExpiresAt: z.string(),
+        agentId: z.string(),
+        sessionKey: nullableString,
+      })
+      .loose(),
   },
   synthesisComplete: { body: synthesisCompleteBody, response: z.object({ success: z.boolean(), path: z.string() }).loose() },
   claudeCodeHook: { body: claudeCodeHookBody, response: z.record(z.string(), z.unknown()) },

@@ -143,14 +143,36 @@ export const QUESTION_FALLBACK_BELOW = 1;
  * so identifiers and inflections match. Null when the strict form is the right one: the text
  * holds a quoted phrase (stays exact), operators, or fewer than two words.
  */
-export function compileQuestionQuery(raw: string): CompiledQuery | null {
+export interface QuestionOptions {
+  /**
+   * Trim a plural or inflection off each prefix word ("preferences" → "preferenc*"), so a question
+   * in the plural finds the singular and the other forms (memory recall, docs/memory.md).
+   */
+  stem?: boolean;
+}
+
+const SUFFIXES = ['ies', 'es', 's', 'ing', 'ed'];
+
+/** The word without its plural or inflection ending, when at least four letters remain; else the word. */
+export function stemWord(word: string): string {
+  for (const suffix of SUFFIXES) {
+    if (!word.endsWith(suffix) || word.endsWith('ss')) continue;
+    const stem = word.slice(0, -suffix.length);
+    if (stem.length >= 4) return stem;
+  }
+  return word;
+}
+
+export function compileQuestionQuery(raw: string, options: QuestionOptions = {}): CompiledQuery | null {
   const text = (raw ?? '').slice(0, 10_000);
   if (text.includes('"') || /(^|\s)(OR|NOT)(\s|$)|(^|\s)-\S|\*/.test(text)) return null;
   const all = wordsOf(text);
   if (all.length < 2) return null;
   const words = [...new Set(all.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\d/.test(w))))].slice(0, MAX_ITEMS);
   if (words.length === 0) return null;
-  const items: Item[] = words.map((w) => ({ words: [w], prefix: w.length >= 4, negated: false }));
+  const items: Item[] = words.map((w) =>
+    w.length >= 4 ? { words: [options.stem ? stemWord(w) : w], prefix: true, negated: false } : { words: [w], prefix: false, negated: false },
+  );
   return {
     match: items.length === 1 ? quote(items[0]) : items.map(quote).join(' OR '),
     terms: words,
@@ -165,11 +187,17 @@ export function compileQuestionQuery(raw: string): CompiledQuery | null {
  * QUESTION_FALLBACK_BELOW hits and the text reads as a question, run the question query and append
  * its hits the strict ones did not find. Reusable by every search (sessions, recall).
  */
-export function withQuestionFallback<T>(raw: string, limit: number, run: (compiled: CompiledQuery) => T[], keyOf: (hit: T) => string): T[] {
+export function withQuestionFallback<T>(
+  raw: string,
+  limit: number,
+  run: (compiled: CompiledQuery) => T[],
+  keyOf: (hit: T) => string,
+  options: QuestionOptions = {},
+): T[] {
   const strict = compileSearchQuery(raw);
   const first = strict.match ? run(strict) : [];
   if (first.length >= Math.min(QUESTION_FALLBACK_BELOW, limit)) return first;
-  const question = compileQuestionQuery(raw);
+  const question = compileQuestionQuery(raw, options);
   if (!question || question.match === strict.match) return first;
   const seen = new Set(first.map(keyOf));
   const more = run(question).filter((hit) => !seen.has(keyOf(hit)));

@@ -53,7 +53,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const logger = options.logger ?? silentLogger;
   const adminHash = hashSecret(options.adminToken);
   const sessions = new SessionService(store, config);
-  const memory = new MemoryService(store, options.dataDir);
+  const memory = new MemoryService(store, options.dataDir, { logger, leaseMs: config.synthesisLeaseMs });
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);

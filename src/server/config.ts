@@ -27,6 +27,8 @@ export interface ServerConfig {
   promptMinScore: number;
   /** A runtime-path claim lapses after this long without activity. */
   claimTtlMs: number;
+  /** How long a MEMORY.md synthesis holds the agent's head before another writer may take it. */
+  synthesisLeaseMs: number;
   /** Which profile a child of each agent type inherits with, and each profile's budget (docs/inheritance.md). */
   inheritProfiles: ProfileRules;
   /** Per Baton agent: the block's budget (and default profile) for that agent's sub-agents. */
@@ -89,6 +91,7 @@ const fileSchema = z
       .int()
       .min(1000)
       .max(7 * 86_400_000),
+    synthesisLeaseMs: z.number().int().min(100).max(86_400_000),
     inheritProfiles: z
       .object({
         defaultProfile: profileName,
@@ -140,6 +143,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
     requestTimeoutMs: 30_000,
     promptMinScore: 0.7,
     claimTtlMs: 4 * 60 * 60 * 1000,
+    synthesisLeaseMs: 10 * 60 * 1000,
     inheritProfiles: DEFAULT_PROFILE_RULES,
     inheritAgents: {},
     runners: {},

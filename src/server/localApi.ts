@@ -54,7 +54,7 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     store,
     config,
     sessions: new SessionService(store, config),
-    memory: new MemoryService(store, dataDir),
+    memory: new MemoryService(store, dataDir, { leaseMs: config.synthesisLeaseMs }),
     runs,
     recovery: () => events,
   });

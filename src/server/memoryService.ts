@@ -10,11 +10,23 @@ import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
 import { writeFileAtomic } from '../node/fsync';
 import { stripSessionPrefix } from '../core/sessionKey';
+import { silentLogger, type Logger } from '../core/logger';
 import { InheritService } from './inheritService';
-import { readScope, writeAgent, type Caller } from './security';
+import { readScope, requirePermission, writeAgent, type Caller } from './security';
+import { DEFAULT_AGENT } from '../core/agents';
+import { aggregateBrief, recallList, type AggregateBudget } from '../core/recallBrief';
+import { renderProjection } from '../core/memoryProjection';
+import { rememberEndedSession } from './sessionMemory';
 
 const CHECKPOINT_MIN_DELTA = 500;
-const LEASE_MS = 10 * 60 * 1000;
+/** How long a synthesis holds the MEMORY.md head when the server is not told otherwise. */
+export const DEFAULT_LEASE_MS = 10 * 60 * 1000;
+
+export interface MemoryServiceOptions {
+  logger?: Logger;
+  /** How long a synthesis holds the agent's MEMORY.md head (docs/memory.md). */
+  leaseMs?: number;
+}
 
 export const COMPACTION_GUIDELINES = [
   'Summarise this session so another agent can continue it:',
@@ -25,9 +37,13 @@ export const COMPACTION_GUIDELINES = [
   'Keep it factual and short; do not include secrets.',
 ].join('\n');
 
-export interface RecallInput extends RecallOptions {
+export interface RecallInput extends Omit<RecallOptions, 'notRecalledIn'> {
   sessionKey?: string;
   agentId?: string;
+  includeRecalled?: boolean;
+  aggregate?: boolean;
+  aggregateBudget?: AggregateBudget;
+  saveAggregate?: boolean;
 }
 
 /** First `max` characters of a text on a word boundary. */
@@ -39,12 +55,22 @@ function clip(text: string, max: number): string {
 }
 
 export class MemoryService {
-  private readonly leases = new Map<string, { id: string; until: number }>();
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly store: StoreAccess,
     private readonly dataDir: string,
-  ) {}
+    options: MemoryServiceOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** After a session ends: its memories and summary node (sessionMemory.ts); never fails the end. */
+  async sessionEnded(agentId: string, key: string) {
+    return rememberEndedSession(this.store, this.logger, agentId, key);
+  }
 
   /** True when the hook's session is bypassed: memory hooks then answer as no-ops. */
   async bypassed(caller: Caller, sessionKey: string | undefined): Promise<boolean> {
@@ -72,23 +98,78 @@ export class MemoryService {
     return { success: true, memoryId: id, id };
   }
 
+  /**
+   * Recall (docs/memory.md): the query as typed, then its question form; with a sessionKey, memories
+   * the session's context already holds in its current epoch are left out (unless includeRecalled)
+   * and those returned are written to the ledger. An aggregate recall answers one brief within its
+   * budget, and saveAggregate keeps that brief as a memory.
+   */
   async recall(caller: Caller, input: RecallInput) {
     let scope = readScope(caller);
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
-    const results = await this.store.read('recall', { scope, ...input, limit: Math.max(1, Math.min(input.limit ?? 10, 50)) });
-    const shaped = results.map((r) => ({ ...r, content: redactSecrets(r.content) }));
-    const message =
-      shaped.length === 0
-        ? 'No matching memories found.'
-        : ['Relevant memories:', ...shaped.map((r) => `- ${r.content}${r.createdAt ? ` (${r.createdAt.slice(0, 10)})` : ''}`)].join('\n');
+    const aggregate = input.aggregate === true || input.saveAggregate === true;
+    // Saving a brief writes a memory: that needs the remember permission as well.
+    if (input.saveAggregate) requirePermission(caller, 'remember');
+    const ledgerAgent = caller.agentId ?? input.agentId ?? DEFAULT_AGENT;
+    const sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : undefined;
+    const epoch = sessionKey ? await this.store.read('contextEpoch', { agentId: ledgerAgent, sessionKey }) : undefined;
+    const limit = Math.max(1, Math.min(input.limit ?? (aggregate ? 25 : 10), 50));
+    const { hits, supplementary } = await this.store.read('recall', {
+      scope,
+      query: input.query,
+      keywordQuery: input.keywordQuery,
+      project: input.project,
+      type: input.type,
+      tags: input.tags,
+      who: input.who,
+      since: input.since,
+      until: input.until,
+      limit,
+      notRecalledIn: sessionKey && epoch !== undefined && !input.includeRecalled ? { agentId: ledgerAgent, sessionKey, epoch } : undefined,
+    });
+    const shaped = hits.map((r) => ({ ...r, content: redactSecrets(r.content) }));
+    if (sessionKey && epoch !== undefined && shaped.length) {
+      await this.store.write('recordRecalled', { agentId: ledgerAgent, sessionKey, epoch, memoryIds: shaped.map((r) => r.id) });
+    }
+    const brief = aggregate ? aggregateBrief(input.query, shaped, input.aggregateBudget ?? 'medium') : undefined;
+    let aggregateMemoryId: string | undefined;
+    if (brief && input.saveAggregate && brief.included > 0) {
+      const saved = await this.store.write('addMemory', {
+        agentId: writeAgent(caller, input.agentId),
+        sessionKey: sessionKey ?? null,
+        project: input.project ?? null,
+        content: brief.text,
+        type: 'aggregate',
+        tags: [...new Set(shaped.map((r) => r.type).filter((t): t is string => !!t))].join(',') || null,
+        importance: 0.6,
+        sourceType: 'recall-aggregate',
+      });
+      aggregateMemoryId = saved.id;
+    }
     return {
       results: shaped,
       memories: shaped,
       count: shaped.length,
       query: input.query,
       method: 'keyword',
-      meta: { totalReturned: shaped.length, hasSupplementary: false, noHits: shaped.length === 0 },
-      message,
+      meta: { totalReturned: shaped.length, hasSupplementary: supplementary, noHits: shaped.length === 0 },
+      message: brief ? brief.text : recallList(shaped),
+      ...(brief ? { aggregate: brief } : {}),
+      ...(aggregateMemoryId ? { aggregateMemoryId } : {}),
+      ...(epoch !== undefined ? { contextEpoch: epoch } : {}),
+    };
+  }
+
+  /** The recall shape with nothing in it, for the no-op cases (a bypassed session, an internal call). */
+  emptyRecall(query: string) {
+    return {
+      results: [],
+      memories: [],
+      count: 0,
+      query,
+      method: 'keyword',
+      meta: { totalReturned: 0, hasSupplementary: false, noHits: true },
+      message: '',
     };
   }
 
@@ -135,7 +216,8 @@ export class MemoryService {
         source: 'compaction',
       });
     }
-    const contextEpoch = session ? await this.store.read('compactionCount', { agentId, key: session.key }) : 1;
+    // The context epoch is the number of compactions (their summary nodes): recall's ledger starts afresh.
+    const contextEpoch = key ? await this.store.read('contextEpoch', { agentId, sessionKey: key }) : 1;
     return { success: true, memoryId: memory.id, summaryId: node.id, contextEpoch };
   }
 
@@ -206,71 +288,67 @@ export class MemoryService {
   }
 
   synthesisConfig() {
-    return { enabled: true, model: 'projection', schedule: 'on-request', thresholds: { sessionLedgerDays: 30, globalHeadLimit: 20 }, deterministic: true };
+    return {
+      enabled: true,
+      model: 'projection',
+      schedule: 'on-request',
+      thresholds: { sessionLedgerDays: 30, globalHeadLimit: 20 },
+      leaseMs: this.leaseMs,
+      deterministic: true,
+    };
   }
 
   private memoryFile(agentId: string): string {
     return path.join(this.dataDir, 'memory', agentId.replace(/[^A-Za-z0-9_.-]/g, '_'), 'MEMORY.md');
   }
 
-  /** The MEMORY.md projection; takes the agent head's lease until synthesis/complete (or expiry). */
-  async synthesis(caller: Caller, input: { agentId?: string; sessionKey?: string }) {
-    const agentId = writeAgent(caller, input.agentId);
-    const scope = { agentId };
-    const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
-    const [memories, summaries, ledger, open] = await Promise.all([
-      this.store.read('topMemories', { scope, limit: 20 }),
-      this.store.read('summaries', { scope, limit: 50 }),
-      this.store.read('listSessions', { scope, since, limit: 200 }),
-      this.store.read('listSessions', { scope, status: 'active', limit: 50 }),
-    ]);
-    const heads = summaries.filter((s) => s.kind === 'compaction' || s.kind === 'session').slice(0, 20);
-    const index = [
-      '## Temporal Index',
-      ...summaries.map((s) => `- ${s.created_at.slice(0, 16)} ${s.kind} ${s.id}${s.session_key ? ` (session ${s.session_key})` : ''}`),
-    ].join('\n');
-    const sections = [
-      '# Memory',
-      '',
-      '## Global Head (Tier 1)',
-      ...(memories.length ? memories.map((m) => `- ${redactSecrets(clip(m.content, 300))}`) : ['- (none yet)']),
-      '',
-      '## Thread Heads (Tier 2)',
-      ...(heads.length ? heads.map((h) => `- ${h.session_key ?? h.id}: ${redactSecrets(clip(h.content, 300))}`) : ['- (none yet)']),
-      '',
-      '## Session Ledger (Last 30 Days)',
-      ...(ledger.sessions.length
-        ? ledger.sessions.map(
-            (s) => `- ${s.createdAt.slice(0, 10)} ${s.key} (${s.harness}${s.project ? `, ${s.project}` : ''}) ${s.status}, ${s.turnCount} turns`,
-          )
-        : ['- (none)']),
-      '',
-      '## Open Threads',
-      ...(open.sessions.length ? open.sessions.map((s) => `- ${s.key} (${s.harness}) active since ${s.createdAt.slice(0, 16)}`) : ['- (none)']),
-      '',
-      '## Durable Notes & Constraints',
-      '- (see entity constraints in the inherited context)',
-      '',
-      index,
-      '',
-    ];
-    const leaseId = crypto.randomUUID();
-    this.leases.set(agentId, { id: leaseId, until: Date.now() + LEASE_MS });
-    return { prompt: sections.join('\n'), model: 'projection', indexBlock: index, leaseId, agentId };
+  /**
+   * The agent whose MEMORY.md head a synthesis is about: the one named, the token's own, or else the
+   * agent of the given session (so a session's key alone resolves its head).
+   */
+  private async headAgent(caller: Caller, input: { agentId?: string; sessionKey?: string }): Promise<string> {
+    if (!input.agentId && !caller.agentId && input.sessionKey) {
+      const session = await this.store.read('getSession', { scope: readScope(caller), key: input.sessionKey });
+      if (session) return session.agentId;
+    }
+    return writeAgent(caller, input.agentId);
+  }
+
+  /**
+   * The MEMORY.md projection (core/memoryProjection.ts). Takes the agent head's lease, stored in the
+   * database: while another writer holds a live one, a synthesis is refused (409) — after a restart too.
+   */
+  async synthesis(caller: Caller, input: { agentId?: string; sessionKey?: string; leaseId?: string }) {
+    const agentId = await this.headAgent(caller, input);
+    const sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : null;
+    const lease = await this.store.write('takeHeadLease', { agentId, sessionKey, leaseId: input.leaseId, leaseMs: this.leaseMs });
+    const now = new Date();
+    const sources = await this.store.read('headSources', { agentId, since: new Date(now.getTime() - 30 * 86_400_000).toISOString(), headLimit: 20 });
+    const redacted = <T extends { content: string }>(rows: T[]) => rows.map((r) => ({ ...r, content: redactSecrets(r.content) }));
+    const { markdown, indexBlock } = renderProjection({
+      ...sources,
+      head: redacted(sources.head),
+      openQuestions: redacted(sources.openQuestions),
+      constraintMemories: redacted(sources.constraintMemories),
+      constraints: redacted(sources.constraints),
+      summaries: redacted(sources.summaries),
+      agentId,
+      sessionKey,
+      generatedAt: now.toISOString(),
+    });
+    return { prompt: markdown, model: 'projection', indexBlock, leaseId: lease.leaseId, leaseExpiresAt: lease.expiresAt, agentId, sessionKey };
   }
 
   /** Writes MEMORY.md (backing up the old one); 409 while another writer holds the agent head's lease. */
-  async synthesisComplete(caller: Caller, input: { content: string; agentId?: string; leaseId?: string }) {
-    const agentId = writeAgent(caller, input.agentId);
-    const lease = this.leases.get(agentId);
-    if (lease && lease.until > Date.now() && lease.id !== input.leaseId) {
-      throw new BatonError('conflict', `another writer holds the MEMORY.md lease for agent "${agentId}"`);
-    }
+  async synthesisComplete(caller: Caller, input: { content: string; agentId?: string; sessionKey?: string; leaseId?: string }) {
+    const agentId = await this.headAgent(caller, input);
+    // The head's lease is checked and ended in the database, in one step, before the file is written.
+    const contentHash = crypto.createHash('sha256').update(input.content).digest('hex');
+    await this.store.write('writeHead', { agentId, leaseId: input.leaseId, sessionKey: input.sessionKey, contentHash });
     const file = this.memoryFile(agentId);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     if (fs.existsSync(file)) fs.copyFileSync(file, `${file}.${new Date().toISOString().replace(/[:.]/g, '-')}.bak`);
     writeFileAtomic(file, input.content);
-    this.leases.delete(agentId);
     return { success: true, path: file };
   }
 }

@@ -64,6 +64,12 @@ function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
 
 const BYPASSED = { bypassed: true as const, inject: '' };
 
+/** A call by one of Baton's own processes (`x-baton-no-hooks: 1`), which hooks must not act on. */
+function isInternalCall(ctx: CallContext): boolean {
+  const flag = ctx.header('x-baton-no-hooks') ?? ctx.header('x-signet-no-hooks');
+  return flag === '1' || flag === 'true';
+}
+
 export function buildHandlers(svc: Services): Handlers {
   const { sessions, memory, store } = svc;
 
@@ -127,6 +133,8 @@ export function buildHandlers(svc: Services): Handlers {
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
       // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
       await new InheritService(store).extractRules(written.agentId, written.sessionKey, 1);
+      // Decisions, facts, open questions… as memories, and the session's summary node (docs/memory.md).
+      await memory.sessionEnded(written.agentId, written.sessionKey);
       return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
 
@@ -136,18 +144,11 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     recall: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) {
-        return {
-          results: [],
-          memories: [],
-          count: 0,
-          query: body.query,
-          method: 'keyword',
-          meta: { totalReturned: 0, hasSupplementary: false, noHits: true },
-          message: '',
-          bypassed: true,
-        };
-      }
+      // Baton's own processes mark their calls: they get the no-op shape, and nothing is recorded (docs/memory.md).
+      if (isInternalCall(ctx)) return { ...memory.emptyRecall(body.query), internal: true };
+      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...memory.emptyRecall(body.query), bypassed: true };
+      // The session's ledger is written: only from the runtime path that holds the session.
+      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       return memory.recall(ctx.caller, body);
     },
 

@@ -2,9 +2,11 @@
 // temporal summary nodes and their expansion.
 
 import type { Database } from 'sql.js';
-import { withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
+import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
+import { stripSessionPrefix } from '../core/sessionKey';
 import { all, keptFor, one } from './db';
-import { findSessionRow, scopeSql, transcriptTail, type Scope } from './queries';
+import { findSessionRow, listSessions, scopeSql, transcriptTail, type Scope } from './queries';
+import { listConstraints } from './ruleQueries';
 
 export interface RecallOptions {
   query: string;
@@ -16,6 +18,14 @@ export interface RecallOptions {
   who?: string;
   since?: string;
   until?: string;
+  /** Leave out the memories this session's context already holds in this epoch (the recall ledger). */
+  notRecalledIn?: { agentId: string; sessionKey: string; epoch: number };
+}
+
+export interface RecallAnswer {
+  hits: MemoryHit[];
+  /** Some hits came from the question form of the query, not the query as typed. */
+  supplementary: boolean;
 }
 
 export interface MemoryHit {
@@ -66,14 +76,92 @@ export function topMemories(db: Database, scope: Scope, opts: { limit?: number }
   return rows.map((r) => toHit(r, 0));
 }
 
-export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): MemoryHit[] {
+/** Types that MEMORY.md shows in sections of their own, or that restate other rows: not in the Global Head. */
+const NOT_IN_HEAD = ['constraint', 'open-question', 'compaction', 'aggregate'];
+
+function ownMemories(db: Database, agentId: string, where: string, params: Array<string | number>, limit: number): MemoryHit[] {
+  return all<MemoryRow>(
+    db,
+    `SELECT m.* FROM memories m WHERE m.agent_id = ? AND ${where} ORDER BY m.importance DESC, m.created_at DESC, m.rowid DESC LIMIT ?`,
+    [agentId, ...params, limit],
+  ).map((r) => toHit(r, 0));
+}
+
+/**
+ * Everything MEMORY.md projects for one agent (its own rows, not the shared agents'), in one
+ * round trip: ranked memories, open questions, constraints, summary nodes and their links,
+ * the sessions of the ledger window and the active ones.
+ */
+export function headSources(db: Database, agentId: string, opts: { since: string; headLimit: number }) {
+  const scope = { agentId };
+  const own = <T extends { agentId: string }>(rows: T[]) => rows.filter((r) => r.agentId === agentId);
+  const head = ownMemories(db, agentId, `COALESCE(m.type, '') NOT IN (${NOT_IN_HEAD.map(() => '?').join(', ')})`, NOT_IN_HEAD, opts.headLimit);
+  const openQuestions = ownMemories(db, agentId, "m.type = 'open-question'", [], 20);
+  const constraintMemories = ownMemories(db, agentId, "m.type = 'constraint'", [], 60);
+  // A deactivated entity's rules no longer hold (docs/inheritance.md): not durable notes either.
+  const inactive = new Set(all<{ name: string }>(db, 'SELECT name FROM entities WHERE agent_id = ? AND active = 0', [agentId]).map((e) => e.name));
+  const constraints = own(listConstraints(db, scope, { limit: 200 })).filter((c) => !inactive.has(c.entity));
+  const summaries = all<{ id: string; kind: string; session_key: string | null; content: string; created_at: string }>(
+    db,
+    'SELECT id, kind, session_key, content, created_at FROM summary_nodes WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 100',
+    [agentId],
+  ).map((n) => ({ id: n.id, kind: n.kind, sessionKey: n.session_key, content: n.content, createdAt: n.created_at }));
+  const links = all<{ parent_id: string; child_id: string }>(
+    db,
+    'SELECT l.parent_id, l.child_id FROM summary_links l JOIN summary_nodes n ON n.id = l.child_id WHERE n.agent_id = ? LIMIT 5000',
+    [agentId],
+  ).map((l) => ({ parentId: l.parent_id, childId: l.child_id }));
+  const ledger = own(listSessions(db, scope, { since: opts.since, limit: 200 }).sessions);
+  const active = own(listSessions(db, scope, { status: 'active', limit: 50 }).sessions);
+  const memoryCounts: Record<string, number> = {};
+  for (const row of all<{ session_key: string; n: number }>(
+    db,
+    'SELECT session_key, COUNT(*) AS n FROM memories WHERE agent_id = ? AND session_key IS NOT NULL GROUP BY session_key',
+    [agentId],
+  )) {
+    memoryCounts[row.session_key] = Number(row.n);
+  }
+  return { head, openQuestions, constraintMemories, constraints, summaries, links, ledger, active, memoryCounts };
+}
+
+export function recallMemories(db: Database, scope: Scope, opts: RecallOptions): RecallAnswer {
   const limit = Math.max(1, Math.min(opts.limit ?? 10, 50));
-  // The strict query first; a question's any-of form only when it finds little (docs/inheritance.md).
-  return withQuestionFallback(
-    opts.keywordQuery || opts.query,
+  const raw = opts.keywordQuery || opts.query;
+  const strict = compileSearchQuery(raw).match;
+  let supplementary = false;
+  // The strict query first; a question's any-of form (plurals trimmed) only when it finds nothing,
+  // as session search does (docs/memory.md). Type and tags are searched with the text.
+  const hits = withQuestionFallback(
+    raw,
     limit,
-    (compiled) => recallCompiled(db, scope, opts, compiled, limit),
+    (compiled) => {
+      const found = recallCompiled(db, scope, opts, compiled, limit);
+      if (compiled.match !== strict && found.length) supplementary = true;
+      return found;
+    },
     (hit) => hit.id,
+    { stem: true },
+  );
+  return { hits, supplementary };
+}
+
+/** The last turn a session's end summary covers, or 0 (so a session-end with nothing new reads no turns). */
+export function summarizedTo(db: Database, agentId: string, sessionKey: string): number {
+  const node = one<{ meta_json: string }>(
+    db,
+    "SELECT meta_json FROM summary_nodes WHERE agent_id = ? AND session_key = ? AND kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    [agentId, stripSessionPrefix(sessionKey)],
+  );
+  return node ? Number((JSON.parse(node.meta_json) as { toSeq?: unknown }).toSeq) || 0 : 0;
+}
+
+/** The session's context epoch: how many compactions it has been through (docs/memory.md). */
+export function contextEpoch(db: Database, agentId: string, sessionKey: string): number {
+  return Number(
+    one<{ n: number }>(db, "SELECT COUNT(*) AS n FROM summary_nodes WHERE agent_id = ? AND session_key = ? AND kind = 'compaction'", [
+      agentId,
+      stripSessionPrefix(sessionKey),
+    ])!.n,
   );
 }
 
@@ -100,6 +188,10 @@ function recallCompiled(db: Database, scope: Scope, opts: RecallOptions, compile
     .filter(Boolean)) {
     where.push("(',' || REPLACE(COALESCE(m.tags, ''), ' ', '') || ',') LIKE ?");
     params.push(`%,${tag},%`);
+  }
+  if (opts.notRecalledIn) {
+    where.push('NOT EXISTS (SELECT 1 FROM recall_ledger r WHERE r.agent_id = ? AND r.session_key = ? AND r.epoch = ? AND r.memory_id = m.id)');
+    params.push(opts.notRecalledIn.agentId, stripSessionPrefix(opts.notRecalledIn.sessionKey), opts.notRecalledIn.epoch);
   }
   if (!compiled.match) return [];
   const rows = all<MemoryRow & { score: number }>(
@@ -217,7 +309,7 @@ export function listSummaries(db: Database, scope: Scope, opts: { sessionKey?: s
   return all<SummaryNode>(
     db,
     `SELECT n.id, n.kind, n.depth, n.source_type, n.source_ref, n.meta_json, n.session_key, n.project, n.content, n.score, n.created_at
-     FROM summary_nodes n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC LIMIT ?`,
+     FROM summary_nodes n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC, n.rowid DESC LIMIT ?`,
     [...params, Math.max(1, Math.min(opts.limit ?? 100, 1000))],
   );
 }

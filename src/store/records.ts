@@ -136,8 +136,13 @@ export type StoreRecord =
       score: number;
       metaJson: string;
       parents: string[];
+      /** Existing nodes the new one becomes the parent of (a session's summary over its sub-agents'). */
+      children?: string[];
       at: string;
     }
+  | { t: 'recalled'; agentId: string; sessionKey: string; epoch: number; memoryIds: string[]; at: string }
+  | { t: 'headLease'; agentId: string; leaseId: string; sessionKey: string | null; expiresAt: string; at: string }
+  | { t: 'headWritten'; agentId: string; sessionKey: string | null; contentHash: string; at: string }
   | { t: 'run'; id: string; set: RunFields; at: string }
   | { t: 'token'; id: string; agentId: string; permissions: string[]; secretHash: string; label: string | null; at: string }
   | { t: 'tokenRevoke'; id: string; at: string };
@@ -403,6 +408,37 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
         [rec.id, rec.agentId, rec.kind, rec.depth, rec.sourceType, rec.sourceRef, rec.sessionKey, rec.project, rec.content, rec.score, rec.metaJson, rec.at],
       );
       for (const parent of rec.parents) run(db, 'INSERT OR IGNORE INTO summary_links (parent_id, child_id) VALUES (?, ?)', [parent, rec.id]);
+      for (const child of rec.children ?? []) run(db, 'INSERT OR IGNORE INTO summary_links (parent_id, child_id) VALUES (?, ?)', [rec.id, child]);
+      return;
+    case 'recalled':
+      for (const memoryId of rec.memoryIds) {
+        run(db, 'INSERT OR IGNORE INTO recall_ledger (agent_id, session_key, epoch, memory_id, recalled_at) VALUES (?, ?, ?, ?, ?)', [
+          rec.agentId,
+          rec.sessionKey,
+          rec.epoch,
+          memoryId,
+          rec.at,
+        ]);
+      }
+      return;
+    case 'headLease':
+      run(db, 'INSERT OR IGNORE INTO memory_heads (agent_id) VALUES (?)', [rec.agentId]);
+      run(db, 'UPDATE memory_heads SET lease_id = ?, lease_session_key = ?, lease_expires_at = ? WHERE agent_id = ?', [
+        rec.leaseId,
+        rec.sessionKey,
+        rec.expiresAt,
+        rec.agentId,
+      ]);
+      return;
+    case 'headWritten':
+      // Writing the head ends whatever lease was held on it.
+      run(db, 'INSERT OR IGNORE INTO memory_heads (agent_id) VALUES (?)', [rec.agentId]);
+      run(
+        db,
+        `UPDATE memory_heads SET lease_id = NULL, lease_session_key = NULL, lease_expires_at = NULL, written_at = ?, written_hash = ?, written_session_key = ?
+         WHERE agent_id = ?`,
+        [rec.at, rec.contentHash, rec.sessionKey, rec.agentId],
+      );
       return;
     case 'run':
       applyRun(db, rec);

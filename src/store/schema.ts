@@ -273,6 +273,48 @@ ALTER TABLE entities ADD COLUMN updated_at TEXT;
 CREATE INDEX entity_attributes_by_session ON entity_attributes (session_key, kind);
 `,
   },
+  {
+    // Memory side (docs/memory.md): a memory's type and tags become searchable words next to its
+    // text; the recall ledger remembers which memory a session's context already holds, per
+    // context epoch; the MEMORY.md head of each agent keeps its lease and last write in the
+    // database, so a restart neither forgets a live lease nor lets a second writer in.
+    version: 6,
+    name: 'memory search fields, recall ledger, MEMORY.md heads',
+    sql: `
+DROP TRIGGER memories_ai;
+DROP TRIGGER memories_bd;
+DROP TABLE memories_fts;
+CREATE VIRTUAL TABLE memories_fts USING fts4 (content="memories", content, type, tags, tokenize=unicode61);
+CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+  INSERT INTO memories_fts (docid, content, type, tags) VALUES (new.rowid, new.content, new.type, new.tags);
+END;
+CREATE TRIGGER memories_bd BEFORE DELETE ON memories BEGIN
+  DELETE FROM memories_fts WHERE docid = old.rowid;
+END;
+INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
+CREATE INDEX memories_by_session ON memories (agent_id, session_key, source_type);
+CREATE INDEX summary_nodes_by_session ON summary_nodes (agent_id, session_key, kind, created_at);
+
+CREATE TABLE recall_ledger (
+  agent_id    TEXT NOT NULL,
+  session_key TEXT NOT NULL,
+  epoch       INTEGER NOT NULL,
+  memory_id   TEXT NOT NULL,
+  recalled_at TEXT NOT NULL,
+  PRIMARY KEY (agent_id, session_key, epoch, memory_id)
+) WITHOUT ROWID;
+
+CREATE TABLE memory_heads (
+  agent_id          TEXT PRIMARY KEY,
+  lease_id          TEXT,
+  lease_session_key TEXT,
+  lease_expires_at  TEXT,
+  written_at        TEXT,
+  written_hash      TEXT,
+  written_session_key TEXT
+);
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

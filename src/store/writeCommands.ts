@@ -4,6 +4,7 @@ import type { ReadPolicy } from '../core/types';
 import * as c from './commands';
 import type { CommandContext } from './commands';
 import * as life from './lifecycle';
+import * as mem from './memoryCommands';
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
@@ -26,6 +27,10 @@ export const WRITE_COMMANDS = {
   setEntity: c.setEntity,
   addMemory: c.addMemory,
   addSummary: c.addSummary,
+  recordSessionMemory: mem.recordSessionMemory,
+  recordRecalled: mem.recordRecalled,
+  takeHeadLease: mem.takeHeadLease,
+  writeHead: mem.writeHead,
   upsertRun: c.upsertRun,
   takeDeliveries: c.takeDeliveries,
   createToken: c.createToken,

@@ -805,10 +805,11 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
           'not_found',
           `${name} expand alice's summary`,
         );
+        await assertStoreUnchanged(s.store, before, `${name} reading alice's session`);
+        // A synthesis takes the lease on the caller's own MEMORY.md head (a write of its own), so it comes last.
         const synth = await send(s.port, { method: 'POST', path: '/api/hooks/synthesis', token, body: {} });
         expectOk(synth, `${name} synthesis`);
         assert.ok(!synth.text.includes(ALICE_KEY) && !synth.text.includes(ALICE_WORD), `${name} synthesis must not show alice's data`);
-        await assertStoreUnchanged(s.store, before, `${name} reading alice's session`);
       }
       // Control: the same reads by alice find it, and bob does see carol's shared session.
       const own = await send(s.port, { method: 'POST', path: '/api/sessions/search', token: alice.token, body: { query: ALICE_WORD } });

@@ -1,0 +1,165 @@
+// Write commands of the memory side (docs/memory.md): what a finished session leaves behind, the
+// recall ledger of context epochs, and the MEMORY.md head (its lease and its last write). Each
+// runs in one savepoint (commands.ts), so a check and the write it guards cannot be split.
+
+import { BatonError } from '../core/errors';
+import { ruleKey } from '../core/constraints';
+import type { CommandContext } from './commands';
+import { ensureAgent } from './commands';
+import { all, one } from './db';
+import { DEFAULT_AGENT } from './ownership';
+import { stripSessionPrefix } from './queries';
+
+export interface SessionMemoryArgs {
+  agentId?: string;
+  key: string;
+  /** The last turn the extraction looked at. */
+  toSeq: number;
+  project: string | null;
+  who: string | null;
+  summary: string;
+  memories: Array<{ type: string; content: string; importance: number; tags: string | null; seq: number }>;
+}
+
+/** The newest summary node of a session's end, or undefined. */
+function sessionSummaryNode(ctx: CommandContext, agentId: string, key: string) {
+  return one<{ id: string; meta_json: string }>(
+    ctx.db,
+    "SELECT id, meta_json FROM summary_nodes WHERE agent_id = ? AND session_key = ? AND kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    [agentId, key],
+  );
+}
+
+/**
+ * Stores a session's extracted memories and its summary node, once: a session already summarised up
+ * to `toSeq` is left alone, and a memory the session already left (same normal form) is not stored
+ * again. The node hangs under the parent session's summary and above its sub-agents' summaries.
+ */
+export function recordSessionMemory(ctx: CommandContext, args: SessionMemoryArgs): { summaryId: string | null; memoryIds: string[]; skipped: boolean } {
+  const agentId = args.agentId ?? DEFAULT_AGENT;
+  const key = stripSessionPrefix(args.key);
+  const previous = sessionSummaryNode(ctx, agentId, key);
+  const previousTo = previous ? Number((JSON.parse(previous.meta_json) as { toSeq?: number }).toSeq ?? 0) : -1;
+  if (previous && previousTo >= args.toSeq) return { summaryId: previous.id, memoryIds: [], skipped: true };
+  ensureAgent(ctx, agentId);
+  const known = new Set(
+    all<{ content: string }>(ctx.db, "SELECT content FROM memories WHERE agent_id = ? AND session_key = ? AND source_type = 'session-end'", [agentId, key]).map(
+      (m) => ruleKey(m.content),
+    ),
+  );
+  const session = one<{ parent_session_key: string | null }>(ctx.db, 'SELECT parent_session_key FROM sessions WHERE agent_id = ? AND session_key = ?', [
+    agentId,
+    key,
+  ]);
+  const parent = session?.parent_session_key ? sessionSummaryNode(ctx, agentId, session.parent_session_key) : undefined;
+  // Sub-agents that ended first: their summaries hang under this one too (a node may have several parents).
+  const children = all<{ id: string }>(
+    ctx.db,
+    `SELECT n.id FROM summary_nodes n JOIN sessions s ON s.agent_id = n.agent_id AND s.session_key = n.session_key
+     WHERE n.agent_id = ? AND n.kind = 'session' AND s.parent_session_key = ?`,
+    [agentId, key],
+  ).map((c) => c.id);
+  const at = ctx.now();
+  const summaryId = ctx.newId();
+  const fresh = args.memories.filter((m) => !known.has(ruleKey(m.content)));
+  ctx.emit({
+    t: 'summary',
+    id: summaryId,
+    agentId,
+    kind: 'session',
+    depth: 0,
+    sourceType: 'summary',
+    sourceRef: key,
+    sessionKey: key,
+    project: args.project,
+    content: args.summary,
+    score: 0.9,
+    metaJson: JSON.stringify({ source: 'session-end', fromSeq: previous ? previousTo + 1 : 1, toSeq: args.toSeq, memories: fresh.length }),
+    parents: parent ? [parent.id] : [],
+    children,
+    at,
+  });
+  const memoryIds = fresh.map((m) => {
+    const id = ctx.newId();
+    ctx.emit({
+      t: 'memory',
+      id,
+      agentId,
+      sessionKey: key,
+      project: args.project,
+      content: m.content,
+      type: m.type,
+      tags: m.tags,
+      who: args.who,
+      importance: m.importance,
+      sourceType: 'session-end',
+      sourceId: summaryId,
+      at,
+    });
+    return id;
+  });
+  return { summaryId, memoryIds, skipped: false };
+}
+
+/** Marks memories as returned to a session's context in the given epoch (the recall ledger). */
+export function recordRecalled(ctx: CommandContext, args: { agentId: string; sessionKey: string; epoch: number; memoryIds: string[] }): { ok: true } {
+  if (args.memoryIds.length === 0) return { ok: true };
+  ctx.emit({
+    t: 'recalled',
+    agentId: args.agentId,
+    sessionKey: stripSessionPrefix(args.sessionKey),
+    epoch: args.epoch,
+    memoryIds: args.memoryIds,
+    at: ctx.now(),
+  });
+  return { ok: true };
+}
+
+interface HeadRow {
+  lease_id: string | null;
+  lease_session_key: string | null;
+  lease_expires_at: string | null;
+}
+
+/** The live lease on an agent's MEMORY.md head, if any (an expired one is no lease). */
+function liveLease(ctx: CommandContext, agentId: string): HeadRow | undefined {
+  const row = one<HeadRow>(ctx.db, 'SELECT lease_id, lease_session_key, lease_expires_at FROM memory_heads WHERE agent_id = ?', [agentId]);
+  return row?.lease_id && row.lease_expires_at && row.lease_expires_at > ctx.now() ? row : undefined;
+}
+
+/** Whether the writer (its lease id or its session) is the lease's holder. */
+function holds(lease: HeadRow, writer: { leaseId?: string; sessionKey?: string | null }): boolean {
+  return (writer.leaseId !== undefined && writer.leaseId === lease.lease_id) || (!!writer.sessionKey && writer.sessionKey === lease.lease_session_key);
+}
+
+/**
+ * Takes the lease on an agent's MEMORY.md head for `leaseMs`; 409 while another writer holds a live
+ * one. The holder (same session, or same lease id) renews its own lease.
+ */
+export function takeHeadLease(
+  ctx: CommandContext,
+  args: { agentId: string; sessionKey?: string | null; leaseId?: string; leaseMs: number },
+): { leaseId: string; expiresAt: string } {
+  const sessionKey = args.sessionKey ? stripSessionPrefix(args.sessionKey) : null;
+  const lease = liveLease(ctx, args.agentId);
+  if (lease && !holds(lease, { leaseId: args.leaseId, sessionKey })) {
+    throw new BatonError('conflict', `another writer holds the MEMORY.md lease for agent "${args.agentId}" until ${lease.lease_expires_at}`);
+  }
+  ensureAgent(ctx, args.agentId);
+  const leaseId = lease?.lease_id ?? ctx.newId();
+  const expiresAt = new Date(Date.parse(ctx.now()) + args.leaseMs).toISOString();
+  ctx.emit({ t: 'headLease', agentId: args.agentId, leaseId, sessionKey, expiresAt, at: ctx.now() });
+  return { leaseId, expiresAt };
+}
+
+/** Records a MEMORY.md write and ends the lease; 409 while another writer holds a live one. */
+export function writeHead(ctx: CommandContext, args: { agentId: string; leaseId?: string; sessionKey?: string | null; contentHash: string }): { ok: true } {
+  const sessionKey = args.sessionKey ? stripSessionPrefix(args.sessionKey) : null;
+  const lease = liveLease(ctx, args.agentId);
+  if (lease && !holds(lease, { leaseId: args.leaseId, sessionKey })) {
+    throw new BatonError('conflict', `another writer holds the MEMORY.md lease for agent "${args.agentId}"`);
+  }
+  ensureAgent(ctx, args.agentId);
+  ctx.emit({ t: 'headWritten', agentId: args.agentId, sessionKey, contentHash: args.contentHash, at: ctx.now() });
+  return { ok: true };
+}
