@@ -18,6 +18,8 @@ import { createDispatch, ADMIN_CALLER } from './dispatch';
 import { findRoute, matchPath, ROUTES } from '../api/routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { SessionService } from './sessionService';
+import { SessionArtifacts } from './artifacts';
+import { backgroundWork } from './jobs';
 import { handleMcp } from './mcp';
 
 export interface ServerOptions {
@@ -55,7 +57,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
-  const dispatch = createDispatch({ store, config, sessions, memory, recovery: () => store.report.events });
+  const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, options.dataDir, (job) => jobs.enqueue(job)), logger);
+  const dispatch = createDispatch({ store, config, sessions, memory, work, recovery: () => store.report.events });
   let port = 0;
   /** Requests not yet answered, long-lived streams included. */
   const active = new Set<http.ServerResponse>();
@@ -186,6 +189,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     }
   }
   port = (server.address() as AddressInfo).port;
+  // Jobs left pending by an earlier server are resumed now (docs/memory.md, "Background jobs").
+  work.jobs.start();
 
   return {
     port,
@@ -196,11 +201,13 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     events,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
+        // The job in progress finishes (or is resumed at the next start) before the store closes.
+        const jobsStopped = work.jobs.stop();
         store.off('change', onChange);
         // Streams never finish on their own: end them now rather than wait out the deadline.
         events.close();
         for (const res of streams) if (!res.writableEnded) res.destroy();
-        server.close(() => resolve());
+        server.close(() => void jobsStopped.then(() => resolve()));
         server.closeIdleConnections();
         const deadline = Date.now() + 10_000;
         const wait = setInterval(() => {

@@ -15,6 +15,8 @@ import { loadConfig } from './config';
 import { ADMIN_CALLER, createDispatch } from './dispatch';
 import { MemoryService } from './memoryService';
 import { SessionService } from './sessionService';
+import { SessionArtifacts } from './artifacts';
+import { backgroundWork } from './jobs';
 
 export interface LocalApi {
   client: ApiClient;
@@ -47,11 +49,14 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     close = () => opened.close();
   }
   const config = loadConfig(dataDir);
+  const memory = new MemoryService(store, dataDir);
   const dispatch = createDispatch({
     store,
     config,
     sessions: new SessionService(store, config),
-    memory: new MemoryService(store, dataDir),
+    memory,
+    // Jobs queued here are done by the next server that opens the data directory.
+    work: backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, dataDir, (job) => jobs.enqueue(job))),
     recovery: () => events,
   });
   const transport: Transport = {

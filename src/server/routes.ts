@@ -16,6 +16,7 @@ import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
+import type { BackgroundWork } from './jobs';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
 import { handleClaudeCodeEvent, type ApiPoster, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
@@ -43,6 +44,8 @@ export interface Services {
   config: ServerConfig;
   sessions: SessionService;
   memory: MemoryService;
+  /** Background jobs and the session artifacts on disk (docs/memory.md, "Session artifacts"). */
+  work: BackgroundWork;
   /** The recovery events of the store's open (file names and numbers only). */
   recovery?(): RecoveryEvent[];
 }
@@ -60,7 +63,7 @@ function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
 const BYPASSED = { bypassed: true as const, inject: '' };
 
 export function buildHandlers(svc: Services): Handlers {
-  const { sessions, memory, store } = svc;
+  const { sessions, memory, store, work } = svc;
 
   /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
   // Only the runs of the session's own agent: a run of another agent never reaches this parent.
@@ -120,7 +123,9 @@ export function buildHandlers(svc: Services): Handlers {
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
       // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
       await new InheritService(store).extractRules(written.agentId, written.sessionKey, 1);
-      return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
+      // The canonical transcript.jsonl, the manifest and a queued summary job (docs/memory.md).
+      const artifacts = await work.artifacts.sessionEnded(written.agentId, written.sessionKey);
+      return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...artifacts };
     },
 
     remember: async ({ body }, ctx) => {
@@ -153,7 +158,7 @@ export function buildHandlers(svc: Services): Handlers {
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
       await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
-      return memory.compactionComplete(ctx.caller, body);
+      return work.compaction(ctx.caller, body, (compactionPath) => memory.compactionComplete(ctx.caller, { ...body, compactionPath }));
     },
 
     checkpointExtract: async ({ body }, ctx) => {
@@ -163,7 +168,8 @@ export function buildHandlers(svc: Services): Handlers {
         const written = await sessions.writeTranscript(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
         if (written.bypassed) return { skipped: true, bypassed: true };
       }
-      return memory.checkpointExtract(ctx.caller, body);
+      // A real job: its id can be polled at GET /api/jobs/:id (docs/memory.md, "Background jobs").
+      return work.queueCheckpoint(ctx.caller, body);
     },
 
     synthesisConfig: async () => memory.synthesisConfig(),
@@ -297,6 +303,12 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     revokeToken: async (_input, ctx) => store.write('revokeToken', { id: ctx.params.key }),
+
+    getJob: async (_input, ctx) => {
+      const job = await work.jobView(ctx.caller, ctx.params.id);
+      if (!job) throw new BatonError('not_found', `job ${ctx.params.id} not found`);
+      return job;
+    },
 
     recovery: async () => ({ events: svc.recovery?.() ?? [] }),
   };

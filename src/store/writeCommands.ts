@@ -4,6 +4,7 @@ import type { ReadPolicy } from '../core/types';
 import * as c from './commands';
 import type { CommandContext } from './commands';
 import * as life from './lifecycle';
+import { enqueueJob, setJob } from './jobs';
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
@@ -26,6 +27,8 @@ export const WRITE_COMMANDS = {
   upsertRun: c.upsertRun,
   takeDeliveries: c.takeDeliveries,
   createToken: c.createToken,
+  enqueueJob,
+  setJob,
   revokeToken: (ctx: CommandContext, args: { id: string }) => {
     ctx.emit({ t: 'tokenRevoke', id: args.id, at: ctx.now() });
     return { ok: true as const };
