@@ -167,8 +167,11 @@ export function backgroundWork(
   const jobs = new JobRunner(store, logger);
   const artifacts = makeArtifacts(jobs);
   jobs.handle(SUMMARY_JOB, (job) => artifacts.writeSummary(job));
-  jobs.handle(CHECKPOINT_JOB, (job) => {
+  jobs.handle(CHECKPOINT_JOB, async (job) => {
     const p = job.payload as { fromSeq: number; throughSeq: number; project: string | null };
+    // A compaction since the job was queued may already cover these turns: the cursor never goes back.
+    const latest = await store.read('latestCheckpoint', { scope: { agentId: job.agentId }, key: job.sessionKey! });
+    if (latest && latest.extractionCursor >= p.throughSeq) return { skipped: true, extractionCursor: latest.extractionCursor };
     return memory.writeCheckpoint({ agentId: job.agentId, key: job.sessionKey!, project: p.project, fromSeq: p.fromSeq, toSeq: p.throughSeq });
   });
   return {

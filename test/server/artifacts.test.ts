@@ -348,5 +348,26 @@ describe('session artifacts and background jobs (real HTTP, real store, real fil
       assert.match(failed.error, /no handler for jobs of kind no-such-kind/);
       assert.equal((await daemon.store.read('openJobs', {})).length, 0);
     });
+
+    it('a checkpoint job whose turns a later compaction already covered does not move the cursor back', async () => {
+      await api.post('/api/hooks/user-prompt-submit', { harness: 'openclaw', sessionKey: 'covered', userPrompt: 'z'.repeat(900) });
+      await daemon.stop();
+      const store = await Store.open({ dataDir, holder: 'test' });
+      const job = await store.write('enqueueJob', {
+        agentId: 'default',
+        kind: 'checkpoint-extract',
+        sessionKey: 'covered',
+        payload: { fromSeq: 1, throughSeq: 1, project: null },
+        throughSeq: 1,
+      });
+      await store.write('addCheckpoint', { agentId: 'default', key: 'covered', digest: 'compacted', source: 'compaction', extractionCursor: 5 });
+      await store.close();
+      daemon = await startDaemon({ dataDir, port: 0 });
+      api = client(daemon);
+      const done = await finished(api, job.id!);
+      assert.deepEqual(done.result, { skipped: true, extractionCursor: 5 });
+      const latest = await daemon.store.read('latestCheckpoint', { scope: 'all', key: 'covered' });
+      assert.equal(latest?.extractionCursor, 5);
+    });
   });
 });
