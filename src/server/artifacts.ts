@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { artifactFileName, compactionMarkdown, emptyManifest, fileToken, summaryMarkdown, transcriptJsonl, type SessionManifest } from '../core/artifacts';
 import { redactSecrets } from '../core/redact';
 import { stripSessionPrefix } from '../core/sessionKey';
-import { fsyncDir, writeFileAtomic } from '../node/fsync';
+import { fsyncDir, writeFileAtomicAsync } from '../node/fsync';
 import type { Job } from '../store/jobs';
 import type { StoreAccess } from '../store/store';
 
@@ -95,7 +95,7 @@ export class SessionArtifacts {
       await change(manifest, now);
       manifest.updated_at = now;
       ensureDir(dir);
-      writeFileAtomic(file, JSON.stringify(manifest, null, 2) + '\n');
+      await writeFileAtomicAsync(file, JSON.stringify(manifest, null, 2) + '\n');
       return { manifest, file };
     });
   }
@@ -125,7 +125,7 @@ export class SessionArtifacts {
     let summaryJobId: string | null = null;
     const { file } = await this.updateManifest({ agentId, harness: session.harness, key }, async (m) => {
       ensureDir(dir);
-      writeFileAtomic(transcriptFile, bytes);
+      await writeFileAtomicAsync(transcriptFile, bytes);
       m.harness = session.harness;
       m.project = session.project;
       m.lineage = {
@@ -189,7 +189,7 @@ export class SessionArtifacts {
       redactSecrets(summary),
     );
     ensureDir(path.dirname(target.file));
-    writeFileAtomic(target.file, text);
+    await writeFileAtomicAsync(target.file, text);
     if (!target.key) return;
     await this.updateManifest({ agentId, harness: target.harness, key: target.key }, (m) => {
       m.compaction_path = target.compaction_path;
@@ -222,7 +222,7 @@ export class SessionArtifacts {
         turns,
       );
       ensureDir(path.dirname(file));
-      writeFileAtomic(file, text);
+      await writeFileAtomicAsync(file, text);
     }
     const summaryPath = this.relative(file);
     await this.updateManifest({ agentId: job.agentId, harness: payload.harness, key }, (m) => {
