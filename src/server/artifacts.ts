@@ -27,6 +27,8 @@ export class SessionArtifacts {
   readonly root: string;
   /** One read-modify-write of a manifest at a time (one server writes a data directory). */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Compaction files chosen but not written yet: two compactions in one millisecond get two names. */
+  private readonly reserved = new Set<string>();
 
   constructor(
     private readonly store: StoreAccess,
@@ -166,10 +168,11 @@ export class SessionArtifacts {
     const dir = this.agentDir(agentId);
     let file = path.join(dir, artifactFileName(capturedAt, token, 'compaction'));
     // Immutable: a second compaction in the same millisecond gets the next one.
-    for (let i = 0; fs.existsSync(file) && i < 1000; i++) {
+    for (let i = 0; (fs.existsSync(file) || this.reserved.has(file)) && i < 1000; i++) {
       capturedAt = new Date(Date.parse(capturedAt) + 1).toISOString();
       file = path.join(dir, artifactFileName(capturedAt, token, 'compaction'));
     }
+    this.reserved.add(file);
     return { key, harness: session?.harness ?? harness, project: session?.project ?? null, capturedAt, file, compaction_path: this.relative(file) };
   }
 
@@ -188,8 +191,12 @@ export class SessionArtifacts {
       { sessionKey: target.key, agentId, harness: target.harness, project: project ?? target.project, capturedAt: target.capturedAt },
       redactSecrets(summary),
     );
-    ensureDir(path.dirname(target.file));
-    await writeFileAtomicAsync(target.file, text);
+    try {
+      ensureDir(path.dirname(target.file));
+      await writeFileAtomicAsync(target.file, text);
+    } finally {
+      this.reserved.delete(target.file);
+    }
     if (!target.key) return;
     await this.updateManifest({ agentId, harness: target.harness, key: target.key }, (m) => {
       m.compaction_path = target.compaction_path;

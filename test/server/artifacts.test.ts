@@ -227,6 +227,20 @@ describe('session artifacts and background jobs (real HTTP, real store, real fil
       assert.deepEqual(latest.compaction_paths, [done.body.compaction_path, again.body.compaction_path]);
     });
 
+    it('concurrent compactions of one session each get their own file and all are linked', async () => {
+      await converse(api, 'busy', [['go', 'going']]);
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          api.post('/api/hooks/compaction-complete', { harness: 'claude-code', sessionKey: 'busy', summary: `summary number ${i}` }),
+        ),
+      );
+      const paths = replies.map((r) => r.body.compaction_path as string);
+      assert.equal(new Set(paths).size, 6, paths.join(' '));
+      paths.forEach((p, i) => assert.ok(fs.readFileSync(path.join(dataDir, p), 'utf8').includes(`summary number ${i}`), p));
+      const manifest = JSON.parse(fs.readFileSync(path.join(dataDir, 'memory/default/claude-code/transcripts/busy/manifest.json'), 'utf8'));
+      assert.deepEqual([...manifest.compaction_paths].sort(), [...paths].sort());
+    });
+
     it('writes the markdown of a compaction without a session key too, under the agent folder', async () => {
       const done = await api.post('/api/hooks/compaction-complete', { harness: 'codex', summary: 'loose summary' });
       assert.equal(done.status, 200);
