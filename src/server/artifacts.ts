@@ -103,32 +103,20 @@ export class SessionArtifacts {
   }
 
   /**
-   * At session end: the whole transcript as transcript.jsonl (rewritten each time, so a second
-   * end leaves one consistent file), the manifest, and a queued summary job. Null when the
-   * session has no turns (nothing to write).
+   * At session end: the whole transcript as transcript.jsonl (rewritten, so a session ended again
+   * leaves one consistent file), the manifest, and a queued summary job. Turns are only ever
+   * appended, so an end that brings no new turn leaves the transcript and its summary as they
+   * are and only updates the status fields. Null when the session has no turns.
    */
   async sessionEnded(agentId: string, sessionKey: string) {
     const key = stripSessionPrefix(sessionKey);
-    const session = await this.store.read('writableSession', { agentId, key });
-    if (!session || session.turnCount === 0) return null;
-    let jsonl = '';
-    let total = 0;
-    for (let from = 1, page = 0; page < 10_000; page++) {
-      const got = await this.store.read('turns', { scope: { agentId }, key, from, limit: PAGE });
-      jsonl += transcriptJsonl(key, got.turns);
-      total += got.turns.length;
-      if (got.turns.length < PAGE) break;
-      from = got.turns[got.turns.length - 1].seq + 1;
-    }
-    const bytes = Buffer.from(jsonl, 'utf8');
-    const dir = this.sessionDir(agentId, session.harness, key);
+    const first = await this.store.read('writableSession', { agentId, key });
+    if (!first || first.turnCount === 0) return null;
+    const dir = this.sessionDir(agentId, first.harness, key);
     const transcriptFile = path.join(dir, 'transcript.jsonl');
-    const capturedAt = new Date().toISOString();
-    let summaryJobId: string | null = null;
-    const { file } = await this.updateManifest({ agentId, harness: session.harness, key }, async (m) => {
-      ensureDir(dir);
-      await writeFileAtomicAsync(transcriptFile, bytes);
-      m.harness = session.harness;
+    // Read under the manifest's lock: of two ends at once, the later one writes the newer transcript.
+    const { manifest, file } = await this.updateManifest({ agentId, harness: first.harness, key }, async (m) => {
+      const session = (await this.store.read('writableSession', { agentId, key })) ?? first;
       m.project = session.project;
       m.lineage = {
         parent_session_key: session.parentSessionKey,
@@ -140,22 +128,35 @@ export class SessionArtifacts {
       m.status = session.status;
       m.ended_at = session.endedAt;
       m.end_reason = session.endReason;
+      if (m.transcript_path && m.turn_count === session.turnCount && fileSize(transcriptFile) === m.transcript_bytes) return;
+      let jsonl = '';
+      let total = 0;
+      for (let from = 1, page = 0; page < 10_000; page++) {
+        const got = await this.store.read('turns', { scope: { agentId }, key, from, limit: PAGE });
+        jsonl += transcriptJsonl(key, got.turns);
+        total += got.turns.length;
+        if (got.turns.length < PAGE) break;
+        from = got.turns[got.turns.length - 1].seq + 1;
+      }
+      const bytes = Buffer.from(jsonl, 'utf8');
+      ensureDir(dir);
+      await writeFileAtomicAsync(transcriptFile, bytes);
+      const capturedAt = new Date().toISOString();
       m.transcript_path = this.relative(transcriptFile);
       m.turn_count = total;
       m.transcript_bytes = bytes.length;
       m.transcript_sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
       m.captured_at = capturedAt;
       if (this.queueJob) {
-        const job = await this.queueJob({ agentId, kind: SUMMARY_JOB, sessionKey: key, payload: { capturedAt, throughSeq: total, harness: session.harness } });
-        summaryJobId = job.id;
+        const job = await this.queueJob({ agentId, kind: SUMMARY_JOB, sessionKey: key, payload: { capturedAt, throughSeq: total, harness: first.harness } });
         m.summary_job_id = job.id;
       }
     });
     return {
       transcript_path: this.relative(transcriptFile),
       manifest_path: this.relative(file),
-      turn_count: total,
-      summaryJobId,
+      turn_count: manifest.turn_count,
+      summaryJobId: manifest.summary_job_id,
     };
   }
 
@@ -236,6 +237,15 @@ export class SessionArtifacts {
       if (m.captured_at === payload.capturedAt) m.summary_path = summaryPath;
     });
     return { summary_path: summaryPath };
+  }
+}
+
+/** A file's size, or -1 when it is missing. */
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return -1;
   }
 }
 

@@ -159,6 +159,37 @@ describe('session artifacts and background jobs (real HTTP, real store, real fil
       assert.equal(after.created_at, before.created_at, 'the manifest keeps its creation time');
       assert.ok(after.captured_at > before.captured_at);
       assert.notEqual(second.body.summaryJobId, first.body.summaryJobId, 'each capture gets its own summary job');
+
+      // An end with no new turn changes no transcript and queues no second summary.
+      const inode = fs.statSync(path.join(dataDir, second.body.transcript_path)).ino;
+      const third = await api.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'resumed', reason: 'closed again' });
+      assert.equal(third.body.summaryJobId, second.body.summaryJobId);
+      assert.equal(third.body.turn_count, 4);
+      assert.equal(fs.statSync(path.join(dataDir, second.body.transcript_path)).ino, inode, 'the transcript was not rewritten');
+      const last = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+      assert.equal(last.end_reason, 'closed again', 'the status fields follow the session');
+      assert.equal(last.captured_at, after.captured_at);
+    });
+
+    it('concurrent session ends leave a transcript and a manifest that agree', async () => {
+      await converse(api, 'twice', [['one', 'two']]);
+      const ends = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          api.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'twice', lastAssistantMessage: `closing words ${i}` }),
+        ),
+      );
+      for (const end of ends) assert.equal(end.status, 200, JSON.stringify(end.body));
+      const bytes = fs.readFileSync(path.join(dataDir, ends[0].body.transcript_path));
+      const manifest = JSON.parse(fs.readFileSync(path.join(dataDir, ends[0].body.manifest_path), 'utf8'));
+      const stored = await api.get('/api/sessions/twice/turns');
+      assert.equal(manifest.turn_count, stored.body.total, 'the manifest counts every stored turn');
+      assert.equal(bytes.toString('utf8').trim().split('\n').length, stored.body.total);
+      assert.equal(manifest.transcript_sha256, crypto.createHash('sha256').update(bytes).digest('hex'));
+      assert.deepEqual(
+        walk(path.dirname(path.join(dataDir, ends[0].body.transcript_path))).sort(),
+        ['manifest.json', 'transcript.jsonl'],
+        'no temp file is left behind',
+      );
     });
 
     it('writes nothing for a session without turns, and nothing for a bypassed session', async () => {
