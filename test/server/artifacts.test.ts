@@ -179,6 +179,8 @@ describe('session artifacts and background jobs (real HTTP, real store, real fil
         ),
       );
       for (const end of ends) assert.equal(end.status, 200, JSON.stringify(end.body));
+      // The summary jobs update the manifest too: let them finish before looking at the folder.
+      for (const id of new Set(ends.map((e) => e.body.summaryJobId))) assert.equal((await finished(api, id)).status, 'completed');
       const bytes = fs.readFileSync(path.join(dataDir, ends[0].body.transcript_path));
       const manifest = JSON.parse(fs.readFileSync(path.join(dataDir, ends[0].body.manifest_path), 'utf8'));
       const stored = await api.get('/api/sessions/twice/turns');
