@@ -352,6 +352,13 @@ describe('session artifacts and background jobs (real HTTP, real store, real fil
       assert.equal((await api.get(`/api/jobs/${end.body.summaryJobId}`)).status, 200);
       assert.equal((await bob.get(`/api/jobs/${end.body.summaryJobId}`)).status, 404);
       assert.equal((await api.get('/api/jobs/no-such-job')).status, 404);
+
+      // The same key in another agent is another session, with its own files.
+      await converse(bob, 'alice-s', [['bob asks', 'bob hears']]);
+      const bobs = await bob.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'alice-s' });
+      assert.equal(bobs.body.manifest_path, 'memory/bob/claude-code/transcripts/alice-s/manifest.json');
+      assert.match(fs.readFileSync(path.join(dataDir, end.body.transcript_path), 'utf8'), /"hello"/);
+      assert.doesNotMatch(fs.readFileSync(path.join(dataDir, end.body.transcript_path), 'utf8'), /bob asks/);
     });
   });
 
