@@ -81,6 +81,7 @@ export const ROUTES = {
   listRuns: route('GET', '/api/runs', 'recall', 'Sub-agent runs, with filters.'),
   getRun: route('GET', '/api/runs/:id', 'recall', 'One sub-agent run.'),
   deliverRuns: route('POST', '/api/runs/deliver', 'remember', 'Takes the finished ASYNC_CALLBACK runs of a parent not delivered yet (each is delivered once).'),
+  getJob: route('GET', '/api/jobs/:id', 'recall', 'A background job (a checkpoint extraction, a session summary): its status, result or error.'),
   listConstraints: route('GET', '/api/constraints', 'recall', 'Constraints (rules every sub-agent inherits), of one session or all readable ones.'),
   addConstraint: route('POST', '/api/constraints', 'remember', 'Adds a constraint by hand, to a session or to an entity of the agent.'),
   editConstraint: route('POST', '/api/constraints/:id', 'remember', "Edits, deactivates or reactivates one of the agent's constraints."),

@@ -461,7 +461,19 @@ export const SCHEMAS = {
   sessionEnd: {
     body: sessionEndBody,
     response: z
-      .object({ success: z.boolean().optional(), appended: z.number().optional(), turnCount: z.number().optional(), ...bypassedReply, sessionKey: z.string() })
+      .object({
+        success: z.boolean().optional(),
+        appended: z.number().optional(),
+        turnCount: z.number().optional(),
+        ...bypassedReply,
+        sessionKey: z.string(),
+        /** The session's artifacts, relative to the data directory (docs/memory.md, "Session artifacts"). */
+        transcript_path: z.string().optional(),
+        manifest_path: z.string().optional(),
+        turn_count: z.number().optional(),
+        /** The job writing the session's --summary.md: GET /api/jobs/:id. */
+        summaryJobId: z.string().nullable().optional(),
+      })
       .loose(),
   },
   remember: {
@@ -506,6 +518,8 @@ export const SCHEMAS = {
         memoryId: z.string().optional(),
         summaryId: z.string().optional(),
         contextEpoch: z.number().optional(),
+        /** The compaction's markdown, relative to the data directory. */
+        compaction_path: z.string().optional(),
         ...bypassedReply,
       })
       .loose(),
@@ -621,6 +635,23 @@ export const SCHEMAS = {
   spawnRun: { body: spawnRunBody, response: runView },
   listRuns: { query: listRunsQuery, response: z.object({ runs: z.array(runView), count: z.number() }).loose() },
   getRun: { response: runView },
+  getJob: {
+    response: z
+      .object({
+        id: z.string(),
+        kind: z.string(),
+        status: z.enum(['pending', 'running', 'completed', 'failed']),
+        agentId: z.string(),
+        sessionKey: nullableString,
+        result: z.unknown(),
+        error: nullableString,
+        attempts: z.number(),
+        createdAt: z.string(),
+        startedAt: nullableString,
+        finishedAt: nullableString,
+      })
+      .loose(),
+  },
   listConstraints: { query: listConstraintsQuery, response: z.object({ constraints: z.array(constraintView), count: z.number() }).loose() },
   addConstraint: { body: addConstraintBody, response: constraintView },
   editConstraint: { body: editConstraintBody, response: constraintView },

@@ -58,6 +58,37 @@ export function writeFileAtomic(target: string, data: Uint8Array | string | Uint
   publishTemp(file, target);
 }
 
+/**
+ * writeFileAtomic without blocking the event loop: the writes and the fsyncs run on libuv's
+ * thread pool, so a server keeps answering while a large file (a session's transcript.jsonl)
+ * reaches the disk.
+ */
+export async function writeFileAtomicAsync(target: string, data: Uint8Array | string, mode = 0o600): Promise<void> {
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+  const handle = await fs.promises.open(tmp, 'w', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await fs.promises.rm(tmp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await fs.promises.rename(tmp, target);
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true });
+    throw err;
+  }
+  const dir = await fs.promises.open(path.dirname(target), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
 export interface Pace {
   /** Bytes written between two fdatasyncs. */
   chunkBytes: number;

@@ -19,6 +19,8 @@ import { findRoute, matchPath, ROUTES } from '../api/routes';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { RunService } from './runService';
 import { SessionService } from './sessionService';
+import { SessionArtifacts } from './artifacts';
+import { backgroundWork } from './jobs';
 import { handleMcp } from './mcp';
 import { ApiClient } from '../api/client';
 
@@ -58,7 +60,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
   const runs = new RunService(config);
-  const dispatch = createDispatch({ store, config, sessions, memory, runs, recovery: () => store.report.events });
+  const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, options.dataDir, (job) => jobs.enqueue(job)), logger);
+  const dispatch = createDispatch({ store, config, sessions, memory, runs, work, recovery: () => store.report.events });
   let port = 0;
   /** Requests not yet answered, long-lived streams included. */
   const active = new Set<http.ServerResponse>();
@@ -194,6 +197,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     }
   }
   port = (server.address() as AddressInfo).port;
+  // Jobs left pending by an earlier server are resumed now (docs/memory.md, "Background jobs").
+  work.jobs.start();
 
   return {
     port,
@@ -206,12 +211,14 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       (closing ??= (async () => {
         // Running children end first, so their runs are recorded failed while the store is open.
         await runs.close();
+        // The job in progress finishes (or is resumed at the next start) before the store closes.
+        const jobsStopped = work.jobs.stop();
         await new Promise<void>((resolve) => {
           store.off('change', onChange);
           // Streams never finish on their own: end them now rather than wait out the deadline.
           events.close();
           for (const res of streams) if (!res.writableEnded) res.destroy();
-          server.close(() => resolve());
+          server.close(() => void jobsStopped.then(() => resolve()));
           server.closeIdleConnections();
           const deadline = Date.now() + 10_000;
           const wait = setInterval(() => {

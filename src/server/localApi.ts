@@ -16,6 +16,8 @@ import { ADMIN_CALLER, createDispatch } from './dispatch';
 import { MemoryService } from './memoryService';
 import { RunService } from './runService';
 import { SessionService } from './sessionService';
+import { SessionArtifacts } from './artifacts';
+import { backgroundWork } from './jobs';
 
 export interface LocalApi {
   client: ApiClient;
@@ -50,12 +52,15 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     close = () => opened.close();
   }
   const runs = new RunService(config);
+  const memory = new MemoryService(store, dataDir, { leaseMs: config.synthesisLeaseMs });
   const dispatch = createDispatch({
     store,
     config,
     sessions: new SessionService(store, config),
-    memory: new MemoryService(store, dataDir, { leaseMs: config.synthesisLeaseMs }),
+    memory,
     runs,
+    // Jobs queued here are done by the next server that opens the data directory.
+    work: backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, dataDir, (job) => jobs.enqueue(job))),
     recovery: () => events,
   });
   const transport: Transport = {

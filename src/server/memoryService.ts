@@ -178,7 +178,7 @@ export class MemoryService {
   }
 
   /** A compaction summary becomes a memory, a temporal node and the session's newest checkpoint. */
-  async compactionComplete(caller: Caller, input: { summary: string; sessionKey?: string; project?: string; agentId?: string }) {
+  async compactionComplete(caller: Caller, input: { summary: string; sessionKey?: string; project?: string; agentId?: string; compactionPath?: string }) {
     // Only a session this caller may write gets the checkpoint (another agent's key is not ours).
     const agentId = writeAgent(caller, input.agentId);
     const key = input.sessionKey ? stripSessionPrefix(input.sessionKey) : null;
@@ -192,7 +192,8 @@ export class MemoryService {
       project: input.project ?? session?.project ?? null,
       content: input.summary,
       score: 0.95,
-      meta: { source: 'compaction-complete' },
+      // The markdown artifact of this compaction (docs/memory.md, "Session artifacts").
+      meta: { source: 'compaction-complete', ...(input.compactionPath ? { compaction_path: input.compactionPath } : {}) },
     });
     const memory = await this.store.write('addMemory', {
       agentId,
@@ -221,38 +222,47 @@ export class MemoryService {
     return { success: true, memoryId: memory.id, summaryId: node.id, contextEpoch };
   }
 
-  /** Mid-session checkpoint: when at least 500 characters arrived since the last one. */
-  async checkpointExtract(caller: Caller, input: { sessionKey: string; agentId?: string; project?: string }) {
+  /**
+   * What a mid-session checkpoint would cover now: the turns after `cursor` (by default the newest
+   * checkpoint's), or null when it is skipped: no such session, bypassed, no transcript, or fewer
+   * than 500 new characters.
+   */
+  async checkpointDue(caller: Caller, input: { sessionKey: string; agentId?: string; project?: string }, cursor?: number) {
     const session = await this.store.read('writableSession', { agentId: writeAgent(caller, input.agentId), key: input.sessionKey });
-    if (!session || session.bypassed || session.turnCount === 0) return { skipped: true };
+    if (!session || session.bypassed || session.turnCount === 0) return null;
     const scope = { agentId: session.agentId };
-    const checkpoint = await this.store.read('latestCheckpoint', { scope, key: session.key });
-    const cursor = checkpoint?.extractionCursor ?? 0;
-    const delta = await this.store.read('tail', { scope, key: session.key, chars: 200_000, afterSeq: cursor });
-    if (delta.length < CHECKPOINT_MIN_DELTA) return { skipped: true };
-    const turns = await this.store.read('turns', { scope, key: session.key, from: cursor + 1, limit: 2000 });
+    const from = cursor ?? (await this.store.read('latestCheckpoint', { scope, key: session.key }))?.extractionCursor ?? 0;
+    const delta = await this.store.read('tail', { scope, key: session.key, chars: 200_000, afterSeq: from });
+    if (delta.length < CHECKPOINT_MIN_DELTA) return null;
+    return { agentId: session.agentId, key: session.key, project: input.project ?? session.project, fromSeq: from + 1, toSeq: session.turnCount };
+  }
+
+  /** The checkpoint of turns fromSeq..toSeq: a summary node scored 0.85, the rules stated there, the advanced cursor. */
+  async writeCheckpoint(range: { agentId: string; key: string; project: string | null; fromSeq: number; toSeq: number }) {
+    const scope = { agentId: range.agentId };
+    const turns = await this.store.read('turns', { scope, key: range.key, from: range.fromSeq, limit: Math.min(2000, range.toSeq - range.fromSeq + 1) });
     const digest = this.deterministicDigest(turns.turns);
     const node = await this.store.write('addSummary', {
-      agentId: session.agentId,
+      agentId: range.agentId,
       kind: 'checkpoint',
       sourceType: 'checkpoint',
-      sourceRef: session.key,
-      sessionKey: session.key,
-      project: input.project ?? session.project,
+      sourceRef: range.key,
+      sessionKey: range.key,
+      project: range.project,
       content: digest,
       score: 0.85,
-      meta: { source: 'session-checkpoint-extract', fromSeq: cursor + 1, toSeq: session.turnCount },
+      meta: { source: 'session-checkpoint-extract', fromSeq: range.fromSeq, toSeq: range.toSeq },
     });
-    const rules = await new InheritService(this.store).extractRules(session.agentId, session.key, cursor + 1);
+    const rules = await new InheritService(this.store).extractRules(range.agentId, range.key, range.fromSeq);
     await this.store.write('addCheckpoint', {
-      agentId: session.agentId,
-      key: session.key,
+      agentId: range.agentId,
+      key: range.key,
       digest,
       focalEntities: rules.entities,
-      extractionCursor: session.turnCount,
+      extractionCursor: range.toSeq,
       source: 'checkpoint-extract',
     });
-    return { queued: true, jobId: node.id };
+    return { summaryId: node.id, extractionCursor: range.toSeq };
   }
 
   /** What the new turns were about: the prompts asked and the last answer, clipped. */

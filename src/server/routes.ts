@@ -18,6 +18,7 @@ import type { ServerConfig } from './config';
 import { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
 import type { RunService } from './runService';
+import type { BackgroundWork } from './jobs';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
 import { handleClaudeCodeEvent, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
@@ -47,6 +48,8 @@ export interface Services {
   memory: MemoryService;
   /** Spawns sub-agent runs with the configured runners (POST /api/runs/spawn). */
   runs: RunService;
+  /** Background jobs and the session artifacts on disk (docs/memory.md, "Session artifacts"). */
+  work: BackgroundWork;
   /** The recovery events of the store's open (file names and numbers only). */
   recovery?(): RecoveryEvent[];
 }
@@ -71,7 +74,7 @@ function isInternalCall(ctx: CallContext): boolean {
 }
 
 export function buildHandlers(svc: Services): Handlers {
-  const { sessions, memory, store } = svc;
+  const { sessions, memory, store, work } = svc;
 
   /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
   // Only the runs of the session's own agent: a run of another agent never reaches this parent.
@@ -135,7 +138,9 @@ export function buildHandlers(svc: Services): Handlers {
       await new InheritService(store).extractRules(written.agentId, written.sessionKey, 1);
       // Decisions, facts, open questions… as memories, and the session's summary node (docs/memory.md).
       await memory.sessionEnded(written.agentId, written.sessionKey);
-      return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
+      // The canonical transcript.jsonl, the manifest and a queued summary job (docs/memory.md).
+      const artifacts = await work.artifacts.sessionEnded(written.agentId, written.sessionKey);
+      return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...artifacts };
     },
 
     remember: async ({ body }, ctx) => {
@@ -159,7 +164,7 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
-      const done = await memory.compactionComplete(ctx.caller, body);
+      const done = await work.compaction(ctx.caller, body, (compactionPath) => memory.compactionComplete(ctx.caller, { ...body, compactionPath }));
       await sessions.markCompacted(ctx.caller, body);
       return done;
     },
@@ -170,7 +175,8 @@ export function buildHandlers(svc: Services): Handlers {
         const written = await sessions.writeTranscript(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
         if (written.bypassed) return { skipped: true, bypassed: true };
       }
-      return memory.checkpointExtract(ctx.caller, body);
+      // A real job: its id can be polled at GET /api/jobs/:id (docs/memory.md, "Background jobs").
+      return work.queueCheckpoint(ctx.caller, body);
     },
 
     synthesisConfig: async () => memory.synthesisConfig(),
@@ -341,6 +347,12 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     revokeToken: async (_input, ctx) => store.write('revokeToken', { id: ctx.params.key }),
+
+    getJob: async (_input, ctx) => {
+      const job = await work.jobView(ctx.caller, ctx.params.id);
+      if (!job) throw new BatonError('not_found', `job ${ctx.params.id} not found`);
+      return job;
+    },
 
     recovery: async () => ({ events: svc.recovery?.() ?? [] }),
   };

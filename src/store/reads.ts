@@ -10,6 +10,7 @@ import * as rules from './ruleQueries';
 import { sessionSubagents } from './subagentQueries';
 import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 import { writableSessionRow } from './ownership';
+import * as jobs from './jobs';
 
 function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
   const row = q.findSessionRow(db, scope, key);
@@ -77,6 +78,10 @@ export const READ_QUERIES = {
     ),
   listRuns: (db: Database, a: { scope: q.Scope } & q.RunFilter) => q.listRuns(db, a.scope, a),
   getRun: (db: Database, a: { scope: q.Scope; id: string }) => q.getRun(db, a.scope, a.id),
+  getJob: (db: Database, a: { scope: q.Scope; id: string }) => jobs.getJob(db, a.scope, a.id),
+  nextJob: (db: Database, _args: object = {}) => jobs.nextJob(db),
+  openJobs: (db: Database, a: { limit?: number } = {}) => jobs.openJobs(db, a.limit),
+  jobCursor: (db: Database, a: { agentId: string; key: string; kind: string }) => jobs.jobCursor(db, { ...a, key: q.stripSessionPrefix(a.key) }),
   agentPolicy: (db: Database, a: { agentId: string }) =>
     one<{ read_policy: string }>(db, 'SELECT read_policy FROM agents WHERE id = ?', [a.agentId])?.read_policy ?? null,
   tokenByHash: (db: Database, a: { secretHash: string }) => {

@@ -9,6 +9,7 @@ import type { TranscriptCursor } from '../core/transcriptDelta';
 import { renderTurn } from '../core/normalize';
 import { lastId, metaNumber, one, run, setMetaNumber, utf8 } from './db';
 import { sealSegment, segmentText, type StoredSegment } from './segmentText';
+import { applyJobRecord, type JobRecord } from './jobs';
 
 /**
  * Segments grow up to this many characters; a longer turn gets a segment of its own. Search indexes
@@ -145,7 +146,8 @@ export type StoreRecord =
   | { t: 'headWritten'; agentId: string; sessionKey: string | null; contentHash: string; at: string }
   | { t: 'run'; id: string; set: RunFields; at: string }
   | { t: 'token'; id: string; agentId: string; permissions: string[]; secretHash: string; label: string | null; at: string }
-  | { t: 'tokenRevoke'; id: string; at: string };
+  | { t: 'tokenRevoke'; id: string; at: string }
+  | JobRecord;
 
 const SESSION_COLUMNS: Record<keyof SessionFields, string> = {
   harness: 'harness',
@@ -455,6 +457,10 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
       return;
     case 'tokenRevoke':
       run(db, 'UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [rec.at, rec.id]);
+      return;
+    case 'job':
+    case 'jobSet':
+      applyJobRecord(db, rec);
       return;
   }
 }

@@ -315,6 +315,33 @@ CREATE TABLE memory_heads (
 );
 `,
   },
+  {
+    // Work a route answers for at once and a background runner does later (checkpoint
+    // extraction, session summaries): queued in the store so it survives a restart
+    // (src/store/jobs.ts). through_seq: the last turn a checkpoint job covers, its cursor.
+    version: 7,
+    name: 'background jobs',
+    sql: `
+CREATE TABLE jobs (
+  id          TEXT PRIMARY KEY,
+  agent_id    TEXT NOT NULL,
+  kind        TEXT NOT NULL,
+  session_key TEXT,
+  status      TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'completed', 'failed')),
+  payload     TEXT NOT NULL DEFAULT '{}',
+  through_seq INTEGER,
+  result      TEXT,
+  error       TEXT,
+  attempts    INTEGER NOT NULL DEFAULT 0,
+  created_at  TEXT NOT NULL,
+  started_at  TEXT,
+  finished_at TEXT,
+  updated_at  TEXT NOT NULL
+);
+CREATE INDEX jobs_by_status ON jobs (status, created_at);
+CREATE INDEX jobs_by_session ON jobs (agent_id, session_key, kind, status);
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

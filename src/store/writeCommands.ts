@@ -5,6 +5,7 @@ import * as c from './commands';
 import type { CommandContext } from './commands';
 import * as life from './lifecycle';
 import * as mem from './memoryCommands';
+import { enqueueJob, setJob } from './jobs';
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
@@ -34,6 +35,8 @@ export const WRITE_COMMANDS = {
   upsertRun: c.upsertRun,
   takeDeliveries: c.takeDeliveries,
   createToken: c.createToken,
+  enqueueJob,
+  setJob,
   revokeToken: (ctx: CommandContext, args: { id: string }) => {
     ctx.emit({ t: 'tokenRevoke', id: args.id, at: ctx.now() });
     return { ok: true as const };

@@ -163,8 +163,13 @@ export function rawSocket(
   });
 }
 
-/** What a rejected request must not change: every session, the table counts and the journal sequence. */
+/**
+ * What a rejected request must not change: every session, the table counts and the journal sequence.
+ * Background jobs queued by earlier requests (a session end's summary) write on their own: they are
+ * let finish first (bounded), so they never count as a change.
+ */
 export async function storeState(store: Store) {
+  for (let i = 0; i < 200 && (await store.read('openJobs', {})).length > 0; i++) await sleep(50);
   return {
     sessions: await store.read('listSessions', { scope: 'all', limit: 1000 }),
     stats: await store.read('stats', {}),
