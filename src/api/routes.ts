@@ -64,6 +64,12 @@ export const ROUTES = {
   transcript: route('GET', '/api/sessions/:key/transcript', 'recall', "A session's whole transcript as text."),
   turns: route('GET', '/api/sessions/:key/turns', 'recall', "A page of a session's turns."),
   inherited: route('GET', '/api/sessions/:key/inherited', 'recall', 'The block a new sub-agent of the session would inherit now.'),
+  archiveTurns: route(
+    'POST',
+    '/api/sessions/:key/archive',
+    'remember',
+    "Archives a range of the session's turns into a new holder session (its child) and leaves a marker with the summary in the session.",
+  ),
   bypass: route('POST', '/api/sessions/:key/bypass', 'remember', 'Turns recording of a session off or on (hooks become no-ops).'),
   upsertRun: route('POST', '/api/runs', 'remember', 'Creates or updates a sub-agent run.'),
   listRuns: route('GET', '/api/runs', 'recall', 'Sub-agent runs, with filters.'),

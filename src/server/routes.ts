@@ -208,6 +208,17 @@ export function buildHandlers(svc: Services): Handlers {
     turns: async ({ query }, ctx) => store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, from: query.from, limit: query.limit }),
     inherited: async (_input, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key),
 
+    archiveTurns: async ({ body }, ctx) =>
+      store.write('archiveTurns', {
+        agentId: writeAgent(ctx.caller, body.agentId),
+        key: ctx.params.key,
+        from: body.from,
+        to: body.to,
+        summary: body.summary,
+        holderKey: body.holderKey,
+        title: body.title,
+      }),
+
     bypass: async ({ body }, ctx) => store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled }),
 
     upsertRun: async ({ body }, ctx) => {

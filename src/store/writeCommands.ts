@@ -4,6 +4,7 @@ import type { ReadPolicy } from '../core/types';
 import * as c from './commands';
 import type { CommandContext } from './commands';
 import * as life from './lifecycle';
+import { archiveTurns } from './archive';
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
@@ -25,6 +26,7 @@ export const WRITE_COMMANDS = {
   addSummary: c.addSummary,
   upsertRun: c.upsertRun,
   takeDeliveries: c.takeDeliveries,
+  archiveTurns,
   createToken: c.createToken,
   revokeToken: (ctx: CommandContext, args: { id: string }) => {
     ctx.emit({ t: 'tokenRevoke', id: args.id, at: ctx.now() });
