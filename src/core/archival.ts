@@ -19,7 +19,10 @@ export const SUMMARY_STYLES: readonly SummaryStyle[] = ['structured', 'paragraph
 
 /** Everything archival is configured with: the triggers, the summary and the holders' tool grant. */
 export interface ArchivalSettings extends ArchivalTriggers {
-  summary: { style: SummaryStyle; /** A model id or family to summarise with instead of the conversation's model; null: the conversation's. */ model: string | null };
+  summary: {
+    style: SummaryStyle;
+    /** A model id or family to summarise with instead of the conversation's model; null: the conversation's. */ model: string | null;
+  };
   /** The tools a holder may use when it answers a question; empty (the default): none, it only holds its transcript. */
   holderTools: string[];
 }

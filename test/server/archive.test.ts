@@ -32,9 +32,13 @@ describe('POST /api/sessions/:key/archive (real server, real store)', function (
     return res;
   };
   const turnsOf = async (token: string, key: string) =>
-    (ok(await get(token, `/api/sessions/${encodeURIComponent(key)}/turns?limit=500`), `turns of ${key}`).json.turns as Array<{ seq: number; role: string; text: string }>).map(
-      (t) => [t.seq, t.role, t.text],
-    );
+    (
+      ok(await get(token, `/api/sessions/${encodeURIComponent(key)}/turns?limit=500`), `turns of ${key}`).json.turns as Array<{
+        seq: number;
+        role: string;
+        text: string;
+      }>
+    ).map((t) => [t.seq, t.role, t.text]);
 
   async function seed(token: string, key: string): Promise<void> {
     ok(await post(token, '/api/hooks/session-start', { harness: 'claude-code', sessionKey: key, project: '/repo' }), 'start');
@@ -101,7 +105,9 @@ describe('POST /api/sessions/:key/archive (real server, real store)', function (
     assert.deepEqual(await turnsOf(admin, 'parent-a/holder-1'), holderBefore);
     assert.deepEqual(await turnsOf(admin, 'parent-a'), parentBefore);
     // The holder's turns are searchable like any transcript.
-    const hits = ok(await post(admin, '/api/sessions/search', { query: 'validation login' }), 'search').json.hits.map((h: { sessionKey: string }) => h.sessionKey);
+    const hits = ok(await post(admin, '/api/sessions/search', { query: 'validation login' }), 'search').json.hits.map(
+      (h: { sessionKey: string }) => h.sessionKey,
+    );
     assert.ok(hits.includes('parent-a/holder-1'), JSON.stringify(hits));
   });
 

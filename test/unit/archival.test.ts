@@ -190,7 +190,13 @@ describe('archival triggers and summaries', () => {
       'archival.holderTools': ['read_file', 'read_file'],
     });
     assert.deepEqual(errors, []);
-    assert.deepEqual(s.archival, { ...ARCHIVAL_DEFAULTS, enabled: true, onMaxTurns: false, summary: { style: 'paragraph', model: 'gpt-4o' }, holderTools: ['read_file'] });
+    assert.deepEqual(s.archival, {
+      ...ARCHIVAL_DEFAULTS,
+      enabled: true,
+      onMaxTurns: false,
+      summary: { style: 'paragraph', model: 'gpt-4o' },
+      holderTools: ['read_file'],
+    });
     const bad = validateSettings({ 'archival.summary.style': 'bullets', 'archival.holderTools': 'bash', 'archival.summary.model': 3 });
     assert.equal(bad.errors.length, 3, bad.errors.join('\n'));
     assert.deepEqual(bad.settings.archival, ARCHIVAL_DEFAULTS);
