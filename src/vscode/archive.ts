@@ -73,8 +73,21 @@ export class Archivist {
     private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
+  /** The holders archived in this window, per parent, oldest first. */
   liveHolders(parentKey: string): LiveHolder[] {
     return this.holders.get(parentKey) ?? [];
+  }
+
+  /** Every holder of a parent the store knows (also those archived before a reload, or through the API), oldest first. */
+  async holdersOf(parentKey: string): Promise<LiveHolder[]> {
+    const client = await this.client();
+    const { sessions } = await client.listSessions({ parent: parentKey });
+    const stored = sessions
+      .filter((s) => s.harnessAgentType === HOLDER_RUNNER)
+      .sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.key.localeCompare(y.key, undefined, { numeric: true }))
+      .map((s) => ({ id: s.key, task: s.title ?? 'Archive' }));
+    const known = new Set(stored.map((h) => h.id));
+    return [...stored, ...this.liveHolders(parentKey).filter((h) => !known.has(h.id))];
   }
 
   /** Evaluates the triggers for a finished turn and archives it when they fire. */

@@ -253,9 +253,10 @@ export class BatonChat {
   ): Promise<string> {
     const target = await this.currentSession(client, chatKey);
     const query = naturalQuery(request.prompt);
-    const [inherited, found] = await Promise.all([
+    const [inherited, found, holders] = await Promise.all([
       target ? client.inherited(target) : null,
       query ? client.search(query, { limit: 10 }) : Promise.resolve([] as HitView[]),
+      this.archivist.holdersOf(chatKey).catch(() => this.archivist.liveHolders(chatKey)),
     ]);
     const hits = notOwn(found, chatKey).slice(0, 5);
     const sources = [...new Set([...(target && inherited && !inherited.empty ? [target] : []), ...hits.map((h) => h.sessionKey)])];
@@ -263,7 +264,7 @@ export class BatonChat {
       arrived.length ? ['## Sub-agent results that arrived', ...arrived].join('\n\n') : '',
       inherited && !inherited.empty ? inherited.block : '',
       hits.length ? ['## Search hits', ...hits.map((h) => `- ${h.sessionKey}: ${h.excerpt}`)].join('\n') : '',
-      liveSubagentsSection(this.archivist.liveHolders(chatKey)),
+      liveSubagentsSection(holders),
     ]
       .filter(Boolean)
       .join('\n\n');

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { validateSettings } from '../../../src/core/settings';
 import type { SubagentRun as RunLike } from '../../../src/core/types';
-import { api as readyApi, endpointOf, extension, prompt, sessionStart, uid, waitFor, within, workspaceFolder } from './helpers';
+import { api as readyApi, endpointOf, extension, post, prompt, sessionStart, uid, waitFor, within, workspaceFolder } from './helpers';
 
 // ---------------------------------------------------------------------------------------------
 // What these suites use from activate()'s exports (structural, like helpers.ts).
@@ -1170,6 +1170,25 @@ describe('@baton chat: archival', () => {
     );
     assert.ok(nestedRuns[0].resultContent?.endsWith('\n\nThe holder kept checking its run status and ran out of rounds.'), nestedRuns[0].resultContent ?? '');
     await setBaton('archival.holderTools', undefined);
+  });
+
+  it('a holder archived through the API (or before a reload) is listed too: the Live Subagents come from the store', async function () {
+    this.timeout(30_000);
+    assert.ok(chatKey, 'an earlier test started the conversation');
+    const archived = await post<{ holderKey: string; marker: string }>(endpointOf(a.host as never), `/api/sessions/${encodeURIComponent(chatKey)}/archive`, {
+      from: 1,
+      to: 2,
+      summary: 'The route: coast first.',
+      title: 'Archive: the route notes',
+    });
+    assert.ok(!a.archivist.liveHolders(chatKey).some((h) => h.id === archived.holderKey), 'the extension did not make this holder');
+    const prompt = `Which ${word} holders are there?`;
+    await turn(prompt, ['Several.']);
+    const sent = requestFor(prompt)
+      .map((m) => m.text)
+      .join('\n');
+    assert.ok(sent.includes(`- id: ${archived.holderKey} | task: Archive: the route notes`), sent.slice(-2000));
+    assert.ok(sent.includes(`- id: ${holderId} | task: Archive: Where does the ${word} spend the winter?`), sent.slice(-2000));
   });
 
   // The archive marker (and a run's delivery text) is posted as one structured System turn. Posted
