@@ -100,7 +100,7 @@ export class Archivist {
       depth: turn.depth,
     });
     if (!decision.archive || !turn.range) return null;
-    return this.archive(turn, turn.range, decision.reason, model);
+    return this.archive({ ...turn, range: turn.range }, decision.reason, model);
   }
 
   /** The model that writes summaries: the summary.model setting when it names an available model, else the conversation's. */
@@ -127,8 +127,10 @@ export class Archivist {
     }
   }
 
-  async archive(turn: FinishedTurn, range: { from: number; to: number }, reason: string, model?: vscode.LanguageModelChat): Promise<ArchiveResult> {
+  /** Archives the turn's stored range into a new holder, whatever the triggers say. */
+  async archive(turn: FinishedTurn & { range: { from: number; to: number } }, reason: string, model?: vscode.LanguageModelChat): Promise<ArchiveResult> {
     const client = await this.client();
+    const range = turn.range;
     const summary = await this.summarise(turn, model);
     // One store write: the holder session (a child of the turn's session) with the turn's stored
     // turns, and the marker as a System turn of the parent (docs/archival.md, "Headless archival").
