@@ -162,5 +162,11 @@ describe('POST /api/sessions/:key/archive (real server, real store)', function (
     assert.equal((await get(mallory, '/api/sessions/shared-key%2Fholder-1')).status, 404);
     const holder = ok(await get(admin, `/api/sessions/shared-key%2Fholder-1`), 'holder as admin').json;
     assert.equal(holder.agentId, 'alice');
+
+    // The admin acts for the default agent, which has no such session, unless it names the owner.
+    assert.equal((await post(admin, '/api/sessions/shared-key/archive', { from: 5, to: 6 })).status, 404);
+    const forAlice = ok(await post(admin, '/api/sessions/shared-key/archive', { from: 5, to: 6, agentId: 'alice' }), 'admin for alice');
+    assert.equal(forAlice.json.holderKey, 'shared-key/holder-2');
+    assert.equal((await turnsOf(alice, 'shared-key/holder-2')).length, 2);
   });
 });
