@@ -1,6 +1,7 @@
-// Archival (docs/memory.md, "Archival"), the pure parts: when a finished turn collapses into a holder sub-agent,
-// what the parent keeps in its place, and the summary (structured when a model gave valid JSON,
-// a deterministic one otherwise; invalid model JSON is kept but marked).
+// Archival (docs/archival.md), the pure parts: when a finished turn collapses into a holder
+// sub-agent (the triggers), what the model is sent in its place (the marker, the Live Subagents
+// section), the summary (style, model, structured or paragraph, deterministic without a model),
+// what a holder may use (its tool grant), and the rules of the archive route (ranges, holder keys).
 
 import { estimateTokens } from './inherit';
 
@@ -270,11 +271,6 @@ export function historyForModel(turns: ConversationTurn[]): HistoryMessage[] {
     if (turn.response.trim()) out.push({ role: 'assistant', content: turn.response });
   }
   return out;
-}
-
-/** The line a holder leaves in its parent's transcript, so one read of the parent shows the whole shape. */
-export function archivedLine(holderId: string): string {
-  return `[archived: ${holderId}]`;
 }
 
 /** Where a holder's JSONL transcript lives under the data directory: agents/subagent-<id>/sessions/<id>.jsonl. */

@@ -1,7 +1,8 @@
 // The @baton chat participant. Every conversation with it is a tracked session (its key travels
 // in the result metadata), so sub-agents it spawns hang under it in the tree. Commands:
-// /parent [key], /search <query>, /tree, /runs; a free-form question is answered from the parent
-// context and search hits with the request's language model, or deterministically without one.
+// /parent [key], /search <query>, /tree, /runs; a free-form question is answered with the request's
+// language model from the conversation so far (archived turns only as their marker, see
+// docs/archival.md), the parent context and search hits, or deterministically without a model.
 
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';

@@ -39,7 +39,7 @@ describe('archival triggers and summaries', () => {
     assert.equal(shouldArchive(settings, facts).archive, false);
   });
 
-  it('fires at the thresholds, not only above them (docs/memory.md, "Archival")', () => {
+  it('fires at the thresholds, not only above them (docs/archival.md, "Triggers")', () => {
     assert.deepEqual(shouldArchive(settings, { ...facts, toolCalls: 3 }), { archive: true, reason: 'tool_call_threshold' });
     assert.deepEqual(shouldArchive(settings, { ...facts, text: 'x'.repeat(400) }), { archive: true, reason: 'token_threshold' });
     assert.equal(shouldArchive(settings, { ...facts, toolCalls: 2, text: 'x'.repeat(390) }).archive, false);
