@@ -858,7 +858,8 @@ describe('@baton chat: archival', () => {
 
   after(async function () {
     this.timeout(30_000);
-    for (const key of ['enabled', 'tokenThreshold', 'depthCap', 'onMaxTurns', 'summary.style', 'holderTools']) await setBaton(`archival.${key}`, undefined);
+    for (const key of ['enabled', 'tokenThreshold', 'depthCap', 'onMaxTurns', 'summary.style', 'summary.model', 'holderTools'])
+      await setBaton(`archival.${key}`, undefined);
     await setBaton('subagents.enabled', undefined);
     restoreWarnings?.();
   });
@@ -1051,6 +1052,17 @@ describe('@baton chat: archival', () => {
     assert.ok(!body.startsWith('outcome:') && !body.includes('\n- '), `not a paragraph: ${body}`);
     assert.match(body, /Asked: Which rivers does the /);
     await setBaton('archival.summary.style', undefined);
+  });
+
+  it('summary.model naming no available model falls back to the conversation model (none can be installed here to be picked)', async function () {
+    this.timeout(60_000);
+    await setBaton('archival.summary.model', 'no-such-model-family');
+    await waitFor(() => archivalInEffect(a).summary.model === 'no-such-model-family', 10_000, 'summary.model in the extension');
+    const before = model.prompts.filter((p) => p.startsWith('Summarise the conversation turn below as JSON')).length;
+    const result = await turn(`Which ${word} colonies nest inland?\n${'colony notes '.repeat(400)}`, ['Two of them.']);
+    assert.ok(result.result.metadata.archivedMarker?.includes('\n\noutcome: Explained the winter grounds.\n'), result.result.metadata.archivedMarker);
+    assert.equal(model.prompts.filter((p) => p.startsWith('Summarise the conversation turn below as JSON')).length, before + 1);
+    await setBaton('archival.summary.model', undefined);
   });
 
   it('baton_query_subagent answers from the holder transcript; holders archive their own turns down to the depth cap', async function () {
