@@ -186,7 +186,7 @@ export class Archivist {
         transcript: [...turns.map((t) => ({ role: t.role, content: t.text })), { role: 'user', content: prompt }, { role: 'assistant', content: answer }],
       },
     });
-    const depth = holderId.split('/holder-').length - 1;
+    const depth = await this.depthOf(holder);
     await this.afterTurn(
       {
         sessionKey: holderId,
@@ -201,6 +201,17 @@ export class Archivist {
       model,
     );
     return answer;
+  }
+
+  /** A holder's depth: one more than its parent's when the parent is a holder too, else 1 (whatever the keys look like). */
+  private async depthOf(holder: { harnessAgentType: string | null; parentSessionKey: string | null }): Promise<number> {
+    const client = await this.client();
+    let depth = 0;
+    // Bounded: the depth cap is at most 10, so no walk needs more steps than this.
+    for (let node: typeof holder | null = holder; node?.harnessAgentType === HOLDER_RUNNER && depth < 32; depth++) {
+      node = node.parentSessionKey ? await client.getSession(node.parentSessionKey) : null;
+    }
+    return depth;
   }
 
   /**

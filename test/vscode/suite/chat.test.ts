@@ -1203,6 +1203,21 @@ describe('@baton chat: archival', () => {
     assert.ok(sent.includes(`- id: ${holderId} | task: Archive: Where does the ${word} spend the winter?`), sent.slice(-2000));
   });
 
+  it("a holder's depth comes from its lineage, not its key: a custom-keyed holder and its own holder stop at the depth cap", async function () {
+    this.timeout(30_000);
+    assert.ok(chatKey, 'an earlier test started the conversation');
+    const custom = uid('custom-holder');
+    // Turns 3-4 of the chat: the long exchange about the winter.
+    await post(endpointOf(a.host as never), `/api/sessions/${encodeURIComponent(chatKey)}/archive`, { from: 3, to: 4, holderKey: custom });
+    const ask = (id: string) =>
+      vscode.lm.invokeTool('baton_query_subagent', { input: { id, prompt: `Where does the ${word} winter?` }, toolInvocationToken: undefined });
+    await ask(custom); // depth 1: its long answer is archived into a holder of its own (depth 2)
+    const nested = await clientOf(a).getSession(`${custom}/holder-1`);
+    assert.ok(nested, 'the custom holder did not archive its long answer');
+    await ask(`${custom}/holder-1`); // depth 2 = depthCap: never archives
+    assert.equal(await clientOf(a).getSession(`${custom}/holder-1/holder-1`), null, 'a holder at the depth cap archived');
+  });
+
   // The archive marker (and a run's delivery text) is posted as one structured System turn. Posted
   // as plain text, the server's parser split it at every line starting with "User:", "Assistant:",
   // "Tool:", "Human:" or "AI:", so a paragraph summary holding such a line invented turns.
