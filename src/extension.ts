@@ -74,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     client,
     () => host!.dataDir,
     () => current.archival,
+    (message) => log.warn(message),
   );
   const chat = new BatonChat(host, runs, archivist);
   chatRef.current = chat;

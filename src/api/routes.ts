@@ -70,6 +70,12 @@ export const ROUTES = {
   turns: route('GET', '/api/sessions/:key/turns', 'recall', "A page of a session's turns."),
   inherited: route('GET', '/api/sessions/:key/inherited', 'recall', 'The block a new sub-agent of the session would inherit now.'),
   subagents: route('GET', '/api/sessions/:key/subagents', 'recall', "What the session's sub-agents did: each one's type, task, status and result."),
+  archiveTurns: route(
+    'POST',
+    '/api/sessions/:key/archive',
+    'remember',
+    "Archives a range of the session's turns into a new holder session (its child) and leaves a marker with the summary in the session.",
+  ),
   bypass: route('POST', '/api/sessions/:key/bypass', 'remember', 'Turns recording of a session off or on (hooks become no-ops).'),
   upsertRun: route('POST', '/api/runs', 'remember', 'Creates or updates a sub-agent run.'),
   spawnRun: route(

@@ -148,6 +148,18 @@ export const expandBody = z
 
 export const bypassBody = z.object({ enabled: z.boolean(), agentId }).loose();
 
+/** A range of turns (seqs, 1-based, inclusive) to move into a holder; the summary and holder key are optional. */
+export const archiveTurnsBody = z
+  .object({
+    from: z.number().int(),
+    to: z.number().int(),
+    summary: z.string().max(100_000).optional(),
+    holderKey: optionalKey,
+    title: z.string().max(500).optional(),
+    agentId,
+  })
+  .loose();
+
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
@@ -629,6 +641,17 @@ export const SCHEMAS = {
         text: z.string(),
       })
       .loose(),
+  },
+  archiveTurns: {
+    body: archiveTurnsBody,
+    response: z.object({
+      sessionKey: z.string(),
+      holderKey: z.string(),
+      from: z.number(),
+      to: z.number(),
+      archived: z.number(),
+      marker: z.string(),
+    }),
   },
   bypass: { body: bypassBody, response: z.object({ key: z.string(), bypassed: z.boolean() }) },
   upsertRun: { body: runBody, response: runView },

@@ -1,22 +1,56 @@
-// Archival (docs/memory.md, "Archival"), the pure parts: when a finished turn collapses into a holder sub-agent,
-// what the parent keeps in its place, and the summary (structured when a model gave valid JSON,
-// a deterministic one otherwise; invalid model JSON is kept but marked).
+// Archival (docs/archival.md), the pure parts: when a finished turn collapses into a holder
+// sub-agent (the triggers), what the model is sent in its place (the marker, the Live Subagents
+// section), the summary (style, model, structured or paragraph, deterministic without a model),
+// what a holder may use (its tool grant), and the rules of the archive route (ranges, holder keys).
 
 import { estimateTokens } from './inherit';
 
-export interface ArchivalSettings {
+/** The triggers (docs/archival.md, "Triggers"). */
+export interface ArchivalTriggers {
   enabled: boolean;
-  maxTurns: number;
+  /** Archive a turn that ended with the max-turns marker. */
+  onMaxTurns: boolean;
   tokenThreshold: number;
   toolCallThreshold: number;
   depthCap: number;
 }
 
+export type SummaryStyle = 'structured' | 'paragraph';
+export const SUMMARY_STYLES: readonly SummaryStyle[] = ['structured', 'paragraph'];
+
+/** Everything archival is configured with: the triggers, the summary and the holders' tool grant. */
+export interface ArchivalSettings extends ArchivalTriggers {
+  summary: {
+    style: SummaryStyle;
+    /** A model id or family to summarise with instead of the conversation's model; null: the conversation's. */ model: string | null;
+  };
+  /** The tools a holder may use when it answers a question; empty (the default): none, it only holds its transcript. */
+  holderTools: string[];
+}
+
+export const ARCHIVAL_DEFAULTS: ArchivalSettings = {
+  enabled: false,
+  onMaxTurns: true,
+  tokenThreshold: 8_000,
+  toolCallThreshold: 5,
+  depthCap: 3,
+  summary: { style: 'structured', model: null },
+  holderTools: [],
+};
+
+/** What an agent loop appends when it stops at its round limit: the work so far, frozen. */
+export const MAX_TURNS_MARKER = '[Max turns reached]';
+
+/** Whether a turn's response ended at the agent loop's round limit (the max-turns ending). */
+export function endedAtMaxTurns(response: string): boolean {
+  return response.trimEnd().endsWith(MAX_TURNS_MARKER);
+}
+
 export interface TurnFacts {
-  /** Turns in the conversation so far, this one included. */
-  conversationTurns: number;
   /** The finished turn's text (prompt and response). */
   text: string;
+  /** The turn's response ended with the max-turns marker. */
+  maxTurnsEnding: boolean;
   toolCalls: number;
   /** A tool call is still in flight: never archive then. */
   toolCallOpen: boolean;
@@ -26,11 +60,12 @@ export interface TurnFacts {
 
 export type ArchivalDecision = { archive: true; reason: 'max_turns' | 'token_threshold' | 'tool_call_threshold' } | { archive: false; reason: string };
 
-export function shouldArchive(settings: ArchivalSettings, facts: TurnFacts): ArchivalDecision {
+/** The trigger rules, in order: off, unfinished turn, depth cap, then max-turns ending, tokens, tool calls (each at or above). */
+export function shouldArchive(settings: ArchivalTriggers, facts: TurnFacts): ArchivalDecision {
   if (!settings.enabled) return { archive: false, reason: 'disabled' };
   if (facts.toolCallOpen) return { archive: false, reason: 'tool call in flight' };
   if (facts.depth >= settings.depthCap) return { archive: false, reason: 'at depth cap' };
-  if (facts.conversationTurns >= settings.maxTurns) return { archive: true, reason: 'max_turns' };
+  if (settings.onMaxTurns && facts.maxTurnsEnding) return { archive: true, reason: 'max_turns' };
   if (estimateTokens(facts.text) >= settings.tokenThreshold) return { archive: true, reason: 'token_threshold' };
   if (facts.toolCalls >= settings.toolCallThreshold) return { archive: true, reason: 'tool_call_threshold' };
   return { archive: false, reason: 'below thresholds' };
@@ -123,17 +158,153 @@ export function archivedMarker(holderId: string, summary: ArchiveSummary): strin
   return `[archived turn]\nsubagent_id: ${holderId}\n\n${renderSummary(summary)}`;
 }
 
+/** The summary as the configured style: a paragraph style turns a structured summary into prose (3-5 sentences, no bullets). */
+export function inStyle(summary: ArchiveSummary, style: SummaryStyle): ArchiveSummary {
+  if (style !== 'paragraph' || summary.kind !== 'structured') return summary;
+  const s = summary.value;
+  const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+  const parts = [sentence(s.outcome), ...s.key_findings.slice(0, 2).map(sentence)];
+  if (s.files_touched.length) parts.push(`Files touched: ${s.files_touched.join(', ')}.`);
+  if (s.tools_used.length) parts.push(`Tools used: ${s.tools_used.join(', ')}.`);
+  if (s.open_questions.length) parts.push(`Open: ${s.open_questions.join(' ')}`);
+  return { kind: 'paragraph', text: parts.slice(0, 5).join(' ') };
+}
+
+/**
+ * The style actually used with a model: some providers (Ollama) return unreliable JSON, so they
+ * always get the paragraph style, with a warning.
+ */
+export function effectiveSummaryStyle(style: SummaryStyle, vendor: string | undefined): { style: SummaryStyle; warning?: string } {
+  if (style === 'structured' && vendor?.toLowerCase() === 'ollama')
+    return { style: 'paragraph', warning: 'Archival summaries use the paragraph style with Ollama models (their JSON output is unreliable).' };
+  return { style };
+}
+
+/** The request that asks a model for a turn's summary in the given style. */
+export function summaryRequest(style: SummaryStyle, prompt: string, response: string): string {
+  const ask =
+    style === 'paragraph'
+      ? 'Summarise the conversation turn below in one paragraph of 3-5 sentences, no bullets: what was asked, what was found or done, files touched, what is still open.'
+      : `Summarise the conversation turn below as JSON with exactly these fields:
+{"outcome": string, "key_findings": string[], "files_touched": string[], "tools_used": string[], "open_questions": string[]}
+Answer with the JSON only.`;
+  return `${ask}\n\nUser: ${prompt}\n\nAssistant: ${response}`;
+}
+
+export interface ModelInfo {
+  id: string;
+  family: string;
+  vendor: string;
+}
+
+/** The model named by the summary.model setting (an id, a family, or vendor/family), or undefined when none matches. */
+export function matchModel<M extends ModelInfo>(models: M[], wanted: string): M | undefined {
+  const w = wanted.trim().toLowerCase();
+  return (
+    models.find((m) => m.id.toLowerCase() === w) ??
+    models.find((m) => m.family.toLowerCase() === w) ??
+    models.find((m) => `${m.vendor}/${m.family}`.toLowerCase() === w)
+  );
+}
+
+/** Whether a holder may use a tool: only the tools its grant names (none by default; no approval channel mid-run). */
+export function holderMayUse(grant: readonly string[], tool: string): boolean {
+  return grant.includes(tool);
+}
+
+/** The granted subset of the tools on offer, in the order offered. */
+export function grantedTools<T extends { name: string }>(offered: readonly T[], grant: readonly string[]): T[] {
+  return offered.filter((t) => holderMayUse(grant, t.name));
+}
+
+/** What a holder is told when its model calls a tool it was not granted: report being blocked, do not retry. */
+export function deniedToolMessage(tool: string): string {
+  return `Tool "${tool}" is not granted to this holder (baton.archival.holderTools). Answer from the transcript, or say that you are blocked; do not retry.`;
+}
+
 export interface LiveHolder {
   id: string;
-  outcome: string;
+  /** "Archive: " and the archived turn's prompt (first line, shortened). */
+  task: string;
+}
+
+export function holderTask(prompt: string): string {
+  const first = prompt.trim().split('\n')[0].replace(/\s+/g, ' ');
+  return `Archive: ${first.length > 80 ? `${first.slice(0, 79)}…` : first}`;
 }
 
 /** The "Live Subagents" section of the participant's prompt. */
 export function liveSubagentsSection(holders: LiveHolder[]): string {
   if (holders.length === 0) return '';
   return [
-    '## Live Subagents',
-    'Archived turns, each kept whole by a holder sub-agent; ask one with baton_query_subagent(id, prompt):',
-    ...holders.map((h) => `- ${h.id}: ${h.outcome}`),
+    '# Live Subagents',
+    'These subagents hold archived prior turns of this conversation. Use the `baton_query_subagent(id, prompt)` tool to retrieve detail; spawn a new one with `baton_spawn_subagent(task)` to fan out. Do not query unless you actually need the detail.',
+    ...holders.map((h) => `- id: ${h.id} | task: ${h.task}`),
   ].join('\n');
+}
+
+/** A turn of the conversation as the participant knows it, archived or not. */
+export interface ConversationTurn {
+  prompt: string;
+  response: string;
+  /** Set when the turn was archived: the marker that replaces it. */
+  archivedMarker?: string;
+}
+
+export interface HistoryMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * The conversation as the model is sent it: each live turn as its prompt and its response, each
+ * archived turn only as its marker (`[archived turn]`, the holder id, the summary).
+ */
+export function historyForModel(turns: ConversationTurn[]): HistoryMessage[] {
+  const out: HistoryMessage[] = [];
+  for (const turn of turns) {
+    if (turn.archivedMarker) {
+      out.push({ role: 'assistant', content: turn.archivedMarker });
+      continue;
+    }
+    if (turn.prompt.trim()) out.push({ role: 'user', content: turn.prompt });
+    if (turn.response.trim()) out.push({ role: 'assistant', content: turn.response });
+  }
+  return out;
+}
+
+/** Where a holder's JSONL transcript lives under the data directory: agents/subagent-<id>/sessions/<id>.jsonl. */
+export function holderTranscriptPath(holderId: string): string[] {
+  const id = holderId.replace(/[^\w.-]+/g, '_');
+  return ['agents', `subagent-${id}`, 'sessions', `${id}.jsonl`];
+}
+
+/** Why a range of a session's turns cannot be archived (null: it can). Seqs are 1-based and inclusive. */
+export function archiveRangeProblem(from: number, to: number, total: number): string | null {
+  if (total === 0) return 'the session has no turns to archive';
+  if (from < 1) return `from must be 1 or more (got ${from})`;
+  if (to < from) return `to (${to}) must not be before from (${from})`;
+  if (to > total) return `to (${to}) is past the session's last turn (${total})`;
+  return null;
+}
+
+/** The next free holder key under a parent: <parent>/holder-N, N one more than the highest in use. */
+export function nextHolderKey(parentKey: string, childKeys: readonly string[]): string {
+  const prefix = `${parentKey}/holder-`;
+  let highest = 0;
+  for (const key of childKeys) {
+    if (!key.startsWith(prefix)) continue;
+    const n = Number(key.slice(prefix.length));
+    if (Number.isInteger(n) && n > highest) highest = n;
+  }
+  return `${prefix}${highest + 1}`;
+}
+
+/** A deterministic summary of stored turns (the API's default when the caller gives none). */
+export function summaryOfTurns(turns: ReadonlyArray<{ role: string; text: string }>): StructuredSummary {
+  const prompts = turns.filter((t) => t.role === 'user').map((t) => t.text);
+  const replies = turns.filter((t) => t.role === 'assistant').map((t) => t.text);
+  const tools = turns.filter((t) => t.role === 'tool').map((t) => t.text.split(/[\s:(]/)[0]);
+  const summary = deterministicSummary(prompts.join('\n'), replies.join('\n'), tools.filter(Boolean));
+  return { ...summary, key_findings: prompts.slice(0, 5).map((p) => `Asked: ${p.replace(/\s+/g, ' ').trim().slice(0, 200)}`) };
 }

@@ -2,6 +2,7 @@
 // rules (for example: archival needs sub-agents) are tested without VS Code.
 
 import { INHERIT_PROFILES, type InheritProfile } from './inheritProfiles';
+import { ARCHIVAL_DEFAULTS, SUMMARY_STYLES, type ArchivalSettings, type SummaryStyle } from './archival';
 
 export interface BatonSettingsInput {
   dataDir?: unknown;
@@ -17,10 +18,13 @@ export interface BatonSettingsInput {
   'subagents.enabled'?: unknown;
   'subagents.externalCommand'?: unknown;
   'archival.enabled'?: unknown;
-  'archival.maxTurns'?: unknown;
+  'archival.onMaxTurns'?: unknown;
   'archival.tokenThreshold'?: unknown;
   'archival.toolCallThreshold'?: unknown;
   'archival.depthCap'?: unknown;
+  'archival.summary.style'?: unknown;
+  'archival.summary.model'?: unknown;
+  'archival.holderTools'?: unknown;
 }
 
 export interface ValidatedSettings {
@@ -36,7 +40,7 @@ export interface ValidatedSettings {
   subagentsEnabled: boolean;
   /** Command and arguments of the `external` runner (a CLI that reads the prompt on stdin); empty: none. */
   externalCommand: string[];
-  archival: { enabled: boolean; maxTurns: number; tokenThreshold: number; toolCallThreshold: number; depthCap: number };
+  archival: ArchivalSettings;
 }
 
 export interface InheritProfileSettings {
@@ -61,7 +65,7 @@ export const SETTING_DEFAULTS: ValidatedSettings = {
   projectFilter: 'workspace',
   subagentsEnabled: false,
   externalCommand: [],
-  archival: { enabled: false, maxTurns: 40, tokenThreshold: 8_000, toolCallThreshold: 5, depthCap: 3 },
+  archival: ARCHIVAL_DEFAULTS,
 };
 
 function int(value: unknown, name: string, min: number, max: number, fallback: number, errors: string[]): number {
@@ -147,6 +151,29 @@ function inheritProfiles(raw: BatonSettingsInput, errors: string[]): InheritProf
   return { defaultProfile, byAgentType, maxTokens };
 }
 
+function summaryStyle(value: unknown, errors: string[]): SummaryStyle {
+  if (value === undefined || value === null) return ARCHIVAL_DEFAULTS.summary.style;
+  if (SUMMARY_STYLES.includes(value as SummaryStyle)) return value as SummaryStyle;
+  errors.push(`baton.archival.summary.style must be "structured" or "paragraph" (got ${JSON.stringify(value)}); using "structured".`);
+  return ARCHIVAL_DEFAULTS.summary.style;
+}
+
+function optionalString(value: unknown, name: string, errors: string[]): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value === 'string') return value.trim() || null;
+  errors.push(`baton.${name} must be a text (got ${JSON.stringify(value)}); using none.`);
+  return null;
+}
+
+function toolList(value: unknown, errors: string[]): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0)) {
+    errors.push(`baton.archival.holderTools must be a list of tool names (got ${JSON.stringify(value)}); holders get no tools.`);
+    return [];
+  }
+  return [...new Set(value as string[])];
+}
+
 /** Validates raw settings; every problem becomes a readable message and the default is used instead. */
 export function validateSettings(raw: BatonSettingsInput): { settings: ValidatedSettings; errors: string[] } {
   const errors: string[] = [];
@@ -176,10 +203,15 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
     externalCommand: stringList(raw['subagents.externalCommand'], 'subagents.externalCommand', errors),
     archival: {
       enabled: bool(raw['archival.enabled'], 'archival.enabled', d.archival.enabled, errors),
-      maxTurns: int(raw['archival.maxTurns'], 'archival.maxTurns', 1, 10_000, d.archival.maxTurns, errors),
+      onMaxTurns: bool(raw['archival.onMaxTurns'], 'archival.onMaxTurns', d.archival.onMaxTurns, errors),
       tokenThreshold: int(raw['archival.tokenThreshold'], 'archival.tokenThreshold', 100, 10_000_000, d.archival.tokenThreshold, errors),
       toolCallThreshold: int(raw['archival.toolCallThreshold'], 'archival.toolCallThreshold', 1, 100_000, d.archival.toolCallThreshold, errors),
       depthCap: int(raw['archival.depthCap'], 'archival.depthCap', 0, 10, d.archival.depthCap, errors),
+      summary: {
+        style: summaryStyle(raw['archival.summary.style'], errors),
+        model: optionalString(raw['archival.summary.model'], 'archival.summary.model', errors),
+      },
+      holderTools: toolList(raw['archival.holderTools'], errors),
     },
   };
   // A configuration error, shown at load and not silently fixed: archival hands turns to sub-agents.

@@ -222,6 +222,17 @@ export function buildHandlers(svc: Services): Handlers {
     subagents: async (_input, ctx) => sessions.subagents(ctx.caller, ctx.params.key),
     inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
+    archiveTurns: async ({ body }, ctx) =>
+      store.write('archiveTurns', {
+        agentId: writeAgent(ctx.caller, body.agentId),
+        key: ctx.params.key,
+        from: body.from,
+        to: body.to,
+        summary: body.summary,
+        holderKey: body.holderKey,
+        title: body.title,
+      }),
+
     bypass: async ({ body }, ctx) => store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled }),
 
     upsertRun: async ({ body }, ctx) => {

@@ -6,6 +6,7 @@ import type { CommandContext } from './commands';
 import * as life from './lifecycle';
 import * as mem from './memoryCommands';
 import { enqueueJob, setJob } from './jobs';
+import { archiveTurns } from './archive';
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
@@ -34,6 +35,7 @@ export const WRITE_COMMANDS = {
   writeHead: mem.writeHead,
   upsertRun: c.upsertRun,
   takeDeliveries: c.takeDeliveries,
+  archiveTurns,
   createToken: c.createToken,
   enqueueJob,
   setJob,

@@ -1,16 +1,28 @@
-// Archival (docs/memory.md, "Archival"): after a turn, if the triggers say so, the finished turn moves into a holder
-// sub-agent that keeps its whole transcript (JSONL on disk and in the store); the parent keeps
-// `[archived turn]` with a summary. Holders answer questions about their turn and, up to the depth
-// cap, archive their own turns the same way.
+// Archival (docs/archival.md): after a turn, if the triggers say so, the finished turn moves into a
+// holder sub-agent that keeps its whole transcript (a session in the store, made by the archive
+// route, and a JSONL file on disk); the parent keeps `[archived turn]`, the holder's id and a
+// summary. Holders answer questions about their turn with only the tools granted to them and, up
+// to the depth cap, archive their own turns the same way.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
-  archivedMarker,
+  MAX_TURNS_MARKER,
+  deniedToolMessage,
   deterministicSummary,
+  effectiveSummaryStyle,
+  endedAtMaxTurns,
+  grantedTools,
+  holderMayUse,
+  holderTask,
+  holderTranscriptPath,
+  inStyle,
+  matchModel,
   parseModelSummary,
+  renderSummary,
   shouldArchive,
+  summaryRequest,
   type ArchivalSettings,
   type ArchiveSummary,
   type LiveHolder,
@@ -20,6 +32,8 @@ import { writeFileAtomic } from '../node/fsync';
 import { ask } from './lmRunner';
 
 export const HOLDER_RUNNER = 'holder';
+/** Model rounds a holder gets to answer one question (tool calls included) before its turn ends at max turns. */
+export const HOLDER_MAX_ROUNDS = 5;
 
 export interface FinishedTurn {
   sessionKey: string;
@@ -28,7 +42,10 @@ export interface FinishedTurn {
   response: string;
   toolsUsed: string[];
   toolCallOpen: boolean;
-  conversationTurns: number;
+  /** The model's reply ended with the max-turns marker (what Baton adds around it, such as source links, aside). */
+  maxTurnsEnding: boolean;
+  /** The session's stored turns this turn wrote (seqs, inclusive): what the archive moves into the holder. */
+  range: { from: number; to: number } | null;
 }
 
 export interface ArchiveResult {
@@ -38,82 +55,111 @@ export interface ArchiveResult {
   reason: string;
 }
 
-const SUMMARY_PROMPT = `Summarise the conversation turn below as JSON with exactly these fields:
-{"outcome": string, "key_findings": string[], "files_touched": string[], "tools_used": string[], "open_questions": string[]}
-Answer with the JSON only.`;
+/** The stored range a write added, from a transcript write's reply (turnCount after it, turns appended). */
+export function writtenRange(first: { turnCount?: number; appended?: number }, last: { turnCount?: number }): { from: number; to: number } | null {
+  if (first.turnCount === undefined || last.turnCount === undefined) return null;
+  const from = first.turnCount - (first.appended ?? 0) + 1;
+  return last.turnCount >= from ? { from, to: last.turnCount } : null;
+}
 
 export class Archivist {
-  /** Live holders per parent session, newest last. */
+  /** Live holders per parent session, oldest first. */
   private readonly holders = new Map<string, LiveHolder[]>();
 
   constructor(
     private readonly client: () => Promise<BatonClient>,
     private readonly dataDir: () => string,
     private readonly settings: () => ArchivalSettings,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
+  /** The holders archived in this window, per parent, oldest first. */
   liveHolders(parentKey: string): LiveHolder[] {
     return this.holders.get(parentKey) ?? [];
+  }
+
+  /** Every holder of a parent the store knows (also those archived before a reload, or through the API), oldest first. */
+  async holdersOf(parentKey: string): Promise<LiveHolder[]> {
+    const client = await this.client();
+    const { sessions } = await client.listSessions({ parent: parentKey });
+    const stored = sessions
+      .filter((s) => s.harnessAgentType === HOLDER_RUNNER)
+      .sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.key.localeCompare(y.key, undefined, { numeric: true }))
+      .map((s) => ({ id: s.key, task: s.title ?? 'Archive' }));
+    const known = new Set(stored.map((h) => h.id));
+    return [...stored, ...this.liveHolders(parentKey).filter((h) => !known.has(h.id))];
   }
 
   /** Evaluates the triggers for a finished turn and archives it when they fire. */
   async afterTurn(turn: FinishedTurn, model?: vscode.LanguageModelChat): Promise<ArchiveResult | null> {
     const decision = shouldArchive(this.settings(), {
-      conversationTurns: turn.conversationTurns,
       text: `${turn.prompt}\n${turn.response}`,
+      maxTurnsEnding: turn.maxTurnsEnding,
       toolCalls: turn.toolsUsed.length,
       toolCallOpen: turn.toolCallOpen,
       depth: turn.depth,
     });
-    if (!decision.archive) return null;
-    return this.archive(turn, decision.reason, model);
+    if (!decision.archive || !turn.range) return null;
+    return this.archive({ ...turn, range: turn.range }, decision.reason, model);
   }
 
-  async archive(turn: FinishedTurn, reason: string, model?: vscode.LanguageModelChat): Promise<ArchiveResult> {
+  /** The model that writes summaries: the summary.model setting when it names an available model, else the conversation's. */
+  private async summaryModel(fallback?: vscode.LanguageModelChat): Promise<vscode.LanguageModelChat | undefined> {
+    const wanted = this.settings().summary.model;
+    if (!wanted) return fallback;
+    const found = matchModel(await vscode.lm.selectChatModels({}), wanted);
+    if (!found) this.warn(`baton.archival.summary.model "${wanted}" matches no available language model; using the conversation's model.`);
+    return found ?? fallback;
+  }
+
+  private async summarise(turn: FinishedTurn, conversationModel?: vscode.LanguageModelChat): Promise<ArchiveSummary> {
+    const configured = this.settings().summary.style;
+    const fallback = (): ArchiveSummary => inStyle({ kind: 'structured', value: deterministicSummary(turn.prompt, turn.response, turn.toolsUsed) }, configured);
+    const model = await this.summaryModel(conversationModel);
+    if (!model) return fallback();
+    const { style, warning } = effectiveSummaryStyle(configured, model.vendor);
+    if (warning) this.warn(warning);
+    try {
+      const out = await ask(model, summaryRequest(style, turn.prompt, turn.response));
+      return parseModelSummary(out.content);
+    } catch {
+      return fallback();
+    }
+  }
+
+  /** Archives the turn's stored range into a new holder, whatever the triggers say. */
+  async archive(turn: FinishedTurn & { range: { from: number; to: number } }, reason: string, model?: vscode.LanguageModelChat): Promise<ArchiveResult> {
     const client = await this.client();
-    const index = this.liveHolders(turn.sessionKey).length + 1;
-    const holderId = `${turn.sessionKey}/holder-${index}`;
+    const range = turn.range;
+    const summary = await this.summarise(turn, model);
+    // One store write: the holder session (a child of the turn's session) with the turn's stored
+    // turns, and the marker as a System turn of the parent (docs/archival.md, "Headless archival").
+    const archived = await client.call('archiveTurns', {
+      params: { key: turn.sessionKey },
+      body: { from: range.from, to: range.to, summary: renderSummary(summary), title: holderTask(turn.prompt) },
+    });
+    const holderId = archived.holderKey;
+    // … and the turn on disk too, as the runtime lays it out: agents/subagent-<id>/sessions/<id>.jsonl.
+    const file = path.join(this.dataDir(), ...holderTranscriptPath(holderId));
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const lines = [
       { role: 'user', content: turn.prompt },
       { role: 'assistant', content: turn.response },
     ];
-    // The holder keeps the turn whole: a JSONL file on disk and a session in the store.
-    const file = path.join(this.dataDir(), 'archive', `${holderId.replace(/[^\w.-]+/g, '_')}.jsonl`);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileAtomic(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    await client.call('sessionStart', {
-      body: { harness: 'baton', sessionKey: holderId, parentSessionKey: turn.sessionKey, harnessAgentType: HOLDER_RUNNER, title: `archived turn ${index}` },
+    const run = await client.saveRun({
+      runner: HOLDER_RUNNER,
+      status: 'pending',
+      executionMode: 'SYNC',
+      sessionKey: holderId,
+      parentSessionKey: turn.sessionKey,
+      prompt: turn.prompt,
+      specId: `archive:${reason}`,
     });
-    await client.call('userPromptSubmit', { body: { harness: 'baton', sessionKey: holderId, transcript: lines } });
-    let summary: ArchiveSummary;
-    if (model) {
-      try {
-        const out = await ask(model, `${SUMMARY_PROMPT}\n\nUser: ${turn.prompt}\n\nAssistant: ${turn.response}`);
-        summary = parseModelSummary(out.content);
-      } catch {
-        summary = { kind: 'structured', value: deterministicSummary(turn.prompt, turn.response, turn.toolsUsed) };
-      }
-    } else summary = { kind: 'structured', value: deterministicSummary(turn.prompt, turn.response, turn.toolsUsed) };
-    const marker = archivedMarker(holderId, summary);
-    await client
-      .saveRun({
-        runner: HOLDER_RUNNER,
-        status: 'pending',
-        executionMode: 'SYNC',
-        sessionKey: holderId,
-        parentSessionKey: turn.sessionKey,
-        prompt: turn.prompt,
-        specId: `archive:${reason}`,
-      })
-      .then((run) =>
-        client
-          .saveRun({ id: run.id, status: 'running' })
-          .then(() => client.saveRun({ id: run.id, status: 'completed', resultContent: marker, durationMs: 0, finishedAt: new Date().toISOString() })),
-      );
-    await client.call('userPromptSubmit', { body: { harness: 'vscode-chat', sessionKey: turn.sessionKey, transcript: [{ role: 'system', content: marker }] } });
-    const outcome = summary.kind === 'structured' ? summary.value.outcome : summary.kind === 'paragraph' ? summary.text.slice(0, 200) : 'summary unavailable';
-    this.holders.set(turn.sessionKey, [...this.liveHolders(turn.sessionKey), { id: holderId, outcome }]);
-    return { holderId, marker, summary, reason };
+    await client.saveRun({ id: run.id, status: 'running' });
+    await client.saveRun({ id: run.id, status: 'completed', resultContent: archived.marker, durationMs: 0, finishedAt: new Date().toISOString() });
+    this.holders.set(turn.sessionKey, [...this.liveHolders(turn.sessionKey), { id: holderId, task: holderTask(turn.prompt) }]);
+    return { holderId, marker: archived.marker, summary, reason };
   }
 
   /** Answers a question from a holder's transcript (with a model when there is one), as a turn of the holder. */
@@ -124,7 +170,8 @@ export class Archivist {
     const turns = (await client.turns(holderId, 1, 2000)).turns;
     const transcript = turns.map((t) => `${t.role === 'user' ? 'User' : t.role === 'assistant' ? 'Assistant' : t.role}: ${t.text}`).join('\n');
     let answer: string;
-    if (model) answer = (await ask(model, `You are a sub-agent holding this transcript:\n\n${transcript}\n\nAnswer from it only:\n${prompt}`)).content;
+    let toolsUsed: string[] = [];
+    if (model) ({ answer, toolsUsed } = await this.answerWithModel(model, transcript, prompt));
     else {
       const words = prompt.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [];
       const hits = turns.filter((t) => words.some((w) => t.text.toLowerCase().includes(w)));
@@ -132,26 +179,84 @@ export class Archivist {
         ? hits.map((t) => `${t.role}: ${t.text}`).join('\n\n')
         : `Nothing in ${holderId} matches "${prompt}". Its transcript:\n\n${transcript}`;
     }
-    await client.call('userPromptSubmit', {
+    const written = await client.call('userPromptSubmit', {
       body: {
         harness: 'baton',
         sessionKey: holderId,
         transcript: [...turns.map((t) => ({ role: t.role, content: t.text })), { role: 'user', content: prompt }, { role: 'assistant', content: answer }],
       },
     });
-    const depth = holderId.split('/holder-').length - 1;
+    const depth = await this.depthOf(holder);
     await this.afterTurn(
       {
         sessionKey: holderId,
         depth,
         prompt,
         response: answer,
-        toolsUsed: [],
+        toolsUsed,
         toolCallOpen: false,
-        conversationTurns: turns.filter((t) => t.role === 'user').length + 1,
+        maxTurnsEnding: endedAtMaxTurns(answer),
+        range: writtenRange(written, written),
       },
       model,
     );
     return answer;
+  }
+
+  /** A holder's depth: one more than its parent's when the parent is a holder too, else 1 (whatever the keys look like). */
+  private async depthOf(holder: { harnessAgentType: string | null; parentSessionKey: string | null }): Promise<number> {
+    const client = await this.client();
+    let depth = 0;
+    // Bounded: the depth cap is at most 10, so no walk needs more steps than this.
+    for (let node: typeof holder | null = holder; node?.harnessAgentType === HOLDER_RUNNER && depth < 32; depth++) {
+      node = node.parentSessionKey ? await client.getSession(node.parentSessionKey) : null;
+    }
+    return depth;
+  }
+
+  /**
+   * A holder's model loop: only the tools granted to holders are offered (none by default); a call
+   * to any other tool is refused with a message, never run. After HOLDER_MAX_ROUNDS rounds the
+   * answer so far ends with the max-turns marker, which is itself an archival trigger.
+   */
+  private async answerWithModel(model: vscode.LanguageModelChat, transcript: string, prompt: string): Promise<{ answer: string; toolsUsed: string[] }> {
+    const grant = this.settings().holderTools;
+    const tools = grantedTools(vscode.lm.tools, grant).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+    const messages = [vscode.LanguageModelChatMessage.User(`You are a sub-agent holding this transcript:\n\n${transcript}\n\nAnswer from it only:\n${prompt}`)];
+    const toolsUsed: string[] = [];
+    let answer = '';
+    const cts = new vscode.CancellationTokenSource();
+    try {
+      for (let round = 0; round < HOLDER_MAX_ROUNDS; round++) {
+        const response = await model.sendRequest(messages, tools.length ? { tools } : {}, cts.token);
+        const calls: vscode.LanguageModelToolCallPart[] = [];
+        let text = '';
+        for await (const part of response.stream) {
+          if (part instanceof vscode.LanguageModelTextPart) text += part.value;
+          else if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
+        }
+        answer += text;
+        if (calls.length === 0) return { answer, toolsUsed };
+        messages.push(vscode.LanguageModelChatMessage.Assistant([...(text ? [new vscode.LanguageModelTextPart(text)] : []), ...calls]));
+        const results: vscode.LanguageModelToolResultPart[] = [];
+        for (const call of calls) {
+          toolsUsed.push(call.name);
+          let content: Array<vscode.LanguageModelTextPart | unknown>;
+          if (!holderMayUse(grant, call.name)) content = [new vscode.LanguageModelTextPart(deniedToolMessage(call.name))];
+          else {
+            try {
+              content = (await vscode.lm.invokeTool(call.name, { input: call.input, toolInvocationToken: undefined }, cts.token)).content;
+            } catch (err) {
+              content = [new vscode.LanguageModelTextPart(`Tool "${call.name}" failed: ${(err as Error).message}`)];
+            }
+          }
+          results.push(new vscode.LanguageModelToolResultPart(call.callId, content));
+        }
+        messages.push(vscode.LanguageModelChatMessage.User(results));
+      }
+      return { answer: `${answer}\n\n${MAX_TURNS_MARKER}`, toolsUsed };
+    } finally {
+      cts.dispose();
+    }
   }
 }

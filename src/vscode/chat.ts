@@ -1,23 +1,42 @@
 // The @baton chat participant. Every conversation with it is a tracked session (its key travels
 // in the result metadata), so sub-agents it spawns hang under it in the tree. Commands:
-// /parent [key], /search <query>, /tree, /runs; a free-form question is answered from the parent
-// context and search hits with the request's language model, or deterministically without one.
+// /parent [key], /search <query>, /tree, /runs; a free-form question is answered with the request's
+// language model from the conversation so far (archived turns only as their marker, see
+// docs/archival.md), the parent context and search hits, or deterministically without a model.
 
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import type { BatonClient, HitView, TreeView } from '../client/batonClient';
-import { liveSubagentsSection } from '../core/archival';
+import { endedAtMaxTurns, historyForModel, liveSubagentsSection, type ConversationTurn } from '../core/archival';
 import { age } from '../core/format';
 import { compileSearchQuery } from '../core/searchQuery';
 import type { RunManager } from '../runs/runManager';
-import type { Archivist } from './archive';
+import { writtenRange, type Archivist } from './archive';
 import type { BatonHost } from './host';
 
 export const PARTICIPANT_ID = 'baton.chat';
 export const CHAT_HARNESS = 'vscode-chat';
 
 export interface BatonChatResult extends vscode.ChatResult {
-  metadata: { sessionKey: string; command?: string; query?: string; archived?: string };
+  /** archived/archivedMarker: the turn moved into that holder; the next requests send the model only the marker. */
+  metadata: { sessionKey: string; command?: string; query?: string; archived?: string; archivedMarker?: string };
+}
+
+/** The conversation so far as turns (prompt, response, the marker of an archived turn), from VS Code's chat history. */
+export function conversationTurns(history: vscode.ChatContext['history']): ConversationTurn[] {
+  const turns: ConversationTurn[] = [];
+  for (const entry of history) {
+    if (entry instanceof vscode.ChatRequestTurn) {
+      turns.push({ prompt: entry.command ? `/${entry.command} ${entry.prompt}`.trim() : entry.prompt, response: '' });
+    } else if (entry instanceof vscode.ChatResponseTurn) {
+      if (turns.length === 0) turns.push({ prompt: '', response: '' });
+      const turn = turns[turns.length - 1];
+      turn.response += entry.response.map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : '')).join('');
+      const marker = (entry.result.metadata as { archivedMarker?: unknown } | undefined)?.archivedMarker;
+      if (typeof marker === 'string' && marker) turn.archivedMarker = marker;
+    }
+  }
+  return turns;
 }
 
 const STOP_WORDS = new Set(
@@ -116,10 +135,13 @@ export class BatonChat {
         body: { harness: CHAT_HARNESS, sessionKey: key, project, title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}` },
       });
     const promptText = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
-    await client.call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project } });
+    const promptWrite = await client.call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project } });
+    let answerWrite: { turnCount?: number } | undefined;
     await this.runs.setBusy(key, true);
     this.handling.add(key);
     let answer = '';
+    /** What the language model itself replied (without Baton's notes around it). */
+    let modelReply = '';
     const say = (text: string) => {
       answer += text;
       stream.markdown(md(text));
@@ -143,14 +165,14 @@ export class BatonChat {
           await this.listRuns(client, key, say);
           break;
         default:
-          await this.answer(client, key, request, stream, say, token, waiting);
+          modelReply = await this.answer(client, key, request, context, stream, say, token, waiting);
       }
     } catch (err) {
       say(`\n\n**Baton:** ${(err as Error).message}`);
     } finally {
-      await client
+      answerWrite = await client
         .call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, lastAssistantMessage: answer || '(no answer)' } })
-        .catch(() => undefined);
+        .catch(() => ({}));
       const delivered = await this.runs.setBusy(key, false).catch(() => []);
       this.handling.delete(key);
       if (delivered.length) stream.markdown(md(`\n\n_${delivered.length} sub-agent result(s) arrived and were added to this conversation._`));
@@ -164,12 +186,13 @@ export class BatonChat {
           response: answer,
           toolsUsed: request.toolReferences.map((t) => t.name),
           toolCallOpen: false,
-          conversationTurns: context.history.filter((h) => h instanceof vscode.ChatRequestTurn).length + 1,
+          maxTurnsEnding: endedAtMaxTurns(modelReply),
+          range: answerWrite ? writtenRange(promptWrite, answerWrite) : null,
         },
         request.model,
       )
       .catch(() => null);
-    if (archived) metadata.archived = archived.holderId;
+    if (archived) Object.assign(metadata, { archived: archived.holderId, archivedMarker: archived.marker });
     return { metadata };
   }
 
@@ -223,16 +246,18 @@ export class BatonChat {
     client: BatonClient,
     chatKey: string,
     request: vscode.ChatRequest,
+    chatContext: vscode.ChatContext,
     stream: vscode.ChatResponseStream,
     say: (t: string) => void,
     token: vscode.CancellationToken,
     arrived: string[],
-  ): Promise<void> {
+  ): Promise<string> {
     const target = await this.currentSession(client, chatKey);
     const query = naturalQuery(request.prompt);
-    const [inherited, found] = await Promise.all([
+    const [inherited, found, holders] = await Promise.all([
       target ? client.inherited(target) : null,
       query ? client.search(query, { limit: 10 }) : Promise.resolve([] as HitView[]),
+      this.archivist.holdersOf(chatKey).catch(() => this.archivist.liveHolders(chatKey)),
     ]);
     const hits = notOwn(found, chatKey).slice(0, 5);
     const sources = [...new Set([...(target && inherited && !inherited.empty ? [target] : []), ...hits.map((h) => h.sessionKey)])];
@@ -240,16 +265,24 @@ export class BatonChat {
       arrived.length ? ['## Sub-agent results that arrived', ...arrived].join('\n\n') : '',
       inherited && !inherited.empty ? inherited.block : '',
       hits.length ? ['## Search hits', ...hits.map((h) => `- ${h.sessionKey}: ${h.excerpt}`)].join('\n') : '',
-      liveSubagentsSection(this.archivist.liveHolders(chatKey)),
+      liveSubagentsSection(holders),
     ]
       .filter(Boolean)
       .join('\n\n');
     const model = request.model;
+    let reply = '';
     if (model) {
       const prompt = `You answer questions about the user's AI agent sessions, using only this context from Baton:\n\n${context || '(no recorded context)'}\n\nQuestion: ${request.prompt}`;
       try {
-        const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(prompt)], {}, token);
-        for await (const fragment of response.text) say(fragment);
+        // The conversation so far, archived turns only as their marker (docs/archival.md), then the question.
+        const history = historyForModel(conversationTurns(chatContext.history)).map((m) =>
+          m.role === 'user' ? vscode.LanguageModelChatMessage.User(m.content) : vscode.LanguageModelChatMessage.Assistant(m.content),
+        );
+        const response = await model.sendRequest([...history, vscode.LanguageModelChatMessage.User(prompt)], {}, token);
+        for await (const fragment of response.text) {
+          reply += fragment;
+          say(fragment);
+        }
       } catch (err) {
         say(`The language model could not answer (${(err as Error).message}); here is what Baton has:\n\n${context || 'nothing yet.'}`);
       }
@@ -264,6 +297,7 @@ export class BatonChat {
       for (const key of sources) stream.reference(vscode.Uri.from({ scheme: 'baton-session', path: `/${key}` }));
       say(`\n\nSessions used: ${sources.map((k) => openLink(k)).join(', ')}`);
     }
+    return reply;
   }
 
   followups(result: BatonChatResult): vscode.ChatFollowup[] {

@@ -24,10 +24,13 @@ const KEYS = [
   'subagents.enabled',
   'subagents.externalCommand',
   'archival.enabled',
-  'archival.maxTurns',
+  'archival.onMaxTurns',
   'archival.tokenThreshold',
   'archival.toolCallThreshold',
   'archival.depthCap',
+  'archival.summary.style',
+  'archival.summary.model',
+  'archival.holderTools',
 ] as const;
 
 export function readSettings(): { settings: BatonSettings; errors: string[] } {

@@ -168,6 +168,7 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
       addConstraint: { method: 'POST', path: '/api/constraints', body: { sessionKey: 'claimed', content: 'Never do X.' } },
       editConstraint: { method: 'POST', path: `/api/constraints/${rule.body.id}`, body: { active: false } },
       addEntity: { method: 'POST', path: '/api/entities', body: { sessionKey: 'claimed', name: 'ledger' } },
+      archiveTurns: { method: 'POST', path: '/api/sessions/claimed/archive', body: { from: 1, to: 1, summary: 'the rule' } },
     };
     const { ROUTES } = await import('../../src/api/routes');
     const uncovered = Object.entries(ROUTES)

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { endpointOf, extension, prompt, sessionStart, uid, waitFor, within, workspaceFolder } from './helpers';
-import { chatApi, clientOf, Conversation, setBaton, subagentsInEffect, turnsOf, type ChatApi } from './chat.test';
+import { chatApi, clientOf, setBaton, subagentsInEffect, turnsOf, type ChatApi } from './chat.test';
 
 interface ContributedTool {
   name: string;
@@ -285,26 +285,36 @@ describe('@baton tools', () => {
     }
   });
 
-  it('baton_query_subagent answers from an archived holder transcript, and records the exchange in the holder', async function () {
-    this.timeout(30_000);
-    // A chat session with one turn, archived into a holder by the extension's Archivist.
-    const conv = new Conversation(a);
-    const { result } = await conv.ask(`Where is the ${word} hide?`, 'search');
-    const chatKey = result.metadata.sessionKey;
-    const archivist = a.archivist as unknown as {
-      archive(turn: object, reason: string): Promise<{ holderId: string; marker: string }>;
-    };
+  /** A session holding one exchange (prompt, reply), archived whole (turns 1-2) into a holder by the extension's Archivist. */
+  async function archiveExchange(question: string, reply: string) {
+    const ep = endpointOf(a.host as never);
+    const chatKey = uid('hidechat');
+    await sessionStart(ep, { key: chatKey, project: workspaceFolder(), title: 'archived exchange' });
+    await prompt(ep, chatKey, question);
+    await prompt(ep, chatKey, '', reply);
+    const archivist = a.archivist as unknown as { archive(turn: object, reason: string): Promise<{ holderId: string; marker: string }> };
     const archived = await archivist.archive(
       {
         sessionKey: chatKey,
         depth: 0,
-        prompt: `Where should the ${word} hide go?`,
-        response: `Behind the reeds, facing east, so the ${word} is backlit at dawn.`,
+        prompt: question,
+        response: reply,
         toolsUsed: [],
         toolCallOpen: false,
-        conversationTurns: 1,
+        maxTurnsEnding: false,
+        range: { from: 1, to: 2 },
       },
       'test',
+    );
+    return { chatKey, archived };
+  }
+
+  it('baton_query_subagent answers from an archived holder transcript, and records the exchange in the holder', async function () {
+    this.timeout(30_000);
+    // A session with one exchange, archived into a holder by the extension's Archivist.
+    const { chatKey, archived } = await archiveExchange(
+      `Where should the ${word} hide go?`,
+      `Behind the reeds, facing east, so the ${word} is backlit at dawn.`,
     );
     assert.equal(archived.holderId, `${chatKey}/holder-1`);
     const question = `Which way does the ${word} hide face?`;
@@ -334,20 +344,9 @@ describe('@baton tools', () => {
   // while unanswered), so every question would appear twice in the holder.
   it('baton_query_subagent records each question once in the holder', async function () {
     this.timeout(30_000);
-    const { result } = await new Conversation(a).ask(`${word} once`, 'search');
-    const archivist = a.archivist as unknown as { archive(turn: object, reason: string): Promise<{ holderId: string }> };
-    const { holderId } = await archivist.archive(
-      {
-        sessionKey: result.metadata.sessionKey,
-        depth: 0,
-        prompt: 'Which bank?',
-        response: 'The north bank.',
-        toolsUsed: [],
-        toolCallOpen: false,
-        conversationTurns: 1,
-      },
-      'test',
-    );
+    const {
+      archived: { holderId },
+    } = await archiveExchange('Which bank?', 'The north bank.');
     const answer = await invoke('baton_query_subagent', { id: holderId, prompt: 'Which bank again?' });
     assert.deepEqual(
       (await turnsOf(a, holderId)).map((t) => [t.role, t.text]),
