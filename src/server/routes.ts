@@ -79,10 +79,21 @@ export function buildHandlers(svc: Services): Handlers {
   /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
   // Only the runs of the session's own agent: a run of another agent never reaches this parent.
   async function callbackResults(parentSessionKey: string, agentId: string): Promise<string> {
-    const { ids } = await store.write('takeDeliveries', { parentSessionKey, agentId });
-    if (!ids.length) return '';
-    const runs = await Promise.all(ids.map((id) => store.read('getRun', { scope: 'all', id })));
-    return aggregateDeliveries(runs.filter((r) => r !== null));
+    const { runs } = await store.write('takeDeliveries', { parentSessionKey, agentId });
+    return runs.length ? aggregateDeliveries(runs) : '';
+  }
+
+  /**
+   * A part of a prompt's injected context that is taken once (callback results, the sub-agents
+   * after a compaction). Taking is one atomic store write: when it fails nothing was taken, the
+   * part waits for the next prompt, and the prompt, whose transcript is already stored, still answers.
+   */
+  async function takenOnce(take: () => Promise<string>): Promise<string> {
+    try {
+      return await take();
+    } catch {
+      return '';
+    }
   }
 
   return {
@@ -120,9 +131,9 @@ export function buildHandlers(svc: Services): Handlers {
       // A new prompt (not a transcript sync) also carries the parent's finished ASYNC_CALLBACK runs,
       // each taken once (docs/runs.md, "Callback delivery").
       const isPrompt = body.userPrompt !== undefined || body.userMessage !== undefined;
-      const results = isPrompt ? await callbackResults(written.sessionKey, written.agentId) : '';
+      const results = isPrompt ? await takenOnce(() => callbackResults(written.sessionKey, written.agentId)) : '';
       // After a compaction, the parent hears once which sub-agents ran and what they found (docs/inheritance.md).
-      const subagents = isPrompt ? await sessions.subagentsAfterCompaction(written.agentId, written.sessionKey) : '';
+      const subagents = isPrompt ? await takenOnce(() => sessions.subagentsAfterCompaction(written.agentId, written.sessionKey)) : '';
       const inject = [entities, results, subagents].filter((part) => part.trim()).join('\n\n');
       return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
@@ -335,13 +346,12 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     deliverRuns: async ({ body }, ctx) => {
-      const { ids } = await store.write('takeDeliveries', {
+      const { runs } = await store.write('takeDeliveries', {
         parentSessionKey: body.parentSessionKey,
         agentId: writeAgent(ctx.caller, undefined),
         anyAgent: ctx.caller.admin,
       });
-      const runs = await Promise.all(ids.map((id) => store.read('getRun', { scope: readScope(ctx.caller), id })));
-      return { runs: runs.filter((r) => r !== null), count: ids.length };
+      return { runs, count: runs.length };
     },
 
     createToken: async ({ body }) => {

@@ -6,9 +6,9 @@ import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { planTranscriptDelta } from '../core/transcriptDelta';
 import { canMove, isTerminal } from '../core/runs';
-import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRunContext, Turn } from '../core/types';
+import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRun, SubagentRunContext, Turn } from '../core/types';
 import { all, one } from './db';
-import { findOwnSessionRow, type findSessionRow, stripSessionPrefix } from './queries';
+import { findOwnSessionRow, getRun, type findSessionRow, stripSessionPrefix } from './queries';
 import { DEFAULT_AGENT, mayWriteRun, requireWritableSessionRow } from './ownership';
 import type { RunFields, SessionFields, StoreRecord } from './records';
 
@@ -339,7 +339,11 @@ export function upsertRun(ctx: CommandContext, args: UpsertRunArgs): { id: strin
  * Takes the finished ASYNC_CALLBACK runs of a parent that were not delivered yet, and marks them
  * delivered in the same atomic step: two windows asking at once cannot both deliver a result.
  */
-export function takeDeliveries(ctx: CommandContext, args: { parentSessionKey: string; agentId?: string; anyAgent?: boolean }): { ids: string[] } {
+/**
+ * Takes the finished ASYNC_CALLBACK runs of a parent not delivered yet: marks them delivered and
+ * returns them in the same write, so a result is never marked without being handed over.
+ */
+export function takeDeliveries(ctx: CommandContext, args: { parentSessionKey: string; agentId?: string; anyAgent?: boolean }): { runs: SubagentRun[] } {
   const rows = all<{ id: string; agent_id: string }>(
     ctx.db,
     `SELECT id, agent_id FROM subagent_runs WHERE parent_session_key = ? AND execution_mode = 'ASYNC_CALLBACK'
@@ -347,7 +351,7 @@ export function takeDeliveries(ctx: CommandContext, args: { parentSessionKey: st
     [stripSessionPrefix(args.parentSessionKey)],
   ).filter((r) => mayWriteRun(args, r.agent_id));
   for (const row of rows) ctx.emit({ t: 'run', id: row.id, set: { callbackDeliveredAt: ctx.now() }, at: ctx.now() });
-  return { ids: rows.map((r) => r.id) };
+  return { runs: rows.map((r) => getRun(ctx.db, 'all', r.id)).filter((r): r is SubagentRun => r !== null) };
 }
 
 export interface CreateTokenArgs {
