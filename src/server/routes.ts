@@ -131,9 +131,10 @@ export function buildHandlers(svc: Services): Handlers {
       // A new prompt (not a transcript sync) also carries the parent's finished ASYNC_CALLBACK runs,
       // each taken once (docs/runs.md, "Callback delivery").
       const isPrompt = body.userPrompt !== undefined || body.userMessage !== undefined;
-      const results = isPrompt ? await takenOnce(() => callbackResults(written.sessionKey, written.agentId)) : '';
+      const results = isPrompt && written.waiting?.deliveries ? await takenOnce(() => callbackResults(written.sessionKey, written.agentId)) : '';
       // After a compaction, the parent hears once which sub-agents ran and what they found (docs/inheritance.md).
-      const subagents = isPrompt ? await takenOnce(() => sessions.subagentsAfterCompaction(written.agentId, written.sessionKey)) : '';
+      const subagents =
+        isPrompt && written.waiting?.subagents ? await takenOnce(() => sessions.subagentsAfterCompaction(written.agentId, written.sessionKey)) : '';
       const inject = [entities, results, subagents].filter((part) => part.trim()).join('\n\n');
       return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },

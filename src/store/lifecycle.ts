@@ -163,6 +163,22 @@ export interface TouchSessionResult {
   appended: number;
   turnCount: number;
   charCount: number;
+  /**
+   * What a prompt may take once (docs/runs.md, docs/inheritance.md), read in the same write so a
+   * prompt with nothing waiting (nearly all) costs no further round trip to the store.
+   */
+  waiting?: { deliveries: boolean; subagents: boolean };
+}
+
+/** Whether finished ASYNC_CALLBACK runs of a parent wait to be delivered. */
+function deliveriesWaiting(ctx: CommandContext, key: string): boolean {
+  return (
+    one(
+      ctx.db,
+      `SELECT 1 FROM subagent_runs WHERE parent_session_key = ? AND execution_mode = 'ASYNC_CALLBACK' AND status IN ('completed', 'failed') AND callback_delivered_at IS NULL LIMIT 1`,
+      [key],
+    ) !== undefined
+  );
 }
 
 /** Writes the transcript delta (prompt submit, session end); creates the session if the harness never started it. */
@@ -191,7 +207,8 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
     Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now(), ...(row.status !== 'active' ? { status: 'active', endedAt: null } : {}) });
   }
   if (Object.keys(set).length > 2) upsertSession(ctx, set);
-  return { sessionKey: key, agentId, bypassed: false, ...written };
+  const waiting = { deliveries: deliveriesWaiting(ctx, key), subagents: (row as Row & { children_due?: number }).children_due === 1 };
+  return { sessionKey: key, agentId, bypassed: false, ...written, waiting };
 }
 
 /** Ends every other active root session of a project (Claude Code sends no SessionEnd on /clear). */
