@@ -47,10 +47,11 @@ export const ROUTES = {
   ),
   checkpointExtract: route('POST', '/api/hooks/session-checkpoint-extract', 'remember', 'A mid-session checkpoint of what is new since the last one.'),
   synthesisConfig: route('GET', '/api/hooks/synthesis/config', 'recall', 'How MEMORY.md synthesis is configured.'),
+  // remember, not recall: the projection takes the head's lease, a write a read-only token must not hold.
   synthesis: route(
     'POST',
     '/api/hooks/synthesis',
-    'recall',
+    'remember',
     "The MEMORY.md projection of an agent's memory; takes the head's lease (409 while another writer holds it).",
   ),
   synthesisComplete: route(

@@ -161,6 +161,7 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
       preCompaction: { method: 'POST', path: '/api/hooks/pre-compaction', body: { harness: 'openclaw', sessionKey: 'claimed' } },
       compactionComplete: { method: 'POST', path: '/api/hooks/compaction-complete', body: { harness: 'openclaw', sessionKey: 'claimed', summary: 'replaced' } },
       checkpointExtract: { method: 'POST', path: '/api/hooks/session-checkpoint-extract', body: { harness: 'openclaw', sessionKey: 'claimed' } },
+      synthesis: { method: 'POST', path: '/api/hooks/synthesis', body: { sessionKey: 'claimed' } },
       synthesisComplete: { method: 'POST', path: '/api/hooks/synthesis/complete', body: { sessionKey: 'claimed', content: '# MEMORY' } },
       bypass: { method: 'POST', path: '/api/sessions/claimed/bypass', body: { enabled: true } },
       upsertRun: { method: 'POST', path: '/api/runs', body: { sessionKey: 'claimed', runner: 'cli', status: 'pending' } },

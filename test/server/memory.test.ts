@@ -412,6 +412,19 @@ describe('memory side (real HTTP, real store on disk)', function () {
       assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'writer-b' })).status, 200);
     });
 
+    it('needs the remember permission: a read-only token can neither synthesise nor hold the lease', async () => {
+      const reader = await api.post('/api/tokens', { agentId: 'default', permissions: ['recall'] });
+      assert.equal(reader.status, 200, JSON.stringify(reader.body));
+      const refused = await fetch(daemon.server.url + '/api/hooks/synthesis', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${reader.body.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({}),
+      });
+      assert.equal(refused.status, 403);
+      assert.match(((await refused.json()) as { error: string }).error, /remember/);
+      assert.equal((await api.post('/api/hooks/synthesis', { sessionKey: 'writer' })).status, 200, 'no lease was taken');
+    });
+
     it('lets a lease expire', async () => {
       await daemon.stop();
       await start({ synthesisLeaseMs: 2000 });
