@@ -46,7 +46,6 @@ export const READ_QUERIES = {
   listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) =>
     rules.listConstraints(db, a.scope, a),
   getConstraint: (db: Database, a: { scope: q.Scope; id: number }) => rules.getConstraint(db, a.scope, a.id),
-  sessionConstraints: (db: Database, a: { agentId: string; key: string }) => rules.sessionConstraints(db, a.agentId, a.key),
   listEntities: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => rules.listEntities(db, a.scope, a),
   getEntity: (db: Database, a: { scope: q.Scope; id: number }) => rules.getEntity(db, a.scope, a.id),
   /** The sub-agents of a readable session (its own agent's children and runs). */

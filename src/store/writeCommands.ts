@@ -4,6 +4,7 @@ import type { ReadPolicy } from '../core/types';
 import * as c from './commands';
 import type { CommandContext } from './commands';
 import * as life from './lifecycle';
+import { recordExtraction } from './ruleCommands';
 import * as mem from './memoryCommands';
 import { enqueueJob, setJob } from './jobs';
 import { archiveTurns } from './archive';
@@ -27,6 +28,7 @@ export const WRITE_COMMANDS = {
   setAttribute: c.setAttribute,
   addAttribute: c.addAttribute,
   setEntity: c.setEntity,
+  recordExtraction,
   addMemory: c.addMemory,
   addSummary: c.addSummary,
   recordSessionMemory: mem.recordSessionMemory,

@@ -144,6 +144,20 @@ describe('inherit profiles, provenance and entities (real HTTP, real store)', fu
     assert.match(bad.body.error, /profile/);
   });
 
+  it('a deactivated extracted rule stays deactivated when a later extraction (session end) reads its turn again', async () => {
+    await parent();
+    const rule = ((await api.get('/api/constraints?sessionKey=p')).body.constraints as any[]).find((c) => /payment provider/.test(c.content));
+    assert.ok(rule, 'extracted at the compaction');
+    assert.equal((await api.post(`/api/constraints/${rule.id}`, { active: false })).status, 200);
+    assert.equal((await api.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'p' })).status, 200);
+    const all = ((await api.get('/api/constraints?sessionKey=p&all=1')).body.constraints as any[]).filter((c) => /payment provider/.test(c.content));
+    assert.deepEqual(
+      all.map((c) => [c.id, c.active]),
+      [[rule.id, false]],
+    );
+    assert.doesNotMatch((await api.get('/api/sessions/p/inherited')).body.block, /payment provider/i);
+  });
+
   it('entities by hand: added into a session focus, listed, renamed, deactivated and reactivated; a deactivated one leaves the block', async () => {
     await parent();
     const added = await api.post('/api/entities', { name: 'ledger-service', description: 'double-entry ledger', sessionKey: 'p' });
