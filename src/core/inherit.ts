@@ -21,7 +21,7 @@ export interface InheritSources {
   parentKey: string;
   title: string | null;
   harness: string;
-  checkpoint: { digest: string; focalEntities: string[]; createdAt: string } | null;
+  checkpoint: { digest: string; createdAt: string } | null;
   /**
    * The rolling digest: the last compaction summary and every checkpoint since, oldest first.
    * When absent, the checkpoint's digest alone.
@@ -33,8 +33,8 @@ export interface InheritSources {
   tailTruncated: boolean;
   /** `origin` says where the rule came from ("user, turn 12", "added by hand"): shown by the preview, not in the block. */
   constraints: Array<{ entity: string; content: string; origin?: string }>;
-  /** Focal entities (in focus by hand, then those of the rolling span); the checkpoint's when absent. */
-  focalEntities?: string[];
+  /** Focal entities: those in focus by hand, then those of the rolling span's checkpoints. */
+  focalEntities: string[];
   /** Set when the parent was inferred (recency fallback) rather than named. */
   inferredParent?: boolean;
 }
@@ -128,7 +128,7 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
   // A profile leaves sections out on purpose: they are not "cut", the child's type does not get them.
   const digestParts = wants.digest ? allDigests : [];
   const fullTail = wants.tail ? parentTail : null;
-  const focalAll = wants.entities ? [...new Set(src.focalEntities ?? src.checkpoint?.focalEntities ?? [])].filter(Boolean) : [];
+  const focalAll = wants.entities ? [...new Set(src.focalEntities)].filter(Boolean) : [];
   const header = src.title?.trim() ? src.title.trim() : 'active session';
   const headLines = [
     INHERIT_HEADING,

@@ -28,11 +28,14 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** The section for these children (oldest first), or '' when there are none. */
-export function formatSubagentDigest(children: SubagentSummary[]): string {
+/**
+ * The section for these children (oldest first), or '' when there are none. `afterCompaction`:
+ * the reminder a parent gets at its first prompt after compacting, which says why it is there.
+ */
+export function formatSubagentDigest(children: SubagentSummary[], afterCompaction: boolean): string {
   if (children.length === 0) return '';
   const shown = children.slice(-MAX_LISTED);
-  const lines = [SUBAGENTS_HEADING, '', 'Your context was compacted. These sub-agents ran in this session (oldest first):'];
+  const lines = [SUBAGENTS_HEADING, '', `${afterCompaction ? 'Your context was compacted. ' : ''}These sub-agents ran in this session (oldest first):`];
   if (shown.length < children.length) lines.push(`(${children.length - shown.length} earlier ones not listed)`);
   for (const c of shown) {
     const name = [c.type, c.sessionKey ?? (c.runId ? `run ${c.runId}` : null)].filter(Boolean).join(' ');

@@ -233,13 +233,13 @@ export class SessionService {
   /** The section for a prompt after a compaction (taken once), '' when none is due or there were no sub-agents. */
   async subagentsAfterCompaction(agentId: string, key: string): Promise<string> {
     const due = await this.store.write('takeSubagentsDue', { agentId, key });
-    return due ? formatSubagentDigest(due.children) : '';
+    return due ? formatSubagentDigest(due.children, true) : '';
   }
 
   /** What the session's sub-agents did: each child's type, task, status and result, and the section text. */
   async subagents(caller: Caller, key: string) {
     const { sessionKey, children } = await this.store.read('subagents', { scope: readScope(caller), key });
-    return { sessionKey, children, count: children.length, text: formatSubagentDigest(children).replace('Your context was compacted. ', '') };
+    return { sessionKey, children, count: children.length, text: formatSubagentDigest(children, false) };
   }
 
   /**

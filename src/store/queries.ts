@@ -591,7 +591,7 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
     agentId: row.agent_id,
     title: row.title,
     harness: row.harness,
-    checkpoint: checkpoint ? { digest: checkpoint.digest, focalEntities: focal, createdAt: checkpoint.createdAt } : null,
+    checkpoint: checkpoint ? { digest: checkpoint.digest, createdAt: checkpoint.createdAt } : null,
     tail,
     tailTruncated: full.length > tailChars,
     digests,

@@ -150,8 +150,8 @@ interface EntityRow {
   focus_importance?: number | null;
 }
 
-const ENTITY_SELECT = `SELECT e.id, e.agent_id, e.name, e.kind, e.description, e.active, e.created_at, e.updated_at,
-  (SELECT COUNT(*) FROM entity_attributes a WHERE a.entity_id = e.id AND a.kind = 'constraint' AND a.active = 1) AS constraints FROM entities e`;
+const ENTITY_COLUMNS = `e.id, e.agent_id, e.name, e.kind, e.description, e.active, e.created_at, e.updated_at,
+  (SELECT COUNT(*) FROM entity_attributes a WHERE a.entity_id = e.id AND a.kind = 'constraint' AND a.active = 1) AS constraints`;
 
 function toEntity(r: EntityRow): EntityView {
   return {
@@ -187,27 +187,25 @@ export function sessionFocus(db: Database, agentId: string, sessionKey: string):
 /** Entities readable in the scope, by name; those in a session's focus only, or inactive ones too, on request. */
 export function listEntities(db: Database, scope: Scope, opts: { sessionKey?: string; includeInactive?: boolean; limit?: number; id?: number }): EntityView[] {
   const s = scopeSql(scope, 'e.agent_id');
+  const key = opts.sessionKey ? stripSessionPrefix(opts.sessionKey) : null;
   const where = [s.sql];
   const params: Array<string | number> = [...s.params];
-  if (opts.sessionKey) {
+  if (key) {
     where.push(`e.id IN (SELECT entity_id FROM entity_attributes WHERE session_key = ? AND kind IN ('focus', 'constraint') AND active = 1)`);
-    params.push(stripSessionPrefix(opts.sessionKey));
+    params.push(key);
   }
   if (opts.id !== undefined) {
     where.push('e.id = ?');
     params.push(opts.id);
   }
   if (!opts.includeInactive) where.push('e.active = 1');
-  // A session's listing says how each entity came into its focus (its first focus row there).
-  const focusOf = (column: string) =>
-    `(SELECT f.${column} FROM entity_attributes f WHERE f.entity_id = e.id AND f.session_key = ? AND f.kind = 'focus' ORDER BY f.id LIMIT 1)`;
-  const focus = opts.sessionKey
-    ? `, ${focusOf('origin')} AS focus_origin, ${focusOf('source_seq')} AS focus_seq, ${focusOf('importance')} AS focus_importance`
-    : '';
-  const focusParams = opts.sessionKey ? Array<string>(3).fill(stripSessionPrefix(opts.sessionKey)) : [];
-  const select = ENTITY_SELECT.replace(' FROM entities e', `${focus} FROM entities e`);
-  return all<EntityRow>(db, `${select} WHERE ${where.join(' AND ')} ORDER BY e.name LIMIT ?`, [
-    ...focusParams,
+  // A session's listing says how each entity came into its focus: its first focus row there.
+  const focus = key
+    ? `, f.origin AS focus_origin, f.source_seq AS focus_seq, f.importance AS focus_importance FROM entities e
+       LEFT JOIN entity_attributes f ON f.id = (SELECT MIN(x.id) FROM entity_attributes x WHERE x.entity_id = e.id AND x.session_key = ? AND x.kind = 'focus')`
+    : ' FROM entities e';
+  return all<EntityRow>(db, `SELECT ${ENTITY_COLUMNS}${focus} WHERE ${where.join(' AND ')} ORDER BY e.name LIMIT ?`, [
+    ...(key ? [key] : []),
     ...params,
     Math.max(1, Math.min(opts.limit ?? 200, 1000)),
   ]).map(toEntity);
