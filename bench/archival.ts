@@ -25,24 +25,14 @@ import {
   type LiveHolder,
 } from '../src/core/archival';
 import { estimateTokens } from '../src/core/inherit';
+import { prng } from './workload';
 
 const ROOT = path.resolve(__dirname, '..');
 const TURNS = Number(process.env.BENCH_ARCHIVAL_TURNS ?? 60);
 const SEED = 20261127;
 
-/** mulberry32: a small seeded generator, so every run produces the same conversation. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const rand = random(SEED);
+// A seeded generator (the workload's), so every run produces the same conversation.
+const rand = prng(SEED);
 const between = (lo: number, hi: number) => Math.floor(lo + rand() * (hi - lo));
 const WORDS = 'auth handler login token refresh schema migration index query cache worker route test build deploy config error retry timeout parser'.split(' ');
 const FILES = ['src/auth/login.ts', 'src/store/schema.ts', 'src/server/routes.ts', 'test/api.test.ts', 'package.json'];

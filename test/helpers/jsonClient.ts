@@ -21,7 +21,7 @@ export function jsonClient(daemon: Daemon, token = daemon.token) {
   };
   return {
     call,
-    post: (route: string, body: unknown) => call('POST', route, body),
+    post: (route: string, body: unknown, headers?: Record<string, string>) => call('POST', route, body, headers),
     get: (route: string) => call('GET', route),
     patch: (route: string, body: unknown) => call('PATCH', route, body),
     del: (route: string) => call('DELETE', route),

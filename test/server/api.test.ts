@@ -9,27 +9,7 @@ import { INHERIT_HEADING } from '../../src/core/inherit';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI, ROOT } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
-
-interface Reply {
-  status: number;
-  body: any;
-}
-
-function client(daemon: Daemon, token = daemon.token) {
-  const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
-    const res = await fetch(daemon.server.url + route, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  return {
-    call,
-    post: (route: string, body: unknown, headers?: Record<string, string>) => call('POST', route, body, headers),
-    get: (route: string) => call('GET', route),
-  };
-}
+import { jsonClient as client } from '../helpers/jsonClient';
 
 function claudeLine(type: 'user' | 'assistant', content: unknown, i: number): string {
   return JSON.stringify({ type, uuid: `u${i}`, sessionId: 'p', timestamp: `2026-11-26T00:00:0${i % 10}Z`, message: { role: type, content } });

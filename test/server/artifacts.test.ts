@@ -10,23 +10,8 @@ import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { Store } from '../../src/store/store';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { jsonClient as client } from '../helpers/jsonClient';
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
-function client(daemon: Daemon, token = daemon.token) {
-  const call = async (method: string, route: string, body?: unknown): Promise<Reply> => {
-    const res = await fetch(daemon.server.url + route, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  return { post: (route: string, body: unknown) => call('POST', route, body), get: (route: string) => call('GET', route) };
-}
 type Api = ReturnType<typeof client>;
 
 /** Every file and folder under `dir`, relative, with `/` separators. */

@@ -10,26 +10,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { rememberEndedSession } from '../../src/server/sessionMemory';
 import { sleep } from '../helpers/server';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
-
-interface Reply {
-  status: number;
-  body: any;
-}
-
-function client(daemon: Daemon) {
-  const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
-    const res = await fetch(daemon.server.url + route, {
-      method,
-      headers: { authorization: `Bearer ${daemon.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  return {
-    post: (route: string, body: unknown, headers?: Record<string, string>) => call('POST', route, body, headers),
-    get: (route: string) => call('GET', route),
-  };
-}
+import { jsonClient as client } from '../helpers/jsonClient';
 
 type Msg = { role: 'user' | 'assistant'; content: string };
 

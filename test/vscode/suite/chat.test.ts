@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { validateSettings } from '../../../src/core/settings';
 import type { SubagentRun as RunLike } from '../../../src/core/types';
-import { api as readyApi, endpointOf, extension, post, prompt, sessionStart, uid, waitFor, within, workspaceFolder } from './helpers';
+import { api as readyApi, endpointOf, extension, post, prompt, sessionStart, setBaton, uid, waitFor, within, workspaceFolder } from './helpers';
 
 // ---------------------------------------------------------------------------------------------
 // What these suites use from activate()'s exports (structural, like helpers.ts).
@@ -239,20 +239,6 @@ export class Conversation {
 
 // ---------------------------------------------------------------------------------------------
 // Settings and small helpers.
-
-/** Sets a `baton.*` setting (Global) and waits until VS Code reports the value. */
-export async function setBaton(key: string, value: unknown): Promise<void> {
-  await within(
-    Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)),
-    10_000,
-    `update baton.${key}`,
-  );
-  await waitFor(
-    () => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value),
-    10_000,
-    `baton.${key} = ${JSON.stringify(value)}`,
-  );
-}
 
 /** Waits until the extension itself treats sub-agents as on/off: an unknown runner is refused for the right reason. */
 export async function subagentsInEffect(a: ChatApi, enabled: boolean): Promise<void> {

@@ -133,6 +133,20 @@ export async function waitFor<T>(check: () => T | Promise<T>, ms: number, what: 
 }
 
 /** Resolves with the first event (matching `filter`) within `ms`, else rejects. */
+/** Sets a `baton.*` setting (Global; undefined removes it) and waits until VS Code reports the value. */
+export async function setBaton(key: string, value: unknown): Promise<void> {
+  await within(
+    Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)),
+    10_000,
+    `update baton.${key}`,
+  );
+  await waitFor(
+    () => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value),
+    10_000,
+    `baton.${key} = ${JSON.stringify(value)}`,
+  );
+}
+
 export function nextEvent<T>(event: vscode.Event<T>, ms: number, what: string, filter: (value: T) => boolean = () => true): Promise<T> {
   let sub: vscode.Disposable | undefined;
   const fired = new Promise<T>((resolve) => {

@@ -7,7 +7,22 @@ import * as assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, endpointOf, extension, nextEvent, post, prompt, sessionEnd, sessionStart, uid, waitFor, within, workspaceFolder, type BatonApi } from './helpers';
+import {
+  api,
+  endpointOf,
+  extension,
+  nextEvent,
+  post,
+  prompt,
+  sessionEnd,
+  sessionStart,
+  setBaton,
+  uid,
+  waitFor,
+  within,
+  workspaceFolder,
+  type BatonApi,
+} from './helpers';
 
 interface ConstraintLike {
   id: number;
@@ -146,20 +161,6 @@ describe('Inheritance in VS Code: constraints in the Sessions tree', () => {
     assert.match(errors.seen[0], /^Baton: could not deactivate constraint 987654321: .*not found/);
   });
 });
-
-/** Sets a `baton.*` setting (Global; undefined removes it) and waits until VS Code reports it. */
-async function setBaton(key: string, value: unknown): Promise<void> {
-  await within(
-    Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)),
-    10_000,
-    `update baton.${key}`,
-  );
-  await waitFor(
-    () => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value),
-    10_000,
-    `baton.${key} = ${JSON.stringify(value)}`,
-  );
-}
 
 interface Rendered {
   sessionKey: string;

@@ -8,8 +8,8 @@
 
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { endpointOf, extension, prompt, sessionStart, uid, waitFor, within, workspaceFolder } from './helpers';
-import { chatApi, clientOf, setBaton, subagentsInEffect, turnsOf, type ChatApi } from './chat.test';
+import { endpointOf, extension, prompt, sessionStart, setBaton, uid, waitFor, within, workspaceFolder } from './helpers';
+import { chatApi, clientOf, subagentsInEffect, turnsOf, type ChatApi } from './chat.test';
 
 interface ContributedTool {
   name: string;
