@@ -5,7 +5,8 @@
 // api/routes.ts, its schemas in api/schemas.ts, its handler here (docs/architecture.md).
 
 import * as crypto from 'node:crypto';
-import { BatonError } from '../core/errors';
+import { BatonError, errorClassOf } from '../core/errors';
+import { silentLogger, type Logger } from '../core/logger';
 import { aggregateDeliveries } from '../core/runs';
 import { explicitParentOf } from '../core/lineage';
 import type { ApiClient } from '../api/client';
@@ -52,6 +53,8 @@ export interface Services {
   work: BackgroundWork;
   /** The recovery events of the store's open (file names and numbers only). */
   recovery?(): RecoveryEvent[];
+  /** Where a step that degrades instead of failing its route says so (error class only). */
+  logger?: Logger;
 }
 
 /** The runtime path a write names: its body's, else the header plugins send (docs/inheritance.md, "Rules"). */
@@ -75,6 +78,7 @@ function isInternalCall(ctx: CallContext): boolean {
 
 export function buildHandlers(svc: Services): Handlers {
   const { sessions, memory, store, work } = svc;
+  const logger = svc.logger ?? silentLogger;
 
   /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
   // Only the runs of the session's own agent: a run of another agent never reaches this parent.
@@ -84,15 +88,18 @@ export function buildHandlers(svc: Services): Handlers {
   }
 
   /**
-   * A part of a prompt's injected context that is taken once (callback results, the sub-agents
-   * after a compaction). Taking is one atomic store write: when it fails nothing was taken, the
-   * part waits for the next prompt, and the prompt, whose transcript is already stored, still answers.
+   * A step after a route's own write (the transcript) that must not undo its answer: when it
+   * fails, it is logged by error class and the route goes on with `fallback`. The prompt's
+   * take-once parts (callback results, the sub-agents after a compaction) are one atomic write
+   * each, so a failed one took nothing and waits for the next prompt; session end's
+   * post-processing steps each still run when another fails.
    */
-  async function takenOnce(take: () => Promise<string>): Promise<string> {
+  async function orElse<T>(step: string, run: () => Promise<T>, fallback: T): Promise<T> {
     try {
-      return await take();
-    } catch {
-      return '';
+      return await run();
+    } catch (err) {
+      logger.warn(`${step} failed: ${errorClassOf(err)}`);
+      return fallback;
     }
   }
 
@@ -131,10 +138,13 @@ export function buildHandlers(svc: Services): Handlers {
       // A new prompt (not a transcript sync) also carries the parent's finished ASYNC_CALLBACK runs,
       // each taken once (docs/runs.md, "Callback delivery").
       const isPrompt = body.userPrompt !== undefined || body.userMessage !== undefined;
-      const results = isPrompt && written.waiting?.deliveries ? await takenOnce(() => callbackResults(written.sessionKey, written.agentId)) : '';
+      const results =
+        isPrompt && written.waiting?.deliveries ? await orElse('callback delivery', () => callbackResults(written.sessionKey, written.agentId), '') : '';
       // After a compaction, the parent hears once which sub-agents ran and what they found (docs/inheritance.md).
       const subagents =
-        isPrompt && written.waiting?.subagents ? await takenOnce(() => sessions.subagentsAfterCompaction(written.agentId, written.sessionKey)) : '';
+        isPrompt && written.waiting?.subagents
+          ? await orElse('sub-agents after compaction', () => sessions.subagentsAfterCompaction(written.agentId, written.sessionKey), '')
+          : '';
       const inject = [entities, results, subagents].filter((part) => part.trim()).join('\n\n');
       return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
     },
@@ -146,12 +156,13 @@ export function buildHandlers(svc: Services): Handlers {
         { reason: body.reason ?? null, status: body.status ?? 'ended', parentSessionKey: body.parentSessionKey },
       );
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
+      // The session has ended once its transcript is stored; what follows degrades step by step.
       // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
-      await new InheritService(store).extractRules(written.agentId, written.sessionKey, 1);
+      await orElse('session-end rule extraction', () => new InheritService(store).extractRules(written.agentId, written.sessionKey, 1), null);
       // Decisions, facts, open questions… as memories, and the session's summary node (docs/memory.md).
       await memory.sessionEnded(written.agentId, written.sessionKey);
       // The canonical transcript.jsonl, the manifest and a queued summary job (docs/memory.md).
-      const artifacts = await work.artifacts.sessionEnded(written.agentId, written.sessionKey);
+      const artifacts = await orElse('session-end artifacts', () => work.artifacts.sessionEnded(written.agentId, written.sessionKey), null);
       return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...artifacts };
     },
 

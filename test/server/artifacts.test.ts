@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { Store } from '../../src/store/store';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { lineLogger } from '../../src/core/logger';
 import { jsonClient as client } from '../helpers/jsonClient';
 
 type Api = ReturnType<typeof client>;
@@ -189,6 +190,34 @@ describe('session artifacts and background jobs (real HTTP, real store, real fil
       const bypassed = await api.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'quiet' });
       assert.equal(bypassed.body.bypassed, true);
       assert.equal(fs.existsSync(path.join(dataDir, 'memory')), false, JSON.stringify(fs.existsSync(path.join(dataDir, 'memory')) && walk(dataDir)));
+    });
+
+    it('when the artifacts cannot be written, the session still ends: its rules and memories are kept and the failure is logged by class', async () => {
+      await daemon.stop();
+      const lines: string[] = [];
+      daemon = await startDaemon({ dataDir, port: 0, logger: lineLogger((l) => lines.push(l)) });
+      api = client(daemon);
+      // A file where the artifacts folder goes: no folder can be made there, for root either.
+      fs.writeFileSync(path.join(dataDir, 'memory'), 'in the way');
+      await converse(api, 'blocked', [['Never deploy on Fridays. We decided to ship on Tuesdays.', 'Noted.']]);
+      const end = await api.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'blocked', reason: 'done' });
+      assert.equal(end.status, 200, JSON.stringify(end.body));
+      assert.equal(end.body.success, true);
+      assert.equal(end.body.transcript_path, undefined, 'no artifacts were written');
+      assert.equal((await api.get('/api/sessions/blocked')).body.status, 'ended');
+      const rules = await api.get('/api/constraints?sessionKey=blocked');
+      assert.ok(
+        rules.body.constraints.some((c: { content: string }) => /Never deploy on Fridays/.test(c.content)),
+        JSON.stringify(rules.body),
+      );
+      const recalled = await api.post('/api/hooks/recall', { harness: 'claude-code', query: 'ship on Tuesdays', includeRecalled: true });
+      assert.equal(recalled.status, 200, JSON.stringify(recalled.body));
+      assert.ok(recalled.body.results.length > 0, JSON.stringify(recalled.body));
+      assert.ok(
+        lines.some((l) => /session-end artifacts failed: \w+/.test(l)),
+        lines.join('\n'),
+      );
+      assert.ok(!lines.some((l) => l.includes('in the way') || l.includes(dataDir)), 'the log names the error class only');
     });
 
     it('never leaves the artifacts folder, whatever the session key or agent id, and keeps different keys apart', async () => {
