@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
-import type { ApiPoster, Harness, HookOutput } from '../harness';
+import type { ApiPoster, Harness, HookOutput, HookRun } from '../harness';
 import { codexHome, HARNESS, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
 import { CODEX_JSONL, codexTranscript } from './transcript';
 import type { HarnessLineage } from '../../core/lineage';
@@ -45,8 +45,8 @@ function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): 
 
 const quirks: ClaudeStyleQuirks = { harness: HARNESS, subagentStartTranscript: 'child', spawnerOf };
 
-export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster): Promise<HookOutput | null> {
-  return handleClaudeStyleEvent(quirks, payload, client);
+export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
+  return handleClaudeStyleEvent(quirks, payload, client, run);
 }
 
 export const codex: Harness = {
@@ -61,7 +61,7 @@ export const codex: Harness = {
   lineage: codexLineage,
   hooks: {
     events: CLAUDE_STYLE_EVENTS,
-    handle: (payload, client) => handleCodexEvent(payload as ClaudeStylePayload, client),
+    handle: (payload, client, run) => handleCodexEvent(payload as ClaudeStylePayload, client, run),
   },
   install: {
     scopes: ['user'],
