@@ -108,5 +108,7 @@ export interface Harness {
     menu: readonly MenuItem[];
     /** Appended to VS Code's "installed" notice (e.g. what is left to do). */
     notice?: string;
+    /** Hook health (`baton doctor`): why installed hooks may never fire, and the fix. */
+    neverFiredHint?: string;
   };
 }

@@ -81,5 +81,7 @@ export const codex: Harness = {
     },
     menu: [{ label: 'Codex — user hooks ($CODEX_HOME/hooks.json)', description: 'and the MCP server in $CODEX_HOME/config.toml', scope: 'user' }],
     notice: ' Trust them in Codex before they run.',
+    neverFiredHint:
+      'No Codex hook has reached Baton: Codex skips hooks it does not trust, silently. Run `baton install codex` (it records the trust of the hooks it writes), or trust them in Codex.',
   },
 };
