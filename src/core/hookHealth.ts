@@ -186,3 +186,23 @@ export function renderHookHealth(report: HookHealthReport): string[] {
   }
   return lines;
 }
+
+/** The report as a Markdown document (VS Code's "Baton: Check Hooks"). */
+export function renderHookHealthMarkdown(report: HookHealthReport, dataDir: string): string {
+  const lines = ['# Baton hooks', '', `Data directory: \`${dataDir}\` (failures from \`hooks.log\`, firings from \`hook-health.json\`)`];
+  for (const h of report.harnesses) {
+    lines.push('', `## ${h.displayName} (\`${h.id}\`)`, '');
+    lines.push(`- Last fired: ${h.lastFired ? `${h.lastFired.at} (${h.lastFired.event})` : 'never'}`);
+    if (h.events.length > 1) lines.push(`- Events: ${h.events.map((e) => `${e.event} ${e.at}`).join(', ')}`);
+    if (h.failures.length) {
+      lines.push('', '### Recent failures', '');
+      for (const f of h.failures)
+        lines.push(`- ${f.event}${f.step ? ` (step ${f.step})` : ''}: \`${f.reason}\`${f.count > 1 ? ` — ${f.count}×` : ''}, last ${f.lastAt}`);
+    }
+    if (h.fixes.length) {
+      lines.push('', '### Fix', '');
+      for (const fix of h.fixes) lines.push(`- ${fix.text}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
