@@ -93,6 +93,24 @@ describe('baton doctor: the Hooks section (real hook command, real server, built
   });
 });
 
+describe('baton doctor before any server ran: only hooks.log', function () {
+  this.timeout(30_000);
+  after(cleanupTempDirs);
+
+  it('prints the hooks section with the fix (start a server), then says there is no store', async () => {
+    const dataDir = tempDir();
+    assert.equal(await runHook('codex', dataDir, { hook_event_name: 'SessionStart', session_id: 's', cwd: '/r', source: 'startup' }), 0);
+    const run = runCli(['doctor', '--data-dir', dataDir]);
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr, `error: no Baton data at ${dataDir}\n`);
+    assert.match(run.stdout, /^hooks\n {2}Claude Code \(claude-code\): never fired\n/);
+    assert.match(
+      run.stdout,
+      /Codex \(codex\): never fired\n {4}failed: SessionStart: no running Baton endpoint for this data directory, last \S+\n {4}fix: .*`baton serve`/,
+    );
+  });
+});
+
 describe('hook health (pure report, and the recorder on disk)', () => {
   after(cleanupTempDirs);
 
