@@ -131,10 +131,6 @@ export function refusedForContent(err: unknown): boolean {
 
 /** Resolves as `work` does, or rejects with HookStepTimeout after `ms` (the work goes on unobserved). */
 function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  if (ms <= 0) {
-    work.catch(() => undefined);
-    return Promise.reject(new HookStepTimeout(0));
-  }
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new HookStepTimeout(ms)), ms)));
   work.catch(() => undefined);
@@ -163,6 +159,8 @@ class Steps {
   async optional(step: string, work: () => Promise<unknown>, reserveMs = ESSENTIAL_RESERVE_MS): Promise<boolean> {
     const share = this.share(reserveMs);
     try {
+      // No time left for it: not even started (a request sent now would only compete with the next step).
+      if (share !== undefined && share <= 0) throw new HookStepTimeout(0);
       await (share === undefined ? work() : within(work(), share));
       return true;
     } catch (err) {
