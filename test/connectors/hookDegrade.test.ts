@@ -164,6 +164,57 @@ describe('hooks degrade, never drop (dist/hook.js against a real server)', funct
       ],
     );
   });
+
+  it('Codex: a refused child rollout still ends the child with its last message', async () => {
+    const rollout = path.join(outside, 'rollout-g.jsonl');
+    fs.writeFileSync(rollout, jsonl([{ type: 'session_meta', payload: { id: 'thread-g1' } }]));
+    await runHook('codex', dataDir, { hook_event_name: 'UserPromptSubmit', session_id: 'root-g', cwd: '/cg', prompt: 'parent CODEX-G-MARK' });
+    const start = await runHook('codex', dataDir, {
+      hook_event_name: 'SubagentStart',
+      session_id: 'root-g',
+      cwd: '/cg',
+      agent_id: 'thread-g1',
+      agent_type: 'worker',
+      transcript_path: rollout,
+    });
+    assert.match(JSON.parse(start.stdout).hookSpecificOutput.additionalContext, /CODEX-G-MARK/);
+    const before = hooksLog(dataDir).length;
+    await runHook('codex', dataDir, {
+      hook_event_name: 'SubagentStop',
+      session_id: 'root-g',
+      cwd: '/cg',
+      agent_id: 'thread-g1',
+      agent_transcript_path: rollout,
+      last_assistant_message: 'Worker finished.',
+    });
+    const child = await daemon.store.read('getSession', { scope: 'all', key: 'root-g/agent-thread-g1' });
+    assert.equal(child?.status, 'completed');
+    assert.equal((await daemon.store.read('transcript', { scope: 'all', key: 'root-g/agent-thread-g1' })).content, 'Assistant: Worker finished.');
+    assert.match(
+      hooksLog(dataDir).slice(before).join('\n'),
+      /^\S+ codex SubagentStop: step agent-transcript: \/api\/hooks\/session-end: HTTP 400 invalid_request/,
+    );
+  });
+
+  it("Claude Code's HTTP hooks degrade the same way inside the server, and are noted as fired", async () => {
+    const parentFile = path.join(outside, 'sess-h.jsonl');
+    fs.writeFileSync(parentFile, jsonl([{ type: 'user', uuid: 'u1', sessionId: 'sess-h', message: { role: 'user', content: 'file only' } }]));
+    const post = async (body: object) => {
+      const res = await fetch(daemon.server.url + '/api/hooks/claude-code', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as { hookSpecificOutput?: { additionalContext: string } } };
+    };
+    assert.equal((await post({ hook_event_name: 'UserPromptSubmit', session_id: 'sess-h', cwd: '/h', prompt: 'HTTP-H-MARK' })).status, 200);
+    const start = await post({ hook_event_name: 'SubagentStart', session_id: 'sess-h', cwd: '/h', transcript_path: parentFile, agent_id: 'h1' });
+    assert.equal(start.status, 200);
+    assert.match(start.json.hookSpecificOutput?.additionalContext ?? '', /HTTP-H-MARK/);
+    assert.equal((await daemon.store.read('getSession', { scope: 'all', key: 'sess-h/agent-h1' }))?.parentSessionKey, 'sess-h');
+    const fired = daemon.server.hookHealth.snapshot().harnesses['claude-code'] ?? {};
+    assert.ok(fired.SubagentStart, JSON.stringify(fired));
+  });
 });
 
 describe('the hook budget: a preparing step that hangs leaves time for the essential one', () => {
