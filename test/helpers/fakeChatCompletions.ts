@@ -6,8 +6,7 @@
 // The script (classify()):
 // - 'parent-first': the parent's prompt (holding the secret marker) and no tool result yet -> a call
 //   of the `task` tool whose prompt is the agent prompt (a child session runs it);
-// - 'subagent': a conversation whose user messages hold the agent prompt but not the marker
-//   prompt -> the sub-agent's final text;
+// - 'subagent': a conversation with the agent prompt as a user message -> the sub-agent's final text;
 // - 'parent-followup': the parent's request carrying the task tool's result -> the final text;
 // - 'other' (title generation and the like) -> a short text.
 // Every request is recorded (parsed body, headers) in arrival order.
@@ -63,9 +62,15 @@ export async function startFakeChatCompletions(script: FakeChatScript): Promise<
   const classify = (body: Json): ChatRole => {
     const messages: Json[] = Array.isArray(body?.messages) ? body.messages : [];
     const users = messages.filter((m) => m?.role === 'user').map((m) => contentText(m.content));
+    // Only the child's conversation has the task as a user message (the parent holds it in its
+    // tool call); the child may also carry the marker, inside the inherited block, wherever the
+    // plugin puts it.
+    // Agent turns offer tools; side requests (title generation) offer none.
+    const offersTools = Array.isArray(body?.tools) && body.tools.length > 0;
+    if (users.some((t) => t.includes(script.agentPrompt))) return offersTools ? 'subagent' : 'other';
     const hasParentPrompt = users.some((t) => t.includes(script.parentPromptIncludes));
-    const offersTask = Array.isArray(body?.tools) && body.tools.some((t: Json) => t?.function?.name === 'task');
-    if (!hasParentPrompt) return users.some((t) => t.includes(script.agentPrompt)) ? 'subagent' : 'other';
+    const offersTask = offersTools && body.tools.some((t: Json) => t?.function?.name === 'task');
+    if (!hasParentPrompt) return 'other';
     if (messages.some((m) => m?.role === 'tool' && m.tool_call_id === taskCallId)) return 'parent-followup';
     return offersTask ? 'parent-first' : 'other';
   };

@@ -6,8 +6,8 @@
 // The script (classify()):
 // - 'parent-first': the parent's prompt (holding the secret marker) with no tool output yet ->
 //   a `spawn_agent` call (namespace `multi_agent_v1`) whose message is the agent prompt;
-// - 'subagent': a conversation whose user messages hold the agent prompt but not the marker prompt
-//   -> the sub-agent's final text;
+// - 'subagent': another thread (the `thread-id` header) whose user messages hold the agent prompt
+//   (or, without that header, a conversation without the marker prompt) -> the sub-agent's final text;
 // - 'parent-spawned': the parent's request carrying spawn_agent's output -> `wait_agent` on the
 //   child (so the parent does not finish before the child ran);
 // - 'parent-followup': the parent's request carrying wait_agent's output -> the parent's final text;
@@ -74,8 +74,12 @@ export async function startFakeResponses(script: FakeResponsesScript): Promise<F
   const waitCallId = 'call_wait_baton_e2e';
   let n = 0;
 
-  const classify = (body: Json): ResponsesRole => {
+  let parentThread: string | undefined;
+  const classify = (body: Json, thread: string | undefined): ResponsesRole => {
     const users = userTexts(body);
+    // Codex names the conversation in a thread-id header: the child is another thread (its
+    // inherited block may quote the parent's marker, wherever Codex places hook context).
+    if (thread && parentThread && thread !== parentThread) return users.some((t) => t.includes(script.agentPrompt)) ? 'subagent' : 'other';
     const hasParentPrompt = users.some((t) => t.includes(script.parentPromptIncludes));
     if (!hasParentPrompt) return users.some((t) => t.includes(script.agentPrompt)) ? 'subagent' : 'other';
     if (outputFor(body, waitCallId)) return 'parent-followup';
@@ -145,7 +149,9 @@ export async function startFakeResponses(script: FakeResponsesScript): Promise<F
         res.end(JSON.stringify({ error: { message: `fake server: no ${req.method} ${record.path}` } }));
         return;
       }
-      record.role = classify(body);
+      const thread = typeof req.headers['thread-id'] === 'string' ? req.headers['thread-id'] : undefined;
+      record.role = classify(body, thread);
+      if (record.role === 'parent-first') parentThread ??= thread;
       const id = `resp_${++n}`;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const send = (event: Json) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
