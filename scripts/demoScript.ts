@@ -174,6 +174,16 @@ const P = {
   postmortem: "Write the postmortem for Tuesday's double charges: timeline, root cause, fix, follow-ups.",
   postmortemTimeline: 'Reconstruct a timeline of the double-charge incident from what the code and notes in this project show.',
   handoff: 'Summarize the open billing issues for the on-call handoff in five bullets.',
+  handoffRefunds: 'Which files hold the refunds work, and is anything in them unfinished?',
+  webhookMigration: 'Write the processed_events migration for the webhook dedupe. It goes to billing-staging first.',
+  reviewFollowup: 'Good points. Add the RangeError to 422 mapping you suggested, in a new src/errors.ts.',
+  flakyCi: 'Add a note to the README on how to rerun the test suite locally the way CI does.',
+  dunningTest: 'Add a test for nextReminder covering day 0, day 4 and day 11.',
+  vatTest: 'Check that vatRate throws for an unknown country and that DE is 19%.',
+  loadScript: 'Turn the plan into a small script that prints the ramp schedule, minute by minute.',
+  releaseVersion: 'Bump the version to 2.2.1 in package.json and check nothing else names 2.2.0.',
+  postmortemOwners: 'Add owners and due dates to the follow-ups in the postmortem.',
+  invoiceDocs: 'Explain the per-rate rounding in the README so nobody reverts it.',
 };
 
 const SCRIPTS: Record<string, Step[]> = {
@@ -442,6 +452,125 @@ const SCRIPTS: Record<string, Step[]> = {
       say: 'Timeline: Tue 14:02 provider timeouts start; 14:05 retries with fresh keys create second charges; 15:30 support reports duplicates; Wed fix merged (one key per checkout); Thu refunds counted on billing-staging.',
     },
   ],
+  [P.handoffRefunds]: [
+    { tools: [grep('refund', '.'), read('src/refunds.ts')] },
+    { tools: [read('db/migrations/004_refunds.sql')] },
+    {
+      say: 'Refunds live in src/refunds.ts (partialRefund, refundable) and db/migrations/004_refunds.sql. Unfinished: nothing persists a refund yet, and two refunds at once need a row lock on the charge when that lands.',
+    },
+  ],
+  [P.webhookMigration]: [
+    { tools: [read('db/migrations/004_refunds.sql'), bash('ls db/migrations', 'List the migrations')] },
+    {
+      tools: [
+        write(
+          'db/migrations/005_processed_events.sql',
+          '-- Webhook event ids already applied: the dedupe survives restarts.\nCREATE TABLE processed_events (\n  event_id TEXT PRIMARY KEY,\n  processed_at TIMESTAMPTZ NOT NULL DEFAULT now()\n);\n',
+        ),
+      ],
+    },
+    {
+      say: 'Wrote db/migrations/005_processed_events.sql (event_id as primary key, so a concurrent duplicate fails the insert). Apply it on billing-staging; the release pipeline takes it to production.',
+    },
+  ],
+  [P.reviewFollowup]: [
+    { tools: [read('src/refunds.ts')] },
+    {
+      tools: [
+        write(
+          'src/errors.ts',
+          "/** HTTP status for an error thrown by the billing code: a RangeError is the caller's mistake. */\nexport function statusOf(err: unknown): number {\n  if (err instanceof RangeError) return 422;\n  return 500;\n}\n",
+        ),
+      ],
+    },
+    { tools: [bash('node -e "console.log(new RangeError(\'x\') instanceof RangeError)"', 'Sanity-check the error class')] },
+    { say: 'Added src/errors.ts with statusOf(): RangeError maps to 422, anything else to 500. The refund handler can call it in its catch.' },
+  ],
+  [P.flakyCi]: [
+    { tools: [read('README.md'), read('package.json')] },
+    {
+      tools: [
+        edit(
+          'README.md',
+          'Tests: `node --test test/`',
+          'Tests: `node --test test/` (CI runs `npm test` with `NODE_OPTIONS=--max-old-space-size=512`; set the same to reproduce an out-of-memory kill).',
+        ),
+      ],
+    },
+    { say: "README now says how CI runs the suite, including the memory cap that explains last night's kill." },
+  ],
+  [P.dunningTest]: [
+    { tools: [read('src/dunning.ts')] },
+    {
+      tools: [
+        write(
+          'test/dunning.test.mjs',
+          "import { test } from 'node:test';\nimport assert from 'node:assert';\n\nconst DAYS = [1, 4, 10];\nconst next = (d) => DAYS.find((x) => x > d) ?? null;\n\ntest('next reminder', () => {\n  assert.equal(next(0), 1);\n  assert.equal(next(4), 10);\n  assert.equal(next(11), null);\n});\n",
+        ),
+      ],
+    },
+    { tools: [bash('node --test test/dunning.test.mjs 2>&1 | grep -E "^# (pass|fail)"', 'Run the dunning test')] },
+    { say: 'test/dunning.test.mjs covers day 0 (first reminder on day 1), day 4 (next on day 10) and day 11 (none left); it passes.' },
+  ],
+  [P.vatTest]: [
+    { tools: [read('src/tax.ts')] },
+    { tools: [bash('node -e "const VAT={DE:0.19,FR:0.2,NL:0.21};console.log(VAT.DE, VAT.XX===undefined)"', 'Check the rates table')] },
+    { say: 'DE is 0.19, and an unknown code (XX) has no entry, so vatRate throws `no VAT rate for XX`. Both behave as intended.' },
+  ],
+  [P.loadScript]: [
+    { tools: [read('docs/loadtest.md')] },
+    {
+      tools: [
+        write(
+          'scripts/ramp.mjs',
+          '// Prints the load test ramp: 20 -> 180 rps over 15 minutes, then a 10 minute hold.\nfor (let m = 0; m <= 25; m++) {\n  const rps = m < 15 ? Math.round(20 + (160 * m) / 15) : 180;\n  console.log(`minute ${m}: ${rps} rps`);\n}\n',
+        ),
+      ],
+    },
+    { tools: [bash('node scripts/ramp.mjs | head -n 5', 'Print the first minutes of the ramp')] },
+    { say: 'scripts/ramp.mjs prints the schedule (20 rps at minute 0 up to 180 at minute 15, held to minute 25), under the 200 rps cap.' },
+  ],
+  [P.releaseVersion]: [
+    { tools: [read('package.json')] },
+    { tools: [edit('package.json', '"version": "2.2.0"', '"version": "2.2.1"')] },
+    { tools: [grep('2\\.2\\.0', '.')] },
+    { say: 'package.json is at 2.2.1 and nothing else names 2.2.0.' },
+  ],
+  [P.postmortemOwners]: [
+    { tools: [read('docs/postmortem-double-charges.md')] },
+    {
+      tools: [
+        edit(
+          'docs/postmortem-double-charges.md',
+          '- Refunds for the duplicates (counted on billing-staging).',
+          '- Refunds for the duplicates (counted on billing-staging). Owner: Priya, due Monday.',
+        ),
+      ],
+    },
+    {
+      tools: [
+        edit(
+          'docs/postmortem-double-charges.md',
+          '- Webhook dedupe persisted across restarts.',
+          '- Webhook dedupe persisted across restarts (migration 005). Owner: Marco, due Wednesday.',
+        ),
+      ],
+    },
+    { say: 'Owners and due dates added: refunds (Priya, Monday), webhook dedupe (Marco, Wednesday); the regression test is already merged.' },
+  ],
+  [P.invoiceDocs]: [
+    { tools: [read('README.md')] },
+    {
+      tools: [
+        edit(
+          'README.md',
+          '- `src/invoice.ts`: invoice totals and rounding',
+          '- `src/invoice.ts`: invoice totals and rounding (tax is rounded once per rate, not per line: see BILL-311)',
+        ),
+      ],
+    },
+    { say: 'The README now points at BILL-311 next to src/invoice.ts, so the reason for per-rate rounding is one click away.' },
+  ],
   [P.handoff]: [
     { tools: [read('CHANGELOG.md'), read('docs/loadtest.md')] },
     {
@@ -458,16 +587,16 @@ export const DEMO_SESSIONS: DemoSession[] = [
       "Summary of the session so far: Tuesday's double charges came from chargeCard building the idempotency key with the attempt number (`checkout-<id>-<attempt>`), so every retry looked new to the provider. Fixed in src/charge.ts: one key per checkout for all attempts. Sub-agents audited the other retry paths (webhooks dedupe by event id, in memory only) and added test/retry.test.mjs. Tests pass. Constraint from the user: never touch the production database; every query goes to billing-staging. Open: count duplicates on billing-staging for refunds, release note.",
   },
   { title: 'Partial refunds', prompts: [P.partialRefunds, P.refundsMigration] },
-  { title: 'Invoice rounding (BILL-311)', prompts: [P.invoiceRounding, P.invoiceTest] },
-  { title: 'Webhook dedupe across restarts', prompts: [P.webhookRestart] },
-  { title: 'Review PR #142', prompts: [P.reviewPr] },
-  { title: 'Flaky charge test', prompts: [P.flakyTest] },
-  { title: 'Dunning emails', prompts: [P.dunning] },
-  { title: 'EU VAT rates', prompts: [P.vatRates] },
-  { title: 'Load test plan', prompts: [P.loadTest] },
-  { title: 'Release notes 2.2.1', prompts: [P.releaseNotes] },
-  { title: 'Postmortem', prompts: [P.postmortem] },
-  { title: 'On-call handoff', prompts: [P.handoff] },
+  { title: 'Invoice rounding (BILL-311)', prompts: [P.invoiceRounding, P.invoiceTest, P.invoiceDocs] },
+  { title: 'Webhook dedupe across restarts', prompts: [P.webhookRestart, P.webhookMigration] },
+  { title: 'Review PR #142', prompts: [P.reviewPr, P.reviewFollowup] },
+  { title: 'Flaky charge test', prompts: [P.flakyTest, P.flakyCi] },
+  { title: 'Dunning emails', prompts: [P.dunning, P.dunningTest] },
+  { title: 'EU VAT rates', prompts: [P.vatRates, P.vatTest] },
+  { title: 'Load test plan', prompts: [P.loadTest, P.loadScript] },
+  { title: 'Release notes 2.2.1', prompts: [P.releaseNotes, P.releaseVersion] },
+  { title: 'Postmortem', prompts: [P.postmortem, P.postmortemOwners] },
+  { title: 'On-call handoff', prompts: [P.handoff, P.handoffRefunds] },
 ];
 
 // ---------------------------------------------------------------------------------------------
