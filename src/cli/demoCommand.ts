@@ -62,7 +62,8 @@ export function registerDemoCommand(program: Command, { out }: Helpers): void {
       const dataDir = opts.dataDir ? path.resolve(opts.dataDir) : defaultDemoDataDir();
       if (dataDir === resolveDataDir() && !readDemoMarker(dataDir))
         throw new BatonError('conflict', `${dataDir} is your Baton data directory; the demo goes into a directory of its own (--data-dir)`);
-      if (liveEndpoint(dataDir)) throw new BatonError('conflict', `a Baton server holds ${dataDir}: stop it (or leave the demo in VS Code) first`);
+      if (opts.remove && liveEndpoint(dataDir))
+        throw new BatonError('conflict', `a Baton server holds ${dataDir}: stop it (or leave the demo in VS Code) first`);
       if (opts.remove) {
         const removed = removeDemoDataDir(dataDir);
         out(opts.json ? JSON.stringify({ dataDir, removed }) : removed ? `removed the demo data in ${dataDir}` : `no demo data in ${dataDir}`);
