@@ -66,6 +66,8 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   const statusBar = new StatusBar(host, () => demo.active);
   // The demo's sessions belong to its own project: show them all, and say it is demo data.
   const showDemo = (active: boolean) => {
+    // The title too: with one view in the container, VS Code shows only the title in its header.
+    view.title = active ? 'Demo data' : 'Sessions';
     view.description = active ? 'Demo data' : undefined;
     tree.setFilter(active ? 'all' : current.projectFilter);
     void statusBar.update();
