@@ -602,7 +602,11 @@ export const DEMO_SESSIONS: DemoSession[] = [
 // ---------------------------------------------------------------------------------------------
 // The scripted model.
 
-type Json = any;
+/** What the scripted model reads of a Messages API request. */
+interface RequestBody {
+  system?: string | Array<{ text?: string }>;
+  messages?: Array<{ role?: string; content?: unknown }>;
+}
 
 const PROMPTS = Object.keys(SCRIPTS);
 const COMPACT_SUMMARIES = DEMO_SESSIONS.filter((s) => s.compactSummary).map((s) => ({ first: s.prompts[0], summary: s.compactSummary! }));
@@ -617,9 +621,9 @@ function withProject(value: unknown, root: string): unknown {
 }
 
 /** The project folder Claude Code runs in, from its system prompt's environment notes. */
-function projectRoot(body: Json): string {
-  const system = Array.isArray(body?.system) ? body.system.map((b: Json) => b?.text ?? '').join('\n') : String(body?.system ?? '');
-  const all = `${system}\n${(body?.messages ?? []).map((m: Json) => contentText(m?.content)).join('\n')}`;
+function projectRoot(body: RequestBody): string {
+  const system = Array.isArray(body?.system) ? body.system.map((b) => b?.text ?? '').join('\n') : String(body?.system ?? '');
+  const all = `${system}\n${(body?.messages ?? []).map((m) => contentText(m?.content)).join('\n')}`;
   const m = /Primary working directory: (\S+)/.exec(all) ?? /Working directory: (\S+)/.exec(all);
   return m ? m[1] : process.cwd();
 }
@@ -632,8 +636,9 @@ function reply(step: Step | undefined, root: string): ScriptedReply {
   return { blocks, stopReason: step.tools?.length ? 'tool_use' : 'end_turn' };
 }
 
-export function respondFor(body: Json, _headers: http.IncomingHttpHeaders): ScriptedReply | undefined {
-  const messages: Json[] = Array.isArray(body?.messages) ? body.messages : [];
+export function respondFor(request: unknown, _headers: http.IncomingHttpHeaders): ScriptedReply | undefined {
+  const body = (request ?? {}) as RequestBody;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
   const last = messages[messages.length - 1];
   const lastText = last?.role === 'user' ? contentText(last.content) : '';
   // A compaction: Claude Code asks for a summary of the conversation.

@@ -57,7 +57,8 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
     let bytes = 0;
     const walk = (dir: string) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true }))
-        e.isDirectory() ? walk(path.join(dir, e.name)) : (bytes += fs.statSync(path.join(dir, e.name)).size);
+        if (e.isDirectory()) walk(path.join(dir, e.name));
+        else bytes += fs.statSync(path.join(dir, e.name)).size;
     };
     walk(RECORDED);
     assert.ok(bytes < 1.5 * 1024 * 1024, `${bytes} bytes recorded`);
