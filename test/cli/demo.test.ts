@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { scanClaudeProjects } from '../../src/harnesses/claudeCode/import';
 import { DEMO_MARKER, readDemoMarker } from '../../src/node/demoData';
+import { prepareStartDemo } from '../../scripts/startDemo';
 import { CLI, ROOT, runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
@@ -133,6 +134,18 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
     assert.deepEqual(json<{ removed: boolean }>(['demo', '--remove']), { dataDir: made.dataDir, removed: true });
     assert.ok(!fs.existsSync(made.dataDir));
     assert.deepEqual(json<{ removed: boolean }>(['demo', '--remove']), { dataDir: made.dataDir, removed: false });
+  });
+
+  it('npm start: prepareStartDemo fills a demo directory and names it, with the focus flag, for the VS Code host', () => {
+    const dir = path.join(home, 'host-demo');
+    const start = prepareStartDemo(ROOT, dir);
+    assert.equal(start.dataDir, dir);
+    assert.deepEqual(start.env, { BATON_DATA_DIR: dir, BATON_DEMO_FOCUS: '1' });
+    assert.deepEqual(start.hostFlags, ['--disable-workspace-trust']);
+    assert.equal(start.featured, readDemoMarker(dir)?.featured);
+    assert.ok(start.featured);
+    // A directory with other data is refused, with the CLI's reason.
+    assert.throws(() => prepareStartDemo(ROOT, home), /not Baton's demo/);
   });
 
   it("refuses the user's data directory and any directory that holds other data, and removes only demo directories", () => {
