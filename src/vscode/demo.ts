@@ -86,8 +86,8 @@ export class DemoMode extends Disposable {
     const target = path.resolve(dataDir ?? this.override ?? defaultDemoDataDir());
     if (this.override === target) await this.leave();
     if (this.host.dataDir === target) throw new Error(`this window still uses ${target}: change BATON_DATA_DIR or baton.dataDir first`);
-    await this.runCli(['demo', '--remove', '--data-dir', target, '--json']);
-    void vscode.window.showInformationMessage(`Baton: removed the demo data in ${target}.`);
+    const { removed } = JSON.parse(await this.runCli(['demo', '--remove', '--data-dir', target, '--json'])) as { removed: boolean };
+    void vscode.window.showInformationMessage(removed ? `Baton: removed the demo data in ${target}.` : `Baton: there is no demo data in ${target}.`);
   }
 
   private async announce(): Promise<void> {
