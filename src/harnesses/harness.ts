@@ -51,6 +51,8 @@ export interface InstallContext {
   command: HookCommandOptions;
   /** HTTP hooks instead of the hook command, for harnesses that have them (`--http`). */
   http?: HttpHookOptions;
+  /** Harnesses that run only hooks the user trusts (Codex): record that trust for Baton's entries (default true; `--no-trust`). */
+  trustHooks?: boolean;
 }
 
 export interface InstallResult {
@@ -102,7 +104,7 @@ export interface Harness {
   install?: {
     /** Scopes it installs into; the first is the default. */
     scopes: readonly InstallScope[];
-    install(ctx: InstallContext): InstallResult;
+    install(ctx: InstallContext): InstallResult | Promise<InstallResult>;
     uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir'>): UninstallResult;
     /** VS Code's install menu; empty: not offered there. */
     menu: readonly MenuItem[];
