@@ -11,17 +11,7 @@
 
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import {
-  hostDir,
-  hostInstalled,
-  HOST_SETTINGS,
-  installScript,
-  killTree,
-  remoteUri,
-  startCodeServer,
-  workbenchUrl,
-  writeUserSettings,
-} from './vscodeHost';
+import { hostDir, hostInstalled, HOST_SETTINGS, installScript, killTree, remoteUri, startCodeServer, workbenchUrl, writeUserSettings } from './vscodeHost';
 
 const repoRoot = path.resolve(__dirname, '..');
 
