@@ -6,6 +6,7 @@ import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { planTranscriptDelta } from '../core/transcriptDelta';
 import { canMove, isTerminal } from '../core/runs';
+import { titleFromTurns } from '../core/sessionTitle';
 import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRun, SubagentRunContext, Turn } from '../core/types';
 import { all, one } from './db';
 import { findOwnSessionRow, getRun, type findSessionRow, stripSessionPrefix } from './queries';
@@ -88,8 +89,22 @@ export function recordTranscript(
       at: ctx.now(),
     });
   }
+  nameUntitledSession(ctx, agentId, key, row.title, plan.append);
   const after = one<{ turn_count: number; char_count: number }>(ctx.db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
   return { appended: plan.append.length, turnCount: after.turn_count, charCount: after.char_count };
+}
+
+/** A session the harness gave no title is named after its first user prompt (core/sessionTitle.ts). */
+function nameUntitledSession(
+  ctx: CommandContext,
+  agentId: string,
+  key: string,
+  title: string | null,
+  appended: ReadonlyArray<Pick<Turn, 'role' | 'text'>>,
+): void {
+  if (title) return;
+  const fromPrompt = titleFromTurns(appended);
+  if (fromPrompt) ctx.emit({ t: 'session', agentId, key, set: { title: fromPrompt }, at: ctx.now() });
 }
 
 export interface UpdateSessionArgs {
