@@ -39,7 +39,8 @@ async function main(): Promise<void> {
   const profile = path.resolve(arg('profile') ?? hostDir);
   const userDataDir = path.join(profile, 'user-data');
   const extensionsDir = path.join(profile, 'extensions');
-  writeUserSettings(userDataDir, { ...HOST_SETTINGS });
+  // Anonymous chat access: the Chat view sends with an extension's model, nobody signs in.
+  writeUserSettings(userDataDir, { ...HOST_SETTINGS, 'chat.allowAnonymousAccess': true });
 
   // The offline demo model: the scripted test model, installed (unpacked into the extensions
   // folder) because the workbench keeps one extension under development, Baton. With no script

@@ -13,7 +13,7 @@ import { LanguageModelRunner, pickModel } from './vscode/lmRunner';
 import { registerTools } from './vscode/tools';
 import { BatonHost, readSettings } from './vscode/host';
 import { Panels } from './vscode/panels';
-import { SessionsTree } from './vscode/sessionsTree';
+import { SessionNode, SessionsTree } from './vscode/sessionsTree';
 import { StatusBar } from './vscode/statusBar';
 import { syncTerminalEnvironment } from './vscode/terminalEnv';
 import { DemoMode, focusDemoAtStartup, registerDemoCommands, withDemoOverride } from './vscode/demo';
@@ -87,7 +87,10 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     () => current.archival,
     (message) => log.warn(message),
   );
-  const chat = new BatonChat(host, runs, archivist);
+  const chat = new BatonChat(host, runs, archivist, () => {
+    const picked = view.selection[0];
+    return picked instanceof SessionNode ? picked.key : undefined;
+  });
   chatRef.current = chat;
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) =>
     chat.handle(request, chatContext, stream, token),

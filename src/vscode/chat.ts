@@ -87,6 +87,8 @@ export class BatonChat {
     private readonly host: BatonHost,
     private readonly runs: RunManager,
     private readonly archivist: Archivist,
+    /** The session selected in the Sessions view, if any: what the user is looking at. */
+    private readonly selectedSession: () => string | undefined = () => undefined,
   ) {}
 
   /** RunManager reports deliveries here; those that land while the conversation is answering are shown by that answer. */
@@ -112,13 +114,18 @@ export class BatonChat {
     return { key: `vscode-chat-${crypto.randomUUID()}`, fresh: true };
   }
 
-  /** The session whose context a question is about: the given key, else the newest live session of this workspace. */
+  /**
+   * The session whose context a question is about: the given key, else the newest live session of
+   * this workspace, else the one selected in the Sessions view (a workspace with no sessions of its
+   * own, e.g. the demo's at `npm start`, whose featured session is selected).
+   */
   private async currentSession(client: BatonClient, chatKey: string, explicit?: string): Promise<string | null> {
     if (explicit) return explicit;
     const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const { sessions } = await client.listSessions({ project, limit: 20 });
     const candidate = sessions.find((s) => s.harness !== CHAT_HARNESS && s.key !== chatKey && !s.key.startsWith(chatKey));
-    return candidate?.key ?? null;
+    const selected = this.selectedSession();
+    return candidate?.key ?? (selected && selected !== chatKey ? selected : null);
   }
 
   async handle(
@@ -198,7 +205,8 @@ export class BatonChat {
 
   private async parent(client: BatonClient, chatKey: string, explicit: string, say: (t: string) => void): Promise<void> {
     const target = await this.currentSession(client, chatKey, explicit || undefined);
-    if (!target) return say('No session to show: none is recorded for this workspace yet. Name one: `/parent <session key>`.');
+    if (!target)
+      return say('No session to show: none is recorded for this workspace yet. Select one in the Sessions view, or name one: `/parent <session key>`.');
     const view = await client.inherited(target);
     if (view.empty) return say(`${openLink(target)} has nothing to inherit yet (no transcript or checkpoint).`);
     say(
