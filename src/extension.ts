@@ -87,9 +87,18 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     () => current.archival,
     (message) => log.warn(message),
   );
+  // The session last selected in the Sessions view: a refresh of the tree may clear the selection
+  // itself, not what the user chose to look at.
+  let lastSelected: string | undefined;
+  context.subscriptions.push(
+    view.onDidChangeSelection((e) => {
+      const picked = e.selection[0];
+      if (picked instanceof SessionNode) lastSelected = picked.key;
+    }),
+  );
   const chat = new BatonChat(host, runs, archivist, () => {
     const picked = view.selection[0];
-    return picked instanceof SessionNode ? picked.key : undefined;
+    return picked instanceof SessionNode ? picked.key : lastSelected;
   });
   chatRef.current = chat;
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) =>
