@@ -115,6 +115,7 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
       userDataDir: dirs.userData,
       extensionsDir: dirs.extensions,
       disableWorkspaceTrust: true,
+      developmentPayload: true,
       cwd: dirs.workspace,
       env: { ...process.env, BATON_DATA_DIR: dirs.batonData, BATON_SCRIPTED_MODEL_URL: script.url },
     });
