@@ -85,6 +85,9 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
   let featuredKey = '';
 
   async function shot(name: string): Promise<void> {
+    // Toasts (the demo notice) can arrive a moment late: clear, wait, clear again.
+    await clearToasts(page);
+    await page.waitForTimeout(1_000);
     await clearToasts(page);
     await page.mouse.move(1270, 790);
     await page.waitForTimeout(400);
@@ -169,6 +172,9 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     assert.equal(await page.locator('.part.sidebar .monaco-list-row', { hasText: FEATURED }).first().getAttribute('aria-expanded'), 'true');
     // The folder is trusted for this run: no trust dialog over the workbench.
     assert.equal(await page.locator('.monaco-dialog-box', { hasText: /trust/i }).count(), 0);
+    // The tree beside an empty editor area for the screenshot (code-server opens its Welcome page).
+    await runCommand(page, 'View: Close All Editors').catch(() => undefined);
+    await page.locator('.part.sidebar .composite.title').first().click();
     // A wider side bar, so that titles fit.
     const box = await page.locator('.part.sidebar').boundingBox();
     if (box && box.width < 420) {
@@ -231,8 +237,14 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     const label = await pickModel(page, 'Scripted');
     assert.match(label, /Scripted/);
     await send(page, '@baton /parent');
-    const { text } = await latestReply(page, /production database/i, 90_000);
+    const { text, reply } = await latestReply(page, /production database/i, 90_000);
     assert.match(text, new RegExp(FEATURED), `the reply is about the selected session: ${text.slice(0, 400)}`);
+    // The screenshot shows the reply from its first line (the list scrolls to its end).
+    const box = await reply.boundingBox();
+    if (box) {
+      await page.mouse.move(box.x + box.width / 2, box.y + Math.min(box.height, 300) / 2);
+      await page.mouse.wheel(0, -20_000);
+    }
     await shot('chat');
   });
 });
