@@ -351,8 +351,9 @@ describe('memory side (real HTTP, real store on disk)', function () {
 
       const ledger = section(md, SECTIONS[2]).join('\n');
       assert.match(ledger, /login "Fix login" \(claude-code, \/repo\): ended, 5 turns, 6 memories/);
-      assert.match(ledger, /login-tests \(claude-code, \/repo, sub-agent of login\): ended/);
-      assert.match(ledger, /billing \(codex, \/billing\): active/);
+      // Sessions without a title of their own are named after their first prompt.
+      assert.match(ledger, /login-tests "Write tests for the cookie path fix\." \(claude-code, \/repo, sub-agent of login\): ended/);
+      assert.match(ledger, /billing "Refund flow: must not refund twice\." \(codex, \/billing\): active/);
 
       const open = section(md, SECTIONS[3]).join('\n');
       assert.match(open, /Should we also rotate the signing keys before the release\? \(login, /);
