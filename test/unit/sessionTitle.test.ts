@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { INHERIT_HEADING } from '../../src/core/inherit';
 import { TITLE_MAX_CHARS, titleFromPrompt, titleFromTurns } from '../../src/core/sessionTitle';
 
 describe('session titles from the first prompt', () => {
@@ -22,6 +23,11 @@ describe('session titles from the first prompt', () => {
     assert.equal(titleFromPrompt('<command-name>/clear</command-name>\n  Add a test  '), 'Add a test');
     assert.equal(titleFromPrompt('<system-reminder>\nnote\n</system-reminder>'), null);
     assert.equal(titleFromPrompt('   \n '), null);
+  });
+
+  it('names a sub-agent after its task, not after the block it inherited', () => {
+    assert.equal(titleFromPrompt(`${INHERIT_HEADING}\n\nParent: x\n\n## Task\n\nFind every caller`), 'Find every caller');
+    assert.equal(titleFromPrompt(`${INHERIT_HEADING}\n\nParent: x`), null);
   });
 
   it('takes the first user turn that makes a title, never an assistant turn', () => {
