@@ -155,6 +155,9 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
         /* already gone */
       }
     }
+    // The profile (VS Code state, demo data, screenshots) stays for a look when a test failed.
+    const passed = this.test?.parent?.tests.every((t) => t.state === 'passed') ?? false;
+    if (profile && passed) fs.rmSync(profile, { recursive: true, force: true });
   });
 
   it('opens on the Baton view with the featured session selected and its sub-agents under it', async () => {
