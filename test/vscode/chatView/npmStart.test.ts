@@ -243,10 +243,13 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     const { text, reply } = await latestReply(page, /production database/i, 90_000);
     assert.match(text, new RegExp(FEATURED), `the reply is about the selected session: ${text.slice(0, 400)}`);
     // The screenshot shows the reply from its first line (the list scrolls to its end).
-    const box = await reply.boundingBox();
+    // The wheel over the request row (a code block in the reply would take it).
+    const request = await page.locator('.interactive-request').last().boundingBox();
+    const box = request ?? (await reply.boundingBox());
     if (box) {
-      await page.mouse.move(box.x + box.width / 2, box.y + Math.min(box.height, 300) / 2);
-      await page.mouse.wheel(0, -20_000);
+      await page.mouse.move(box.x + box.width / 2, box.y + Math.min(box.height, 40) / 2);
+      for (let i = 0; i < 20; i++) await page.mouse.wheel(0, -400);
+      await page.waitForTimeout(300);
     }
     await shot('chat');
   });
