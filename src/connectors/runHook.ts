@@ -15,7 +15,7 @@ export const HOOK_HARNESS_IDS: string[] = hookHarnesses().map((h) => h.id);
 /** A hook must answer within this budget, whatever happens (Claude Code waits on it). */
 export const HOOK_BUDGET_MS = 900;
 
-const KNOWN_EVENTS = new Set<string>(CLAUDE_STYLE_EVENTS);
+const KNOWN_EVENTS = new Set<string>([...CLAUDE_STYLE_EVENTS, ...hookHarnesses().flatMap((h) => h.hooks.events)]);
 
 /** The event name for a log line: a known one, else a placeholder (the field is free text from stdin). */
 function eventLabel(name: unknown): string {
@@ -42,7 +42,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     const parsed = parseJsonSafely(raw || '{}', 'hook payload');
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HookInputError('hook payload must be a JSON object');
     const payload = parsed as Record<string, unknown>;
-    event = eventLabel(payload.hook_event_name);
+    event = eventLabel(payload.hook_event_name ?? payload.hookEventName);
     // Processes Baton started carry their parent session (docs/harnesses.md: AGENT_SESSION_ID).
     const headers: Record<string, string> = process.env.AGENT_SESSION_ID ? { 'x-agent-session-id': process.env.AGENT_SESSION_ID } : {};
     const client = HookClient.find(dataDir, deadline, headers);
@@ -50,7 +50,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
       logHookProblem(dataDir, harness, event, 'no running Baton endpoint for this data directory');
       return;
     }
-    const output = await hooks.handle(payload, client);
+    const output = await hooks.handle(payload, client, { dataDir });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);

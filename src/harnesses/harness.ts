@@ -16,6 +16,11 @@ export interface HookOutput {
   hookSpecificOutput: { hookEventName: string; additionalContext: string };
 }
 
+/** What the hook command knows beyond the payload: the data directory it serves (hook state lives there). */
+export interface HookContext {
+  dataDir?: string;
+}
+
 /** How the hook command is run: `node …/dist/hook.js <harness>` (or `cli.js hook <harness>`). */
 export interface HookCommandOptions {
   nodePath: string;
@@ -32,6 +37,15 @@ export interface HttpHookOptions {
 
 export type InstallScope = 'project' | 'user';
 
+/**
+ * A user setting of the editor an install changes: inside VS Code it is applied through VS Code's
+ * configuration API (`apply` maps the current user value to the new one; undefined removes it).
+ */
+export interface HostSettingChange {
+  key: string;
+  apply(current: unknown): unknown;
+}
+
 export interface InstallContext {
   scope: InstallScope;
   /** Project scope: the project root. */
@@ -40,6 +54,10 @@ export interface InstallContext {
   command: HookCommandOptions;
   /** HTTP hooks instead of the hook command, for harnesses that have them (`--http`). */
   http?: HttpHookOptions;
+  /** An editor's user settings file to change (`--settings-file`), for harnesses configured there. */
+  settingsFile?: string;
+  /** The editor running Baton applies setting changes itself: they come back as `hostSettings`. */
+  hostSettings?: boolean;
 }
 
 export interface InstallResult {
@@ -47,6 +65,8 @@ export interface InstallResult {
   file: string;
   /** One line each, for the user: what was written where, and what is left to do. */
   messages: string[];
+  /** Setting changes for the editor to apply (only with `InstallContext.hostSettings`). */
+  hostSettings?: HostSettingChange[];
   [detail: string]: unknown;
 }
 
@@ -54,6 +74,7 @@ export interface UninstallResult {
   file: string;
   removed: boolean;
   messages: string[];
+  hostSettings?: HostSettingChange[];
 }
 
 /** One entry of VS Code's "Install Baton hooks for…" menu. */
@@ -84,7 +105,7 @@ export interface Harness {
   /** Harnesses that run Baton's hook command: the raw payload mapped onto the sessions & hooks API. */
   hooks?: {
     events: readonly string[];
-    handle(payload: Record<string, unknown>, client: ApiPoster): Promise<HookOutput | null>;
+    handle(payload: Record<string, unknown>, client: ApiPoster, context?: HookContext): Promise<HookOutput | null>;
   };
 
   /** `baton install|uninstall <id>`; absent when Baton cannot install anything for it. */
@@ -92,7 +113,9 @@ export interface Harness {
     /** Scopes it installs into; the first is the default. */
     scopes: readonly InstallScope[];
     install(ctx: InstallContext): InstallResult;
-    uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir'>): UninstallResult;
+    uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir' | 'settingsFile' | 'hostSettings'>): UninstallResult;
+    /** Other names `baton install|uninstall` accepts for it (`vscode` for VS Code agent mode). */
+    aliases?: readonly string[];
     /** VS Code's install menu; empty: not offered there. */
     menu: readonly MenuItem[];
     /** Appended to VS Code's "installed" notice (e.g. what is left to do). */

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { SessionView } from '../client/batonClient';
 import { renderMarkdownSession } from '../core/format';
 import type { SessionRecord } from '../core/session';
+import type { HostSettingChange } from '../harnesses/harness';
 import { installableHarnesses } from '../harnesses/registry';
 import { runDoctor } from '../store/doctor';
 import type { BatonHost } from './host';
@@ -69,6 +70,16 @@ async function allTurns(deps: CommandDeps, key: string) {
     from = page.turns[page.turns.length - 1].seq + 1;
   }
   return turns;
+}
+
+/** User-setting changes an install hands back (harness.ts, HostSettingChange), applied to VS Code's user settings. */
+async function applyHostSettings(changes: HostSettingChange[] | undefined): Promise<void> {
+  for (const change of changes ?? []) {
+    const config = vscode.workspace.getConfiguration();
+    const current = config.inspect(change.key)?.globalValue;
+    const next = change.apply(current);
+    if (JSON.stringify(next) !== JSON.stringify(current)) await config.update(change.key, next, vscode.ConfigurationTarget.Global);
+  }
 }
 
 function requireTrust(action: string): void {
@@ -203,7 +214,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (at === 'project' && !projectDir) throw new Error('Open a folder to install project hooks, or choose the user settings.');
       const { messages: _messages, ...result } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` },
-        async () => installer.install({ scope: at, projectDir, command: hookCommandOptions(deps) }),
+        async () => {
+          const installed = installer.install({ scope: at, projectDir, command: hookCommandOptions(deps), hostSettings: true });
+          await applyHostSettings(installed.hostSettings);
+          return installed;
+        },
       );
       log.info(`Installed ${name} hooks in ${result.file}`);
       void vscode.window.showInformationMessage(`Baton hooks installed in ${result.file}.${installer.notice ?? ''}`);
@@ -224,7 +239,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!installer) throw new Error(`Baton cannot remove hooks of ${choice}.`);
       const projectDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const at = scope === 'user' || !projectDir || !installer.scopes.includes('project') ? 'user' : 'project';
-      const { file, removed } = installer.uninstall({ scope: at, projectDir });
+      const { file, removed, hostSettings } = installer.uninstall({ scope: at, projectDir, hostSettings: true });
+      await applyHostSettings(hostSettings);
       void vscode.window.showInformationMessage(removed ? `Baton hooks removed from ${file}.` : `No Baton hooks in ${file}.`);
       return { file, removed };
     }),

@@ -1,0 +1,207 @@
+// VS Code agent mode (Copilot) in Baton: its hook transcript read into turns, its payloads told
+// apart from Claude Code's, and the built hook command (dist/hook.js copilot) fed the payloads VS
+// Code sends around a runSubagent call, against a real server (docs/harnesses.md, "VS Code agent mode").
+
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseJsonLines } from '../../src/core/normalize';
+import { isCopilotPayload, normalizeCopilotPayload, subagentCallId } from '../../src/harnesses/copilot/payload';
+import { copilotTurns } from '../../src/harnesses/copilot/transcript';
+import { normalizeTranscript } from '../../src/harnesses/registry';
+import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { ROOT } from '../helpers/child';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+
+const HOOK = path.join(ROOT, 'dist', 'hook.js');
+const FIXTURE_SID = '7d1c2f0e-5b8a-4c61-9e3f-2a4b6c8d0e1f';
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'copilot', 'transcripts', `${FIXTURE_SID}.jsonl`);
+const TASK = 'Find every caller of chargeCustomer in src/billing and list them with file and line.';
+
+function runHook(harness: string, dataDir: string, payload: unknown): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [HOOK, harness, '--data-dir', dataDir], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('exit', (status) => {
+      clearTimeout(kill);
+      resolve({ status, stdout });
+    });
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+describe('VS Code agent mode (copilot harness)', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  describe('hook transcript', () => {
+    const records = () => parseJsonLines(fs.readFileSync(FIXTURE, 'utf8'));
+
+    it("reads the chat session's turns, leaving out the sub-agent's own prompt and tool calls", () => {
+      const turns = normalizeTranscript(fs.readFileSync(FIXTURE, 'utf8'), {});
+      assert.deepEqual(
+        turns.map((t) => `${t.role}: ${t.text.split('\n')[0]}`),
+        [
+          'user: Refactor the billing module. Never touch the ledger table (marker PARENT-SECRET-4471).',
+          "assistant: I'll have a sub-agent map the callers first.",
+          `tool: runSubagent({"prompt":"${TASK}","description":"Map chargeCustomer callers"})`,
+          'tool: Two callers: src/billing/invoice.ts:42 and src/billing/refund.ts:17.',
+          "assistant: The sub-agent found two callers; I'll update both.",
+        ],
+      );
+      assert.equal(turns[0].at, '2026-11-26T10:00:01.120Z');
+    });
+
+    it("gives a sub-agent's own events when asked for its call id", () => {
+      const turns = copilotTurns(records(), 'call_Qx7PmK2vRb9Tn4Ls__vscode-3');
+      assert.deepEqual(
+        turns.map((t) => t.role),
+        ['tool', 'tool'],
+      );
+      assert.match(turns[0].text, /^grep_search\(/);
+      assert.equal(turns[1].text, 'src/billing/invoice.ts:42\nsrc/billing/refund.ts:17');
+    });
+
+    it('skips what it does not know and torn lines', () => {
+      const text = fs.readFileSync(FIXTURE, 'utf8') + '{"type":"assistant.usage","data":{"tokens":3}}\n{"type":"user.mess';
+      assert.equal(normalizeTranscript(text, { harness: 'copilot' }).length, 5);
+    });
+  });
+
+  describe('payloads', () => {
+    it('accepts camelCase fields and tells VS Code payloads from Claude Code ones', () => {
+      const p = normalizeCopilotPayload({ hookEventName: 'SubagentStart', sessionId: 's1', agentId: 'call_1', agent_type: 'default' });
+      assert.equal(p.hook_event_name, 'SubagentStart');
+      assert.equal(p.session_id, 's1');
+      assert.equal(p.agent_id, 'call_1');
+      assert.equal(normalizeCopilotPayload({ session_id: 'snake', sessionId: 'camel' }).session_id, 'snake');
+      assert.equal(isCopilotPayload({ hookEventName: 'Stop', sessionId: 's' }), true);
+      assert.equal(
+        isCopilotPayload({ hook_event_name: 'Stop', session_id: 's', transcript_path: '/x/workspaceStorage/ab12/GitHub.copilot-chat/transcripts/s.jsonl' }),
+        true,
+      );
+      assert.equal(isCopilotPayload({ hook_event_name: 'PreToolUse', session_id: 's', tool_use_id: 'call_9__vscode-12' }), true);
+      assert.equal(isCopilotPayload({ hook_event_name: 'Stop', session_id: 's', transcript_path: '/home/u/.claude/projects/p/s.jsonl' }), false);
+      assert.equal(isCopilotPayload({ hook_event_name: 'SubagentStart', session_id: 's', agent_id: 'a1', agent_type: 'Explore' }), false);
+      assert.equal(subagentCallId('call_9__vscode-12'), 'call_9');
+    });
+  });
+
+  describe('hook command against a real server', () => {
+    let dataDir: string;
+    let roots: string;
+    let daemon: Daemon;
+    let transcript: string;
+
+    before(async () => {
+      dataDir = tempDir();
+      roots = tempDir('baton-vscode-user-');
+      daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [roots] } });
+      transcript = path.join(roots, 'User', 'workspaceStorage', 'f00dcafe', 'GitHub.copilot-chat', 'transcripts', `${FIXTURE_SID}.jsonl`);
+      fs.mkdirSync(path.dirname(transcript), { recursive: true });
+    });
+    after(async () => daemon.stop());
+
+    /** The transcript as VS Code has flushed it when a hook runs: the fixture's first `lines` events. */
+    const flushed = (lines: number) => fs.writeFileSync(transcript, fs.readFileSync(FIXTURE, 'utf8').split('\n').slice(0, lines).join('\n') + '\n');
+
+    const get = async (route: string) => {
+      const res = await fetch(daemon.server.url + route, { headers: { authorization: `Bearer ${daemon.token}` } });
+      assert.equal(res.status, 200, route);
+      return (await res.json()) as Record<string, unknown>;
+    };
+
+    it('opens each runSubagent call as a child under the exact parent, with its task, the inherited block and its result', async () => {
+      const sid = FIXTURE_SID;
+      const common = { session_id: sid, transcript_path: transcript, cwd: '/work/shop', timestamp: '2026-11-26T10:00:00.000Z', model: 'scripted' };
+      const call = 'call_Qx7PmK2vRb9Tn4Ls';
+      flushed(1);
+      assert.equal((await runHook('copilot', dataDir, { ...common, hook_event_name: 'SessionStart', source: 'new' })).status, 0);
+      flushed(2);
+      const prompt = 'Refactor the billing module. Never touch the ledger table (marker PARENT-SECRET-4471).';
+      assert.equal((await runHook('copilot', dataDir, { ...common, hook_event_name: 'UserPromptSubmit', prompt })).status, 0);
+      flushed(4);
+      const input = { prompt: TASK, description: 'Map chargeCustomer callers' };
+      const pre = await runHook('copilot', dataDir, { ...common, hook_event_name: 'PreToolUse', tool_name: 'runSubagent', tool_input: input, tool_use_id: `${call}__vscode-3` });
+      assert.equal(pre.stdout, '');
+      flushed(5);
+      const start = await runHook('copilot', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: call, agent_type: 'default' });
+      assert.equal(start.status, 0);
+      const out = JSON.parse(start.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+      assert.equal(out.hookSpecificOutput.hookEventName, 'SubagentStart');
+      assert.match(out.hookSpecificOutput.additionalContext, /^## Inherited from Parent Session\n/);
+      assert.match(out.hookSpecificOutput.additionalContext, /PARENT-SECRET-4471/);
+
+      // Inside the sub-agent: its own prompt and its tool calls, all with the parent's session id.
+      flushed(6);
+      const own = await runHook('copilot', dataDir, { ...common, hook_event_name: 'UserPromptSubmit', prompt: TASK });
+      assert.equal(own.stdout, '');
+      flushed(7);
+      const grep = { query: 'chargeCustomer', includePattern: 'src/billing/**' };
+      await runHook('copilot', dataDir, { ...common, hook_event_name: 'PreToolUse', tool_name: 'grep_search', tool_input: grep, tool_use_id: 'call_Zr1__vscode-4' });
+      flushed(8);
+      const found = 'src/billing/invoice.ts:42\nsrc/billing/refund.ts:17';
+      await runHook('copilot', dataDir, {
+        ...common,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'grep_search',
+        tool_input: grep,
+        tool_use_id: 'call_Zr1__vscode-4',
+        tool_response: found,
+      });
+      await runHook('copilot', dataDir, { ...common, hook_event_name: 'SubagentStop', agent_id: call, agent_type: 'default', stop_hook_active: false });
+      flushed(9);
+      const result = 'Two callers: src/billing/invoice.ts:42 and src/billing/refund.ts:17.';
+      await runHook('copilot', dataDir, {
+        ...common,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'runSubagent',
+        tool_input: input,
+        tool_use_id: `${call}__vscode-3`,
+        tool_response: result,
+      });
+      flushed(11);
+      await runHook('copilot', dataDir, { ...common, hook_event_name: 'Stop', stop_hook_active: false });
+
+      const childKey = `${sid}/agent-${call}`;
+      const child = await daemon.store.read('getSession', { scope: 'all', key: childKey });
+      assert.equal(child?.harness, 'copilot');
+      assert.equal(child?.parentSessionKey, sid);
+      assert.equal(child?.lineageSource, 'explicit');
+      assert.equal(child?.harnessAgentId, call);
+      assert.equal(child?.harnessAgentType, 'default');
+      assert.equal(child?.title, 'Map chargeCustomer callers');
+      assert.equal(child?.status, 'completed');
+      assert.equal(
+        (await daemon.store.read('transcript', { scope: 'all', key: childKey })).content,
+        [`User: ${TASK}`, `Tool: grep_search(${JSON.stringify(grep)})`, `Tool: ${found}`, `Assistant: ${result}`].join('\n'),
+      );
+
+      const subagents = (await get(`/api/sessions/${encodeURIComponent(sid)}/subagents`)) as { children: Array<Record<string, unknown>> };
+      assert.equal(subagents.children.length, 1);
+      assert.equal(subagents.children[0].sessionKey, childKey);
+      assert.equal(subagents.children[0].task, TASK);
+      assert.equal(subagents.children[0].result, result);
+      assert.equal(subagents.children[0].type, 'default');
+
+      const parent = (await daemon.store.read('transcript', { scope: 'all', key: sid })).content;
+      assert.match(parent, /^User: Refactor the billing module/);
+      assert.match(parent, /Assistant: The sub-agent found two callers/);
+      assert.ok(!parent.includes(`User: ${TASK}`), "the sub-agent's prompt is not a prompt of the parent");
+      assert.ok(!parent.includes('grep_search'), "the sub-agent's tool calls are not the parent's");
+      assert.deepEqual(fs.readdirSync(path.join(dataDir, 'copilot')), [], 'no note outlives its runSubagent call');
+    });
+
+    it("routes VS Code payloads that reach Claude Code's hook command (chat.useClaudeHooks) to the copilot mapping", async () => {
+      const sid = 'a3f0c9e2-1111-4d3c-9a7e-claudehooks';
+      const r = await runHook('claude-code', dataDir, { hookEventName: 'UserPromptSubmit', sessionId: sid, cwd: '/work/shop', prompt: 'camelCase prompt COPILOT-VIA-CLAUDE' });
+      assert.equal(r.status, 0);
+      const session = await daemon.store.read('getSession', { scope: 'all', key: sid });
+      assert.equal(session?.harness, 'copilot');
+      assert.equal((await daemon.store.read('transcript', { scope: 'all', key: sid })).content, 'User: camelCase prompt COPILOT-VIA-CLAUDE');
+    });
+  });
+});
