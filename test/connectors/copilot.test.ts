@@ -8,10 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines } from '../../src/core/normalize';
 import { isCopilotPayload, normalizeCopilotPayload, subagentCallId } from '../../src/harnesses/copilot/payload';
+import { readSetting, writeSetting } from '../../src/harnesses/copilot/jsoncSettings';
 import { copilotTurns } from '../../src/harnesses/copilot/transcript';
 import { normalizeTranscript } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { ROOT } from '../helpers/child';
+import { ROOT, runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const HOOK = path.join(ROOT, 'dist', 'hook.js');
@@ -125,7 +126,13 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal((await runHook('copilot', dataDir, { ...common, hook_event_name: 'UserPromptSubmit', prompt })).status, 0);
       flushed(4);
       const input = { prompt: TASK, description: 'Map chargeCustomer callers' };
-      const pre = await runHook('copilot', dataDir, { ...common, hook_event_name: 'PreToolUse', tool_name: 'runSubagent', tool_input: input, tool_use_id: `${call}__vscode-3` });
+      const pre = await runHook('copilot', dataDir, {
+        ...common,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'runSubagent',
+        tool_input: input,
+        tool_use_id: `${call}__vscode-3`,
+      });
       assert.equal(pre.stdout, '');
       flushed(5);
       const start = await runHook('copilot', dataDir, { ...common, hook_event_name: 'SubagentStart', agent_id: call, agent_type: 'default' });
@@ -141,7 +148,13 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal(own.stdout, '');
       flushed(7);
       const grep = { query: 'chargeCustomer', includePattern: 'src/billing/**' };
-      await runHook('copilot', dataDir, { ...common, hook_event_name: 'PreToolUse', tool_name: 'grep_search', tool_input: grep, tool_use_id: 'call_Zr1__vscode-4' });
+      await runHook('copilot', dataDir, {
+        ...common,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'grep_search',
+        tool_input: grep,
+        tool_use_id: 'call_Zr1__vscode-4',
+      });
       flushed(8);
       const found = 'src/billing/invoice.ts:42\nsrc/billing/refund.ts:17';
       await runHook('copilot', dataDir, {
@@ -197,11 +210,132 @@ describe('VS Code agent mode (copilot harness)', function () {
 
     it("routes VS Code payloads that reach Claude Code's hook command (chat.useClaudeHooks) to the copilot mapping", async () => {
       const sid = 'a3f0c9e2-1111-4d3c-9a7e-claudehooks';
-      const r = await runHook('claude-code', dataDir, { hookEventName: 'UserPromptSubmit', sessionId: sid, cwd: '/work/shop', prompt: 'camelCase prompt COPILOT-VIA-CLAUDE' });
+      const r = await runHook('claude-code', dataDir, {
+        hookEventName: 'UserPromptSubmit',
+        sessionId: sid,
+        cwd: '/work/shop',
+        prompt: 'camelCase prompt COPILOT-VIA-CLAUDE',
+      });
       assert.equal(r.status, 0);
       const session = await daemon.store.read('getSession', { scope: 'all', key: sid });
       assert.equal(session?.harness, 'copilot');
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key: sid })).content, 'User: camelCase prompt COPILOT-VIA-CLAUDE');
+    });
+  });
+
+  describe('install (baton install vscode)', () => {
+    const USER_SETTINGS = [
+      '// My VS Code settings',
+      '{',
+      '    "editor.fontSize": 14, // keep this',
+      '    /* hooks I wrote myself */',
+      '    "chat.hookFilesLocations": {',
+      '        ".github/hooks": false',
+      '    },',
+      '    "files.autoSave": "afterDelay",',
+      '}',
+      '',
+    ].join('\n');
+
+    it('edits settings.json as JSONC: comments, trailing commas and the other settings survive', () => {
+      assert.deepEqual(readSetting(USER_SETTINGS, 'chat.hookFilesLocations'), { '.github/hooks': false });
+      assert.equal(readSetting(USER_SETTINGS, 'files.autoSave'), 'afterDelay');
+      assert.equal(readSetting('', 'x'), undefined);
+      const added = writeSetting(USER_SETTINGS, 'a.b', [1]);
+      assert.equal(readSetting(added, 'a.b')?.toString(), '1');
+      assert.match(added, /\/\/ keep this/);
+      assert.equal(writeSetting(added, 'a.b', undefined), USER_SETTINGS);
+      assert.equal(writeSetting('{}', 'k', true), '{\n    "k": true\n}');
+      assert.equal(writeSetting('{\n  "a": 1\n}\n', 'k', 2), '{\n  "a": 1,\n  "k": 2\n}\n');
+      assert.equal(writeSetting('{\n  "a": 1,\n  "k": 2\n}\n', 'k', undefined), '{\n  "a": 1\n}\n');
+      assert.equal(writeSetting('{\n  "k": 2,\n  "a": 1\n}\n', 'k', undefined), '{\n  "a": 1\n}\n');
+      assert.throws(() => readSetting('{"a": 1 "b": 2}', 'a'), /a is not valid JSON/);
+      assert.throws(() => readSetting('{"a": 1', 'a'), /not a settings object/);
+      assert.throws(() => readSetting('[1]', 'a'), /not a settings object/);
+    });
+
+    it('writes its own hook file, lists its folder in chat.hookFilesLocations, idempotently, and uninstall reverses exactly that', async () => {
+      const home = tempDir('baton-home-');
+      const dataDir = tempDir();
+      const settings = path.join(home, 'User', 'settings.json');
+      fs.mkdirSync(path.dirname(settings), { recursive: true });
+      fs.writeFileSync(settings, USER_SETTINGS);
+      const env = { HOME: home, BATON_DATA_DIR: '' };
+      const install = runCli(['install', 'vscode', '--settings-file', settings, '--data-dir', dataDir], { env });
+      assert.equal(install.status, 0, install.stderr);
+      assert.match(install.stdout, /Added ~\/\.baton\/vscode-hooks to chat\.hookFilesLocations/);
+
+      const hookFile = path.join(home, '.baton', 'vscode-hooks', 'baton.json');
+      const hooks = JSON.parse(fs.readFileSync(hookFile, 'utf8')) as { hooks: Record<string, Array<{ type: string; command: string; timeout: number }>> };
+      assert.deepEqual(Object.keys(hooks.hooks), [
+        'SessionStart',
+        'UserPromptSubmit',
+        'PreToolUse',
+        'PostToolUse',
+        'PreCompact',
+        'SubagentStart',
+        'SubagentStop',
+        'Stop',
+      ]);
+      for (const entries of Object.values(hooks.hooks)) {
+        assert.equal(entries.length, 1);
+        assert.equal(entries[0].type, 'command');
+        assert.equal(entries[0].timeout, 5);
+        assert.ok(entries[0].command.endsWith(`dist/hook.js copilot --data-dir ${dataDir}`), entries[0].command);
+      }
+      const installed = fs.readFileSync(settings, 'utf8');
+      assert.deepEqual(readSetting(installed, 'chat.hookFilesLocations'), { '.github/hooks': false, '~/.baton/vscode-hooks': true });
+      assert.match(installed, /^\/\/ My VS Code settings\n/);
+      assert.match(installed, /"editor\.fontSize": 14, \/\/ keep this/);
+      assert.match(installed, /\/\* hooks I wrote myself \*\//);
+      assert.equal(readSetting(installed, 'files.autoSave'), 'afterDelay');
+
+      // Again: nothing changes.
+      const again = runCli(['install', 'copilot', '--settings-file', settings, '--data-dir', dataDir], { env });
+      assert.equal(again.status, 0, again.stderr);
+      assert.equal(fs.readFileSync(settings, 'utf8'), installed);
+      assert.match(again.stdout, /already lists/);
+
+      // The command in the hook file is what VS Code runs: fed a payload, it reaches a real server.
+      const daemon = await startDaemon({ dataDir, port: 0 });
+      try {
+        const payload = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'from-hook-file', cwd: home, prompt: 'HOOK-FILE-PROMPT' });
+        const child = await new Promise<{ status: number | null }>((resolve) => {
+          const sh = spawn('/bin/sh', ['-c', hooks.hooks.UserPromptSubmit[0].command], { stdio: ['pipe', 'ignore', 'ignore'] });
+          sh.on('exit', (status) => resolve({ status }));
+          sh.stdin.end(payload);
+        });
+        assert.equal(child.status, 0);
+        const session = await daemon.store.read('getSession', { scope: 'all', key: 'from-hook-file' });
+        assert.equal(session?.harness, 'copilot');
+      } finally {
+        await daemon.stop();
+      }
+
+      const uninstall = runCli(['uninstall', 'vscode', '--settings-file', settings], { env });
+      assert.equal(uninstall.status, 0, uninstall.stderr);
+      assert.equal(fs.existsSync(hookFile), false);
+      assert.equal(fs.existsSync(path.dirname(hookFile)), false);
+      const after = fs.readFileSync(settings, 'utf8');
+      assert.deepEqual(readSetting(after, 'chat.hookFilesLocations'), { '.github/hooks': false });
+      assert.match(after, /\/\/ keep this/);
+      assert.ok(fs.existsSync(`${settings}.baton-backup`));
+    });
+
+    it('adds the setting to a settings.json without it, and removes it again byte for byte', () => {
+      const home = tempDir('baton-home-');
+      const settings = path.join(home, 'settings.json');
+      const original = '{\n    // only this\n    "workbench.colorTheme": "Default Dark Modern"\n}\n';
+      fs.writeFileSync(settings, original);
+      const env = { HOME: home };
+      assert.equal(runCli(['install', 'vscode', '--settings-file', settings], { env }).status, 0);
+      assert.deepEqual(readSetting(fs.readFileSync(settings, 'utf8'), 'chat.hookFilesLocations'), { '~/.baton/vscode-hooks': true });
+      assert.equal(runCli(['uninstall', 'vscode', '--settings-file', settings], { env }).status, 0);
+      assert.equal(fs.readFileSync(settings, 'utf8'), original);
+      // No settings file at all: created with just our entry.
+      const fresh = path.join(home, 'fresh', 'settings.json');
+      assert.equal(runCli(['install', 'vscode', '--settings-file', fresh], { env }).status, 0);
+      assert.deepEqual(JSON.parse(fs.readFileSync(fresh, 'utf8')), { 'chat.hookFilesLocations': { '~/.baton/vscode-hooks': true } });
     });
   });
 });

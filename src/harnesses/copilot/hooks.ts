@@ -61,7 +61,8 @@ class CopilotHook {
 
   /** The parent's transcript, brought up to date from its file (the inherited block is built from it). */
   async refreshParent(extra: { lastAssistantMessage?: string } = {}): Promise<void> {
-    if (this.transcriptPath || extra.lastAssistantMessage) await this.client.call('userPromptSubmit', { body: { ...this.base, transcriptPath: this.transcriptPath, ...extra } });
+    if (this.transcriptPath || extra.lastAssistantMessage)
+      await this.client.call('userPromptSubmit', { body: { ...this.base, transcriptPath: this.transcriptPath, ...extra } });
   }
 
   /** Opens (or re-opens) the child session of a runSubagent call under this chat session; its task becomes its first prompt. */
@@ -77,14 +78,19 @@ class CopilotHook {
         project: this.project,
       },
     });
-    if (note?.prompt) await this.client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, userPrompt: note.prompt } });
+    if (note?.prompt)
+      await this.client.call('userPromptSubmit', {
+        body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, userPrompt: note.prompt },
+      });
     this.notes.update(callId, { phase: 'running', agentType });
     return started;
   }
 
   /** A tool call or result seen inside a running sub-agent, added to its transcript. */
   async childTool(child: SubagentNote, message: Record<string, unknown>): Promise<void> {
-    await this.client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: this.childKey(child.callId), project: this.project, transcript: [message] } });
+    await this.client.call('userPromptSubmit', {
+      body: { harness: HARNESS, sessionKey: this.childKey(child.callId), project: this.project, transcript: [message] },
+    });
   }
 
   async handle(): Promise<HookOutput | null> {
@@ -116,7 +122,8 @@ class CopilotHook {
           return null;
         }
         const child = runningChild(this.notes.all());
-        if (child) await this.childTool(child, { role: 'assistant', tool_calls: [{ function: { name: p.tool_name ?? 'tool', arguments: p.tool_input ?? {} } }] });
+        if (child)
+          await this.childTool(child, { role: 'assistant', tool_calls: [{ function: { name: p.tool_name ?? 'tool', arguments: p.tool_input ?? {} } }] });
         return null;
       }
       case 'PostToolUse': {
@@ -173,7 +180,9 @@ class CopilotHook {
     if (!note || note.phase === 'pending') await this.openChild(callId, note);
     if (note?.phase === 'stopped') {
       if (result?.trim())
-        await this.client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, lastAssistantMessage: result } });
+        await this.client.call('userPromptSubmit', {
+          body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, lastAssistantMessage: result },
+        });
     } else {
       await this.endChild(callId, result, 'subagent-result');
     }

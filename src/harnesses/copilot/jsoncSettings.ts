@@ -97,7 +97,7 @@ function scan(text: string, file: string): Scan {
 /** JSONC text as plain JSON: comments and trailing commas removed (strings untouched). */
 function toJson(text: string): string {
   let out = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text[i];
     if (c === '"') {
       const end = skipString(text, i);
@@ -144,20 +144,23 @@ export function writeSetting(text: string, key: string, value: unknown, file = '
   const rendered = (v: unknown) => JSON.stringify(v, null, 4).replace(/\n/g, '\n' + indent);
   if (span && value !== undefined) return text.slice(0, span.valueStart) + rendered(value) + text.slice(span.valueEnd);
   if (span) {
-    // Removed with its comma: the one after it, else the one before it.
+    // Removed with its comma, so that removing what an insert added gives back the text before it.
     const after = skipTrivia(text, span.valueEnd);
-    if (text[after] === ',') return text.slice(0, span.start) + text.slice(skipTrivia(text, after + 1));
+    if (text[after] === ',') {
+      let from = span.start;
+      while (from > s.open + 1 && /\s/.test(text[from - 1])) from--;
+      return text.slice(0, from) + text.slice(after + 1);
+    }
     const index = s.properties.indexOf(span);
-    if (index === 0) return text.slice(0, span.start) + text.slice(after);
-    const previous = s.properties[index - 1];
-    const comma = text.indexOf(',', previous.valueEnd);
-    return text.slice(0, comma) + text.slice(comma + 1, span.start).replace(/\s+$/, '') + text.slice(span.valueEnd);
+    if (index === 0) return text.slice(0, s.open + 1) + text.slice(span.valueEnd);
+    const comma = text.indexOf(',', s.properties[index - 1].valueEnd);
+    return text.slice(0, comma) + text.slice(span.valueEnd);
   }
   if (value === undefined) return text;
   const entry = `${JSON.stringify(key)}: ${rendered(value)}`;
   const last = s.properties.at(-1);
   if (!last) return text.slice(0, s.open + 1) + `\n${indent}${entry}\n` + text.slice(s.close);
   const afterLast = skipTrivia(text, last.valueEnd);
-  if (text[afterLast] === ',') return text.slice(0, afterLast + 1) + `\n${indent}${entry}` + text.slice(afterLast + 1);
+  if (text[afterLast] === ',') return text.slice(0, afterLast + 1) + `\n${indent}${entry},` + text.slice(afterLast + 1);
   return text.slice(0, last.valueEnd) + `,\n${indent}${entry}` + text.slice(last.valueEnd);
 }
