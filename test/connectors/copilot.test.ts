@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines } from '../../src/core/normalize';
 import { isCopilotPayload, normalizeCopilotPayload, subagentCallId } from '../../src/harnesses/copilot/payload';
+import { parseChatSession, replayChatSessionLog } from '../../src/harnesses/copilot/chatSessions';
 import { readSetting, writeSetting } from '../../src/harnesses/copilot/jsoncSettings';
 import { copilotTurns } from '../../src/harnesses/copilot/transcript';
 import { normalizeTranscript } from '../../src/harnesses/registry';
@@ -336,6 +337,89 @@ describe('VS Code agent mode (copilot harness)', function () {
       const fresh = path.join(home, 'fresh', 'settings.json');
       assert.equal(runCli(['install', 'vscode', '--settings-file', fresh], { env }).status, 0);
       assert.deepEqual(JSON.parse(fs.readFileSync(fresh, 'utf8')), { 'chat.hookFilesLocations': { '~/.baton/vscode-hooks': true } });
+    });
+  });
+
+  describe('chat session import (baton import copilot)', () => {
+    const STORAGE = path.join(ROOT, 'test', 'fixtures', 'copilot', 'workspaceStorage');
+    const CHAT_ID = 'c0ffee00-1234-4abc-8def-0123456789ab';
+    const CHAT_FILE = path.join(STORAGE, '5f2b9c0d8e7a41b3a6c4d2e1f0a9b8c7', 'chatSessions', `${CHAT_ID}.jsonl`);
+    const CHILD_TASK = 'List every caller of chargeCustomer under src/billing with file and line.';
+
+    it('replays the mutation log: initial, set, push with and without a cut, delete', () => {
+      const state = replayChatSessionLog(fs.readFileSync(CHAT_FILE, 'utf8'))!;
+      const requests = state.requests as Array<Record<string, unknown>>;
+      assert.equal(requests.length, 2);
+      assert.equal((requests[1].message as { text: string }).text, 'Now run the tests');
+      assert.equal('result' in requests[1], false);
+      assert.equal(state.customTitle, 'Billing refactor');
+      assert.equal(replayChatSessionLog('{"kind":1,"k":["x"],"v":1}\n'), undefined, 'no initial state: nothing');
+      const torn = replayChatSessionLog('{"kind":0,"v":{"requests":[]}}\n{"kind":2,"k":["requests"],"v":[{"a":1}]}\n{"kind":2,"k":["reque');
+      assert.deepEqual(torn, { requests: [{ a: 1 }] });
+      assert.deepEqual(replayChatSessionLog('{"kind":0,"v":{"a":{"b":[1,2,3]}}}\n{"kind":1,"k":["nope","deeper"],"v":1}\n{"kind":2,"k":["a","b"],"i":1}\n'), {
+        a: { b: [1] },
+      });
+    });
+
+    it('reads the turns and the sub-agents with their task, tool calls and result', () => {
+      const chat = parseChatSession(fs.readFileSync(CHAT_FILE, 'utf8'), 'fallback')!;
+      assert.equal(chat.sessionId, CHAT_ID);
+      assert.equal(chat.title, 'Billing refactor');
+      assert.deepEqual(
+        chat.messages.map((m) => `${m.role}: ${m.content.split('\n')[0]}`),
+        [
+          'user: Refactor the billing module; the ledger table is off limits (IMPORT-MARK-9931).',
+          "assistant: I'll have a sub-agent map the callers first.",
+          `tool: runSubagent({"description":"Map chargeCustomer callers","prompt":"${CHILD_TASK}"})`,
+          'tool: Two callers: src/billing/invoice.ts:42 and src/billing/refund.ts:17.',
+          'tool: copilot_readFile(Reading invoice.ts)',
+          'tool: Read invoice.ts, lines 30 to 60',
+          'assistant: The sub-agent found two callers; both now go through the new billing client.',
+          'user: Now run the tests',
+          'assistant: All 48 tests pass.',
+        ],
+      );
+      assert.equal(chat.subagents.length, 1);
+      const [child] = chat.subagents;
+      assert.equal(child.callId, 'call_Ab12Cd34');
+      assert.equal(child.agentName, 'default');
+      assert.equal(child.description, 'Map chargeCustomer callers');
+      assert.deepEqual(
+        child.messages.map((m) => m.role),
+        ['user', 'tool', 'tool', 'assistant'],
+      );
+      assert.equal(child.messages[0].content, CHILD_TASK);
+      assert.equal(child.messages[2].content, 'src/billing/invoice.ts:42\nsrc/billing/refund.ts:17');
+    });
+
+    it('imports chat sessions with their sub-agents as children, marked as imported, idempotently', () => {
+      const dataDir = tempDir();
+      const first = runCli(['import', 'copilot', '--path', STORAGE, '--data-dir', dataDir, '--json']);
+      assert.equal(first.status, 0, first.stderr);
+      const summary = JSON.parse(first.stdout) as { sessions: number; subagents: number; created: number; turnsAdded: number; files: number };
+      assert.deepEqual([summary.files, summary.sessions, summary.subagents, summary.created], [1, 2, 1, 2]);
+      assert.equal(summary.turnsAdded, 13);
+
+      const tree = runCli(['sessions', '--tree', '--data-dir', dataDir]);
+      assert.equal(tree.status, 0, tree.stderr);
+      assert.match(tree.stdout, new RegExp(`^${CHAT_ID}  copilot  ended .*\n└─ ${CHAT_ID}/agent-call_Ab12Cd34  copilot default  completed  4 turns`));
+      const { sessions } = JSON.parse(runCli(['sessions', '--json', '--data-dir', dataDir]).stdout) as { sessions: Array<Record<string, unknown>> };
+      const parent = sessions.find((s) => s.key === CHAT_ID)!;
+      const child = sessions.find((s) => s.key === `${CHAT_ID}/agent-call_Ab12Cd34`)!;
+      assert.equal(parent.harness, 'copilot');
+      assert.equal(parent.project, '/work/shop');
+      assert.equal(parent.title, 'Billing refactor');
+      assert.equal(parent.endReason, 'import');
+      assert.equal(child.parentSessionKey, CHAT_ID);
+      assert.equal(child.harnessAgentType, 'default');
+      assert.equal(child.endReason, 'import');
+      const transcript = runCli(['transcript', `${CHAT_ID}/agent-call_Ab12Cd34`, '--data-dir', dataDir]);
+      assert.match(transcript.stdout, new RegExp(`^User: ${CHILD_TASK}\nTool: grep_search`));
+      assert.match(runCli(['search', 'IMPORT-MARK-9931', '--data-dir', dataDir]).stdout, new RegExp(CHAT_ID));
+
+      const again = runCli(['import', 'copilot', '--path', STORAGE, '--data-dir', dataDir, '--json']);
+      const second = JSON.parse(again.stdout) as { sessions: number; created: number; turnsAdded: number };
+      assert.deepEqual([second.sessions, second.created, second.turnsAdded], [2, 0, 0]);
     });
   });
 });
