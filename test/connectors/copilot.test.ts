@@ -209,6 +209,32 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.deepEqual(fs.readdirSync(path.join(dataDir, 'copilot')), [], 'no note outlives its runSubagent call');
     });
 
+    it("takes the task from the parent's transcript when PreToolUse did not run, and opens the child from camelCase payloads", async () => {
+      const sid = 'b7e1d2c3-0000-4000-8000-notoolhook';
+      const file = path.join(path.dirname(transcript), `${sid}.jsonl`);
+      fs.writeFileSync(file, fs.readFileSync(FIXTURE, 'utf8').split('\n').slice(0, 5).join('\n') + '\n');
+      const payload = {
+        hookEventName: 'SubagentStart',
+        sessionId: sid,
+        transcriptPath: file,
+        cwd: '/work/shop',
+        agentId: 'call_Qx7PmK2vRb9Tn4Ls',
+        agentType: 'Plan',
+      };
+      const start = await runHook('copilot', dataDir, payload);
+      assert.match(start.stdout, /PARENT-SECRET-4471/, 'the parent was read from its transcript before the block was built');
+      const key = `${sid}/agent-call_Qx7PmK2vRb9Tn4Ls`;
+      const child = await daemon.store.read('getSession', { scope: 'all', key });
+      assert.equal(child?.parentSessionKey, sid);
+      assert.equal(child?.harnessAgentType, 'Plan');
+      assert.equal(child?.title, 'Map chargeCustomer callers');
+      assert.equal((await daemon.store.read('transcript', { scope: 'all', key })).content, `User: ${TASK}`);
+      await runHook('copilot', dataDir, { ...payload, hookEventName: 'SubagentStop', lastAssistantMessage: 'Nothing else calls it.' });
+      const stopped = await daemon.store.read('getSession', { scope: 'all', key });
+      assert.equal(stopped?.status, 'completed');
+      assert.equal((await daemon.store.read('transcript', { scope: 'all', key })).content, `User: ${TASK}\nAssistant: Nothing else calls it.`);
+    });
+
     it("routes VS Code payloads that reach Claude Code's hook command (chat.useClaudeHooks) to the copilot mapping", async () => {
       const sid = 'a3f0c9e2-1111-4d3c-9a7e-claudehooks';
       const r = await runHook('claude-code', dataDir, {

@@ -9,12 +9,15 @@
 // Every hook fired inside a sub-agent carries the parent's session id only: its own prompt
 // (UserPromptSubmit with the recorded task's text) and its tool calls go to the running child.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseJsonLines } from '../../core/normalize';
 import { resolveDataDir } from '../../node/paths';
 import { existing, HookInputError, subagentKey } from '../claudeStyleHooks';
 import type { ApiPoster, HookContext, HookOutput } from '../harness';
 import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
 import { SubagentNotes, type SubagentNote } from './subagentState';
+import { runSubagentArguments } from './transcript';
 
 export const HARNESS = 'copilot';
 
@@ -141,7 +144,7 @@ class CopilotHook {
         if (!p.agent_id) throw new HookInputError('agent_id: is required for SubagentStart');
         const callId = subagentCallId(p.agent_id);
         await this.refreshParent();
-        const r = await this.openChild(callId, this.notes.get(callId), p.agent_type);
+        const r = await this.openChild(callId, this.notes.get(callId) ?? this.noteFromTranscript(callId), p.agent_type);
         return context(event, r.inject);
       }
       case 'SubagentStop': {
@@ -165,6 +168,17 @@ class CopilotHook {
         return null;
       default:
         return null;
+    }
+  }
+
+  /** Without PreToolUse's note (its hook did not run): the task as the parent's transcript recorded the call. */
+  noteFromTranscript(callId: string): SubagentNote | undefined {
+    if (!this.transcriptPath) return undefined;
+    try {
+      const args = runSubagentArguments(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')), callId);
+      return args ? { callId, ...subagentTask(args), phase: 'pending', createdAt: Date.now() } : undefined;
+    } catch {
+      return undefined;
     }
   }
 

@@ -87,6 +87,17 @@ export function copilotTurns(records: Obj[], owner?: string): Turn[] {
   return sink.turns;
 }
 
+/** A runSubagent call's arguments as the transcript recorded them (`call_X` or `call_X__vscode-N`); undefined when absent. */
+export function runSubagentArguments(records: Obj[], callId: string): Obj | undefined {
+  for (const r of records) {
+    const data = asObj(r.data);
+    if (r.type !== 'tool.execution_start' || !data || (data.toolName ?? data.name) !== 'runSubagent') continue;
+    if ((asString(data.toolCallId) ?? '').replace(/__vscode-\d+$/, '') !== callId) continue;
+    return asObj(typeof data.arguments === 'string' ? tryParse(data.arguments) : data.arguments);
+  }
+  return undefined;
+}
+
 function squash(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
