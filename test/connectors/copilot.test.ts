@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { parseJsonLines } from '../../src/core/normalize';
 import { isCopilotPayload, normalizeCopilotPayload, subagentCallId } from '../../src/harnesses/copilot/payload';
 import { parseChatSession, replayChatSessionLog } from '../../src/harnesses/copilot/chatSessions';
-import { readSetting, writeSetting } from '../../src/harnesses/copilot/jsoncSettings';
+import { readSetting, writeSetting } from '../../src/harnesses/jsoncSettings';
 import { copilotTurns } from '../../src/harnesses/copilot/transcript';
 import { normalizeTranscript } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
@@ -233,6 +233,26 @@ describe('VS Code agent mode (copilot harness)', function () {
       const stopped = await daemon.store.read('getSession', { scope: 'all', key });
       assert.equal(stopped?.status, 'completed');
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key })).content, `User: ${TASK}\nAssistant: Nothing else calls it.`);
+    });
+
+    it("attributes the sub-agent's prompt to it when it arrives before SubagentStart", async () => {
+      const sid = 'e4d3c2b1-0000-4000-8000-promptfirst';
+      const base = { session_id: sid, cwd: '/work/shop' };
+      await runHook('copilot', dataDir, { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Parent asks PROMPT-FIRST-1' });
+      const input = { prompt: 'Child task PROMPT-FIRST-2', description: 'child' };
+      await runHook('copilot', dataDir, {
+        ...base,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'runSubagent',
+        tool_input: input,
+        tool_use_id: 'call_pf__vscode-1',
+      });
+      assert.equal((await runHook('copilot', dataDir, { ...base, hook_event_name: 'UserPromptSubmit', prompt: input.prompt })).stdout, '');
+      await runHook('copilot', dataDir, { ...base, hook_event_name: 'SubagentStart', agent_id: 'call_pf', agent_type: 'Explore' });
+      assert.equal((await daemon.store.read('transcript', { scope: 'all', key: sid })).content, 'User: Parent asks PROMPT-FIRST-1');
+      const key = `${sid}/agent-call_pf`;
+      assert.equal((await daemon.store.read('getSession', { scope: 'all', key }))?.harnessAgentType, 'Explore');
+      assert.equal((await daemon.store.read('transcript', { scope: 'all', key })).content, 'User: Child task PROMPT-FIRST-2');
     });
 
     it("routes VS Code payloads that reach Claude Code's hook command (chat.useClaudeHooks) to the copilot mapping", async () => {

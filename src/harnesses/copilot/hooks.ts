@@ -108,8 +108,8 @@ class CopilotHook {
         // The sub-agent's own prompt arrives with the parent's session id: it is the child's.
         const child = this.notes.all().find((n) => n.phase !== 'stopped' && samePrompt(n.prompt, p.prompt));
         if (child) {
-          if (child.phase === 'pending') await this.openChild(child.callId, child);
-          else
+          // Before SubagentStart (which records the task as the child's first prompt) there is nothing to add.
+          if (child.phase === 'running')
             await this.client.call('userPromptSubmit', {
               body: { harness: HARNESS, sessionKey: this.childKey(child.callId), project: this.project, userPrompt: p.prompt },
             });

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { HookCommandOptions, HostSettingChange } from '../harness';
 import { hookCommand } from '../hookCommand';
 import { COPILOT_EVENTS, HARNESS } from './hooks';
-import { readSetting, writeSetting } from './jsoncSettings';
+import { editSettingsFile } from '../jsoncSettings';
 
 /** The setting that lists hook file folders. */
 export const HOOK_LOCATIONS_SETTING = 'chat.hookFilesLocations';
@@ -63,22 +63,6 @@ export function withoutOurFolder(current: unknown): unknown {
 }
 
 export const hookLocationsChange = (add: boolean): HostSettingChange => ({ key: HOOK_LOCATIONS_SETTING, apply: add ? withOurFolder : withoutOurFolder });
-
-/** Changes one setting of a settings.json file; true when the file changed. A one-time backup is kept. */
-function editSettingsFile(file: string, change: HostSettingChange): boolean {
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const before = readSetting(text, change.key, file);
-  const after = change.apply(before);
-  if (JSON.stringify(after) === JSON.stringify(before)) return false;
-  const next = writeSetting(text, change.key, after, file);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const backup = `${file}.baton-backup`;
-  if (text && !fs.existsSync(backup)) fs.copyFileSync(file, backup);
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, next, { mode: fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : 0o644 });
-  fs.renameSync(tmp, file);
-  return true;
-}
 
 export interface VscodeInstallOptions {
   command: HookCommandOptions;

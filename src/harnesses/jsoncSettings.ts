@@ -1,8 +1,11 @@
-// Reading and changing one top-level property of a VS Code settings.json, which is JSONC: comments
-// and trailing commas are allowed, and the user's comments and layout must survive an install.
-// Only the changed property's value is rewritten; everything else is left byte for byte.
+// Reading and changing one top-level property of an editor's settings.json (VS Code's), which is
+// JSONC: comments and trailing commas are allowed, and the user's comments and layout must survive
+// an install. Only the changed property's value is rewritten; everything else is left byte for byte.
 
-import { BatonError } from '../../core/errors';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BatonError } from '../core/errors';
+import type { HostSettingChange } from './harness';
 
 interface PropertySpan {
   key: string;
@@ -163,4 +166,20 @@ export function writeSetting(text: string, key: string, value: unknown, file = '
   const afterLast = skipTrivia(text, last.valueEnd);
   if (text[afterLast] === ',') return text.slice(0, afterLast + 1) + `\n${indent}${entry},` + text.slice(afterLast + 1);
   return text.slice(0, last.valueEnd) + `,\n${indent}${entry}` + text.slice(last.valueEnd);
+}
+
+/** Changes one setting of a settings.json file (created when missing); true when the file changed. A one-time backup is kept. */
+export function editSettingsFile(file: string, change: HostSettingChange): boolean {
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const before = readSetting(text, change.key, file);
+  const after = change.apply(before);
+  if (JSON.stringify(after) === JSON.stringify(before)) return false;
+  const next = writeSetting(text, change.key, after, file);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const backup = `${file}.baton-backup`;
+  if (text && !fs.existsSync(backup)) fs.copyFileSync(file, backup);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, next, { mode: fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : 0o644 });
+  fs.renameSync(tmp, file);
+  return true;
 }
