@@ -255,6 +255,18 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key })).content, 'User: Child task PROMPT-FIRST-2');
     });
 
+    it("keeps the payload's prompt and still hands over the block when the server may not read the transcript", async () => {
+      const sid = 'f5e4d3c2-0000-4000-8000-outsideroot';
+      const outside = path.join(tempDir('baton-elsewhere-'), 'ws', 'GitHub.copilot-chat', 'transcripts', `${sid}.jsonl`);
+      fs.mkdirSync(path.dirname(outside), { recursive: true });
+      fs.copyFileSync(FIXTURE, outside);
+      const base = { session_id: sid, cwd: '/work/shop', transcript_path: outside };
+      await runHook('copilot', dataDir, { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Outside the roots OUTSIDE-MARK-77' });
+      assert.equal((await daemon.store.read('transcript', { scope: 'all', key: sid })).content, 'User: Outside the roots OUTSIDE-MARK-77');
+      const start = await runHook('copilot', dataDir, { ...base, hook_event_name: 'SubagentStart', agent_id: 'call_out', agent_type: 'default' });
+      assert.match(start.stdout, /OUTSIDE-MARK-77/);
+    });
+
     it("routes VS Code payloads that reach Claude Code's hook command (chat.useClaudeHooks) to the copilot mapping", async () => {
       const sid = 'a3f0c9e2-1111-4d3c-9a7e-claudehooks';
       const r = await runHook('claude-code', dataDir, {

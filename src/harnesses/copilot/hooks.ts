@@ -62,10 +62,26 @@ class CopilotHook {
     return subagentKey(this.sessionId, callId);
   }
 
+  /**
+   * The parent's prompt-submit write with its transcript file. A server that may not read the file
+   * (outside its transcript folders, e.g. a VS Code started with another --user-data-dir) refuses
+   * the whole write: then it is sent again without the file, so the payload's own text still counts.
+   */
+  async parentWrite(extra: { userPrompt?: string; lastAssistantMessage?: string } = {}) {
+    const body = { ...this.base, ...extra };
+    if (!this.transcriptPath) return this.client.call('userPromptSubmit', { body });
+    try {
+      return await this.client.call('userPromptSubmit', { body: { ...body, transcriptPath: this.transcriptPath } });
+    } catch {
+      // Nothing of the payload's own to keep: the refresh is given up, the hook goes on (a sub-agent still gets its block).
+      if (!extra.userPrompt?.trim() && !extra.lastAssistantMessage?.trim()) return undefined;
+      return this.client.call('userPromptSubmit', { body });
+    }
+  }
+
   /** The parent's transcript, brought up to date from its file (the inherited block is built from it). */
   async refreshParent(extra: { lastAssistantMessage?: string } = {}): Promise<void> {
-    if (this.transcriptPath || extra.lastAssistantMessage)
-      await this.client.call('userPromptSubmit', { body: { ...this.base, transcriptPath: this.transcriptPath, ...extra } });
+    if (this.transcriptPath || extra.lastAssistantMessage) await this.parentWrite(extra);
   }
 
   /** Opens (or re-opens) the child session of a runSubagent call under this chat session; its task becomes its first prompt. */
@@ -115,8 +131,8 @@ class CopilotHook {
             });
           return null;
         }
-        const r = await this.client.call('userPromptSubmit', { body: { ...this.base, transcriptPath: this.transcriptPath, userPrompt: p.prompt } });
-        return context(event, r.inject);
+        const r = await this.parentWrite({ userPrompt: p.prompt });
+        return context(event, r?.inject);
       }
       case 'PreToolUse': {
         if (p.tool_name === RUN_SUBAGENT && typeof p.tool_use_id === 'string') {
