@@ -54,6 +54,8 @@ export interface InstallContext {
   command: HookCommandOptions;
   /** HTTP hooks instead of the hook command, for harnesses that have them (`--http`). */
   http?: HttpHookOptions;
+  /** Harnesses that run only hooks the user trusts (Codex): record that trust for Baton's entries (default true; `--no-trust`). */
+  trustHooks?: boolean;
   /** An editor's user settings file to change (`--settings-file`), for harnesses configured there. */
   settingsFile?: string;
   /** The editor running Baton applies setting changes itself: they come back as `hostSettings`. */
@@ -112,7 +114,7 @@ export interface Harness {
   install?: {
     /** Scopes it installs into; the first is the default. */
     scopes: readonly InstallScope[];
-    install(ctx: InstallContext): InstallResult;
+    install(ctx: InstallContext): InstallResult | Promise<InstallResult>;
     uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir' | 'settingsFile' | 'hostSettings'>): UninstallResult;
     /** Other names `baton install|uninstall` accepts for it (`vscode` for VS Code agent mode). */
     aliases?: readonly string[];

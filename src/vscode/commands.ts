@@ -230,7 +230,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const { messages: _messages, ...result } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` },
         async () => {
-          const { hostSettings, ...installed } = installer.install({ scope: at, projectDir, command: hookCommandOptions(deps), hostSettings: true });
+          const { hostSettings, ...installed } = await installer.install({ scope: at, projectDir, command: hookCommandOptions(deps), hostSettings: true });
           const settings = await applyHostSettings(deps, hostSettings);
           return settings.length ? { ...installed, settings } : installed;
         },
