@@ -374,7 +374,7 @@ describe('VS Code agent mode (copilot harness)', function () {
       const uninstall = runCli(['uninstall', 'vscode', '--settings-file', settings], { env });
       assert.equal(uninstall.status, 0, uninstall.stderr);
       assert.equal(fs.existsSync(hookFile), false);
-      assert.equal(fs.existsSync(path.dirname(hookFile)), false);
+      assert.equal(fs.existsSync(path.join(home, '.baton')), false, 'the folders Baton made are gone too');
       const after = fs.readFileSync(settings, 'utf8');
       assert.deepEqual(readSetting(after, 'chat.hookFilesLocations'), { '.github/hooks': false });
       assert.match(after, /\/\/ keep this/);

@@ -91,10 +91,13 @@ export function uninstallVscode(options: Omit<VscodeInstallOptions, 'command'>) 
   const file = hookFilePath(options.home);
   const hadFile = fs.existsSync(file);
   fs.rmSync(file, { force: true });
-  try {
-    fs.rmdirSync(path.dirname(file)); // only when Baton's folder is empty now
-  } catch {
-    /* not empty, or gone */
+  // Baton's folders, only when empty now: ~/.baton/vscode-hooks, then ~/.baton.
+  for (const dir of [path.dirname(file), path.dirname(path.dirname(file))]) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      break; // not empty, or gone
+    }
   }
   const change = hookLocationsChange(false);
   const settingsFile = options.hostSettings ? undefined : (options.settingsFile ?? defaultVscodeSettingsFile(process.env, options.home));
