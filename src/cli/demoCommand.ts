@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { BatonError } from '../core/errors';
-import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
+import { claudeCode as claudeCodeHarness } from '../harnesses/claudeCode';
 import { importClaudeCode, scanClaudeProjects, type ImportResult } from '../harnesses/claudeCode/import';
 import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker, removeDemoDataDir, writeDemoMarker } from '../node/demoData';
 import { liveEndpoint } from '../node/endpoint';
@@ -42,8 +42,8 @@ export async function prepareDemo(dataDir: string, sessionsDir: string): Promise
   // The marker first: a directory left half-imported is still recognisably the demo (and removable).
   const previous = readDemoMarker(dataDir);
   writeDemoMarker(dataDir, { demo: true, createdAt: previous?.createdAt ?? new Date().toISOString(), sessions: previous?.sessions ?? 0, featured: null });
-  // The recorded sessions sit in a folder named after the harness id.
-  const claudeCode = path.join(sessionsDir, CLAUDE_CODE);
+  // One folder per harness, named by its id (demo/README.md).
+  const claudeCode = path.join(sessionsDir, claudeCodeHarness.id);
   const result: ImportResult = await importClaudeCode({
     projectsDir: claudeCode,
     open: () => openApi(dataDir, { holder: 'baton demo', onRecovery: printRecoveryLine }, 60_000),

@@ -16,8 +16,16 @@ export interface HookOutput {
   hookSpecificOutput: { hookEventName: string; additionalContext: string };
 }
 
-/** What the hook command knows beyond the payload: the data directory it serves (hook state lives there). */
-export interface HookContext {
+/**
+ * One hook run as the mapping sees it: when it must have answered, where a step that failed
+ * while the event went on is reported (the hook command: one hooks.log line each), and the data
+ * directory it serves (hook state between runs lives there).
+ */
+export interface HookRun {
+  /** When the whole hook must have answered (ms since the epoch); steps that only prepare leave time for the essential one. */
+  deadline?: number;
+  /** A step failed and the event went on without it. */
+  stepFailed(step: string, err: unknown): void;
   dataDir?: string;
 }
 
@@ -107,7 +115,7 @@ export interface Harness {
   /** Harnesses that run Baton's hook command: the raw payload mapped onto the sessions & hooks API. */
   hooks?: {
     events: readonly string[];
-    handle(payload: Record<string, unknown>, client: ApiPoster, context?: HookContext): Promise<HookOutput | null>;
+    handle(payload: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null>;
   };
 
   /** `baton install|uninstall <id>`; absent when Baton cannot install anything for it. */
@@ -122,5 +130,7 @@ export interface Harness {
     menu: readonly MenuItem[];
     /** Appended to VS Code's "installed" notice (e.g. what is left to do). */
     notice?: string;
+    /** Hook health (`baton doctor`): why installed hooks may never fire, and the fix. */
+    neverFiredHint?: string;
   };
 }

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import { decideLineageWith, parentFromKeyWith, type LineageDecision, type LineageInput } from '../core/lineage';
 import { normalizeWith, type NormalizeFormats, type NormalizeHint } from '../core/normalize';
 import type { LineageSource, Turn } from '../core/types';
+import type { HookHarnessInfo } from '../core/hookHealth';
 import type { Harness } from './harness';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
@@ -31,6 +32,16 @@ export function installableHarness(name: string) {
 /** Harnesses `baton install` (and VS Code's install menu) can set up. */
 export function installableHarnesses(): Array<Harness & { install: NonNullable<Harness['install']> }> {
   return HARNESSES.filter((h): h is Harness & { install: NonNullable<Harness['install']> } => h.install !== undefined);
+}
+
+/** The harnesses hook health reports on (`baton doctor`, "Baton: Check Hooks"): those with hooks or a plugin to install. */
+export function hookHealthHarnesses(): HookHarnessInfo[] {
+  return HARNESSES.filter((h) => h.hooks || h.install).map((h) => ({
+    id: h.id,
+    displayName: h.displayName,
+    installable: h.install !== undefined,
+    neverFiredHint: h.install?.neverFiredHint,
+  }));
 }
 
 /** Every harness's transcript folders, in registry order. */

@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApiPoster, HookContext, HookOutput } from '../harness';
+import type { ApiPoster, HookOutput, HookRun } from '../harness';
 import { handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
@@ -49,10 +49,15 @@ const quirks: ClaudeStyleQuirks = {
   harness: HARNESS,
   subagentStartTranscript: 'parent',
   spawnerOf,
-  async syncSubagents(client, transcriptPath, root, project) {
+  async syncSubagents(client, transcriptPath, root, project, failed) {
     if (!transcriptPath) return;
+    // One sub-agent's file failing does not keep the others from being sent.
     for (const { agentId, file } of subagentTranscripts(transcriptPath, root)) {
-      await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project } });
+      try {
+        await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project } });
+      } catch (err) {
+        failed('sync-subagent', err);
+      }
     }
   },
 };
@@ -61,8 +66,8 @@ const quirks: ClaudeStyleQuirks = {
  * Claude Code's hook: the shared mapping, with Claude Code's quirks. VS Code agent mode runs the
  * same hook command once the user turns on `chat.useClaudeHooks`: its payloads go to its own mapping.
  */
-export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster, context?: HookContext): Promise<HookOutput | null> {
+export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
   const raw = payload as Record<string, unknown>;
-  if (isCopilotPayload(raw)) return handleCopilotEvent(raw, client, context);
-  return handleClaudeStyleEvent(quirks, payload, client);
+  if (isCopilotPayload(raw)) return handleCopilotEvent(raw, client, run);
+  return handleClaudeStyleEvent(quirks, payload, client, run);
 }

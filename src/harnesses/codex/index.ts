@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
-import type { ApiPoster, Harness, HookOutput } from '../harness';
+import type { ApiPoster, Harness, HookOutput, HookRun } from '../harness';
 import { codexConfigPath, codexHome, HARNESS, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
 import { trustCodexHooks, type TrustOutcome } from './trust';
 import { CODEX_JSONL, codexTranscript } from './transcript';
@@ -46,8 +46,8 @@ function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): 
 
 const quirks: ClaudeStyleQuirks = { harness: HARNESS, subagentStartTranscript: 'child', spawnerOf };
 
-export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster): Promise<HookOutput | null> {
-  return handleClaudeStyleEvent(quirks, payload, client);
+export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
+  return handleClaudeStyleEvent(quirks, payload, client, run);
 }
 
 function trustMessage(t: TrustOutcome): string {
@@ -72,7 +72,7 @@ export const codex: Harness = {
   lineage: codexLineage,
   hooks: {
     events: CLAUDE_STYLE_EVENTS,
-    handle: (payload, client) => handleCodexEvent(payload as ClaudeStylePayload, client),
+    handle: (payload, client, run) => handleCodexEvent(payload as ClaudeStylePayload, client, run),
   },
   install: {
     scopes: ['user'],
@@ -102,5 +102,7 @@ export const codex: Harness = {
     },
     menu: [{ label: 'Codex — user hooks ($CODEX_HOME/hooks.json)', description: 'and the MCP server in $CODEX_HOME/config.toml', scope: 'user' }],
     notice: ' Baton recorded that Codex trusts them.',
+    neverFiredHint:
+      'No Codex hook has reached Baton: Codex skips hooks it does not trust, silently. Run `baton install codex` again (it records the trust of the hooks it writes; not with --no-trust), or trust them in Codex.',
   },
 };

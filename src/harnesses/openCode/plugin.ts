@@ -8,7 +8,7 @@
 // (Baton's own data-directory resolution). It never throws into OpenCode: every failure is
 // swallowed and noted in <data dir>/hooks.log.
 
-import { ROUTES } from '../../api/routes';
+import { HOOK_HEADER, ROUTES } from '../../api/routes';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { layout, resolveDataDir } from '../../node/paths';
@@ -131,7 +131,8 @@ async function post(route: string, body: Obj, event: string | undefined): Promis
   try {
     const res = await fetch(ep.url + route, {
       method: 'POST',
-      headers: { authorization: 'Bearer ' + ep.token, 'content-type': 'application/json' },
+      // The hook header: the server notes when OpenCode's events last got through (`baton doctor`).
+      headers: { authorization: 'Bearer ' + ep.token, 'content-type': 'application/json', [HOOK_HEADER]: HARNESS + ' ' + (event || 'other-event') },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
