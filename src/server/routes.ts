@@ -202,6 +202,8 @@ export function buildHandlers(svc: Services): Handlers {
       return work.queueCheckpoint(ctx.caller, body);
     },
 
+    transcriptCursor: async ({ body }, ctx) => sessions.transcriptCursor(ctx.caller, { ...body, sessionKey: requireKey(body) }),
+
     synthesisConfig: async () => memory.synthesisConfig(),
     synthesis: async ({ body }, ctx) => memory.synthesis(ctx.caller, body),
     synthesisComplete: async ({ body }, ctx) => memory.synthesisComplete(ctx.caller, body),

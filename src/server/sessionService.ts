@@ -14,7 +14,9 @@ import type { StoreAccess } from '../store/store';
 import type { ReadResult } from '../store/reads';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
-import { loadTranscriptTurns } from './transcriptSource';
+import { continuesFrom, readTranscriptLines, withTranscriptFile, type ByteWindow, type TranscriptRead } from './transcriptSource';
+import { normalizeTranscript } from '../harnesses/registry';
+import { tailMark } from '../core/fileCursor';
 
 export interface SessionStartInput {
   harness: string;
@@ -39,9 +41,25 @@ export interface TranscriptWriteInput {
   runtimePath?: string;
   transcriptPath?: string;
   transcript?: unknown;
+  transcriptChunk?: TranscriptChunk;
   userMessage?: string;
   userPrompt?: string;
   lastAssistantMessage?: string;
+}
+
+/**
+ * Bytes of a transcript file a hook read itself, because the file is not under the server's
+ * roots (docs/security.md, "Transcripts outside the roots"): from `offset`, which must be where
+ * the session's last chunk of that path stopped (its tail mark too), or 0 to send it from the start.
+ */
+export interface TranscriptChunk {
+  path: string;
+  offset: number;
+  /** base64 */
+  data: string;
+  tailMark: string;
+  /** Whether `data` reaches the end of the file as the hook saw it (else more follows next time). */
+  eof: boolean;
 }
 
 export interface SearchInput {
@@ -57,6 +75,9 @@ export interface SearchInput {
 export function sessionStatus(s: SessionRecord, ttlMs?: number) {
   return { ...s, expiresAt: claimExpiresAt(s.claimedAt, ttlMs) };
 }
+
+/** The identity of a transcript whose bytes a hook sends: the server never opened it. */
+const CLIENT_IDENTITY = 'client';
 
 export class SessionService {
   constructor(
@@ -145,23 +166,95 @@ export class SessionService {
     end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string },
   ) {
     const agentId = writeAgent(caller, input.agentId);
-    const turns = await loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
     const fromPayload: Turn[] = [];
     // The last reply closes the previous exchange, so it comes before the new prompt.
     if (input.lastAssistantMessage?.trim()) fromPayload.push({ role: 'assistant', text: input.lastAssistantMessage.trim() });
     const prompt = (input.userMessage ?? input.userPrompt)?.trim();
     if (prompt) fromPayload.push({ role: 'user', text: prompt });
-    return this.store.write('touchSession', {
-      agentId,
-      key: input.sessionKey,
-      harness: input.harness,
-      project: input.project ?? null,
-      runtimePath: input.runtimePath,
-      turns,
-      fromPayload,
-      end,
-      claimTtlMs: this.config.claimTtlMs,
-    });
+    const write = (turns: Turn[], read?: TranscriptRead) =>
+      this.store.write('touchSession', {
+        agentId,
+        key: input.sessionKey,
+        harness: input.harness,
+        project: input.project ?? null,
+        runtimePath: input.runtimePath,
+        turns,
+        fromPayload,
+        continuation: read?.continuation,
+        file: read?.cursor ? { path: read.path, cursor: read.cursor, complete: read.complete } : undefined,
+        end,
+        claimTtlMs: this.config.claimTtlMs,
+      });
+    if (input.transcript !== undefined && input.transcript !== null) {
+      const raw = typeof input.transcript === 'string' ? input.transcript : JSON.stringify(input.transcript);
+      return write(normalizeTranscript(raw, { harness: input.harness }));
+    }
+    if (input.transcriptChunk) return this.writeChunk(agentId, input, input.transcriptChunk, write);
+    if (!input.transcriptPath) return write([]);
+    const transcriptPath = input.transcriptPath;
+    const key = stripSessionPrefix(input.sessionKey);
+    // From where the last read stopped when the file is still that one; once again in full when
+    // it was rewritten, or when the session's cursor moved on since (docs/storage.md).
+    const readFile = (full: boolean) =>
+      withTranscriptFile(transcriptPath, this.config.transcriptRoots, async (file) => {
+        const from = full ? null : await this.store.read('transcriptFile', { agentId, key, path: file.path });
+        const resumed =
+          from && (await continuesFrom(file, from)) ? await readTranscriptLines(file, from, input.harness, this.config.maxTranscriptBytes) : 'restart';
+        if (resumed !== 'restart') return resumed;
+        const whole = await readTranscriptLines(file, null, input.harness, this.config.maxTranscriptBytes);
+        if (whole === 'restart') throw new BatonError('internal', 'a transcript read from its start could not be parsed consistently');
+        return whole;
+      });
+    const read = await readFile(false);
+    const written = await write(read.turns, read);
+    if (!written.stale) return written;
+    const again = await readFile(true);
+    return write(again.turns, again);
+  }
+
+  /** A transcript chunk a hook read itself: applied from where the session's last chunk of that path stopped. */
+  private async writeChunk<T extends { stale?: boolean }>(
+    agentId: string,
+    input: TranscriptWriteInput,
+    chunk: TranscriptChunk,
+    write: (turns: Turn[], read?: TranscriptRead) => Promise<T>,
+  ): Promise<T> {
+    const key = stripSessionPrefix(input.sessionKey);
+    const from = chunk.offset === 0 ? null : await this.store.read('transcriptFile', { agentId, key, path: chunk.path });
+    const conflict = () => new BatonError('conflict', 'transcriptChunk does not continue what is stored; send it from the offset transcript-cursor names');
+    if (
+      chunk.offset !== 0 &&
+      (!from || from.identity !== CLIENT_IDENTITY || from.offset !== chunk.offset || tailMark(Buffer.from(from.tail, 'base64')) !== chunk.tailMark)
+    ) {
+      throw conflict();
+    }
+    const data = Buffer.from(chunk.data, 'base64');
+    const window: ByteWindow & { path: string } = {
+      path: chunk.path,
+      identity: CLIENT_IDENTITY,
+      // Past the data when the hook has more: its last line may be torn.
+      size: chunk.offset + data.length + (chunk.eof ? 0 : 1),
+      read: async (offset, length) => data.subarray(Math.max(0, offset - chunk.offset), Math.max(0, offset - chunk.offset) + length),
+    };
+    const read = await readTranscriptLines(window, from, input.harness, data.length + 1);
+    if (read === 'restart') {
+      await this.store.write('forgetTranscriptFile', { agentId, key, path: chunk.path });
+      throw conflict();
+    }
+    const written = await write(read.turns, read);
+    if (written.stale) {
+      await this.store.write('forgetTranscriptFile', { agentId, key, path: chunk.path });
+      throw conflict();
+    }
+    return written;
+  }
+
+  /** Where the session's chunks of a hook-read transcript stopped: the offset and tail mark to continue from (0 and '' to start over). */
+  async transcriptCursor(caller: Caller, input: { sessionKey: string; agentId?: string; path: string }) {
+    const agentId = writeAgent(caller, input.agentId);
+    const from = await this.store.read('transcriptFile', { agentId, key: stripSessionPrefix(input.sessionKey), path: input.path });
+    if (!from || from.identity !== CLIENT_IDENTITY) return { offset: 0, tailMark: '' };
+    return { offset: from.offset, tailMark: tailMark(Buffer.from(from.tail, 'base64')) };
   }
 
   async entityInject(agentId: string, prompt: string): Promise<string> {
