@@ -161,26 +161,43 @@ describe('transcript files are read incrementally', function () {
         assert.equal(res.status, 200, res.text);
         return res.json as { turnCount: number };
       };
-      const counts: number[] = [];
-      for (let i = 0; i < 20; i++) {
-        counts.push((await send({ harness: 'claude-code', sessionKey: 'big', transcriptPath: file })).turnCount);
-        if (counts.length > 1 && counts[counts.length - 1] === counts[counts.length - 2]) break;
-      }
+      const catchUp = async () => {
+        const counts: number[] = [];
+        for (let i = 0; i < 40; i++) {
+          counts.push((await send({ harness: 'claude-code', sessionKey: 'big', transcriptPath: file })).turnCount);
+          const cursor = await small.store.read('transcriptFile', { agentId: 'default', key: 'big', path: fs.realpathSync(file) });
+          if (cursor?.offset === fs.statSync(file).size) break;
+        }
+        return counts;
+      };
+      const counts = await catchUp();
       assert.ok(counts.length > 3, `several calls were needed: ${counts.join(',')}`);
       assert.ok(counts[0] > 0, 'the first call already recorded the first cap');
       const turns = (key: string) => small.store.read('turns', { scope: 'all', key, limit: 100_000 }).then((r) => r.turns.map((t) => `${t.role}: ${t.text}`));
       const whole = await startTestServer({ transcriptRoots: [root] });
       try {
-        const res = await rawRequest({
-          port: whole.port,
-          method: 'POST',
-          path: '/api/hooks/user-prompt-submit',
-          headers: { authorization: `Bearer ${whole.token}` },
-          body: { harness: 'claude-code', sessionKey: 'big', transcript: fs.readFileSync(file, 'utf8') },
-        });
-        assert.equal(res.status, 200, res.text);
-        const reference = (await whole.store.read('turns', { scope: 'all', key: 'big', limit: 100_000 })).turns.map((t) => `${t.role}: ${t.text}`);
-        assert.deepEqual(await turns('big'), reference);
+        const reference = async () => {
+          const res = await rawRequest({
+            port: whole.port,
+            method: 'POST',
+            path: '/api/hooks/user-prompt-submit',
+            headers: { authorization: `Bearer ${whole.token}` },
+            body: { harness: 'claude-code', sessionKey: 'big', transcript: fs.readFileSync(file, 'utf8') },
+          });
+          assert.equal(res.status, 200, res.text);
+          return (await whole.store.read('turns', { scope: 'all', key: 'big', limit: 100_000 })).turns.map((t) => `${t.role}: ${t.text}`);
+        };
+        assert.deepEqual(await turns('big'), await reference());
+        // Rewritten whole (a new file under the same name) with more at its end: read again a cap
+        // at a time, recognising what is stored by hash: nothing twice, the new turns once.
+        const rewritten = path.join(root, 'big.next');
+        fs.writeFileSync(rewritten, jsonl([...claudeExchange(99), ...all, ...claudeExchange(30), ...claudeExchange(31)]));
+        fs.renameSync(rewritten, file);
+        const again = await catchUp();
+        assert.ok(again.length > 3, `read again a cap at a time: ${again.join(',')}`);
+        const after = await turns('big');
+        assert.deepEqual(after, await reference());
+        assert.equal(new Set(after).size, after.length, 'no turn stored twice');
       } finally {
         await whole.daemon.stop();
       }
