@@ -206,6 +206,56 @@ describe('transcript files are read incrementally', function () {
     }
   });
 
+  it('a hook that reads its own file sends chunks: from the cursor the server names, refused when they do not continue it', async () => {
+    // A path the server has never seen and cannot open: only the bytes in the body count.
+    const foreign = '/nonexistent-config/projects/p/session.jsonl';
+    const text = jsonl([...claudeExchange(0), ...claudeExchange(1), ...claudeExchange(2)]);
+    const bytes = Buffer.from(text);
+    const body = (offset: number, end: number, tailMark: string, eof: boolean) => ({
+      harness: 'claude-code',
+      sessionKey: 'chunk-incr',
+      transcriptChunk: { path: foreign, offset, data: bytes.subarray(offset, end).toString('base64'), tailMark, eof },
+    });
+    const cursor = async () =>
+      (await post('/api/hooks/transcript-cursor', { harness: 'claude-code', sessionKey: 'chunk-incr', path: foreign })) as { offset: number; tailMark: string };
+    assert.deepEqual(await cursor(), { offset: 0, tailMark: '' }, 'nothing read yet');
+
+    // The first piece ends inside a line: only its complete lines count.
+    const cut = text.indexOf('question 1') + 5;
+    await post('/api/hooks/user-prompt-submit', body(0, cut, '', false));
+    const first = await cursor();
+    // Complete lines only, ending before a line that starts afresh (so no answer is split).
+    const complete = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n', cut) + 1));
+    assert.ok(first.offset > 0 && first.offset <= complete, `${first.offset} of ${complete}`);
+    assert.equal(bytes[first.offset - 1], 0x0a);
+
+    // A chunk that does not start where the server stopped, or whose tail differs, is refused (409) and changes nothing.
+    for (const wrong of [body(first.offset + 1, bytes.length, first.tailMark, true), body(first.offset, bytes.length, 'x', true)]) {
+      const res = await rawRequest({
+        port: s.port,
+        method: 'POST',
+        path: '/api/hooks/user-prompt-submit',
+        headers: { authorization: `Bearer ${s.token}` },
+        body: wrong,
+      });
+      assert.equal(res.status, 409, res.text);
+    }
+    await post('/api/hooks/user-prompt-submit', body(first.offset, bytes.length, first.tailMark, true));
+    await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'chunk-full', transcript: text });
+    assert.deepEqual(await stored('chunk-incr'), await stored('chunk-full'));
+    assert.equal((await cursor()).offset, bytes.length);
+
+    // Rewritten: the hook sends it again from 0; what is stored is recognised by hash.
+    const rewritten = Buffer.from(jsonl([...claudeExchange(1), ...claudeExchange(3)]));
+    await post('/api/hooks/user-prompt-submit', {
+      harness: 'claude-code',
+      sessionKey: 'chunk-incr',
+      transcriptChunk: { path: foreign, offset: 0, data: rewritten.toString('base64'), tailMark: '', eof: true },
+    });
+    await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'chunk-full', transcript: rewritten.toString('utf8') });
+    assert.deepEqual(await stored('chunk-incr'), await stored('chunk-full'));
+  });
+
   it('the cursor survives a restart: the next read starts where the last one stopped', async () => {
     const file = path.join(root, 'restart.jsonl');
     fs.writeFileSync(file, jsonl(claudeExchange(0)));
