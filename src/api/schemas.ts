@@ -67,6 +67,12 @@ export const sessionStartBody = z
   })
   .loose();
 
+/** `transcript` holds only the messages after this point of the session's list: the `transcriptCursor` of the last reply. */
+const transcriptFrom = z.object({ messages: z.number().int().min(1), mark: z.string().max(64) }).optional();
+
+/** Where the session's inline message lists stopped: send `transcriptFrom` with it and only the messages after it next time. */
+const transcriptCursorReply = z.object({ messages: z.number(), mark: z.string() }).optional();
+
 export const promptSubmitBody = z
   .object({
     harness,
@@ -78,6 +84,7 @@ export const promptSubmitBody = z
     transcriptPath: z.string().max(4096).optional(),
     transcript: inlineTranscript,
     transcriptChunk,
+    transcriptFrom,
     runtimePath,
     project,
     agentId,
@@ -92,6 +99,7 @@ export const sessionEndBody = z
     transcriptPath: z.string().max(4096).optional(),
     transcript: inlineTranscript,
     transcriptChunk,
+    transcriptFrom,
     runtimePath,
     reason: z.string().max(200).optional(),
     status: z.enum(['ended', 'completed', 'failed']).optional(),
@@ -494,6 +502,7 @@ export const SCHEMAS = {
         sessionKey: z.string(),
         appended: z.number().optional(),
         turnCount: z.number().optional(),
+        transcriptCursor: transcriptCursorReply,
         bypassed: z.literal(true).optional(),
       })
       .loose(),
@@ -505,6 +514,7 @@ export const SCHEMAS = {
         success: z.boolean().optional(),
         appended: z.number().optional(),
         turnCount: z.number().optional(),
+        transcriptCursor: transcriptCursorReply,
         ...bypassedReply,
         sessionKey: z.string(),
         /** The session's artifacts, relative to the data directory (docs/memory.md, "Session artifacts"). */

@@ -139,9 +139,19 @@ function unwrapMessage(record: Obj): Obj {
   return inner.timestamp === undefined && record.timestamp !== undefined ? { ...inner, timestamp: record.timestamp } : inner;
 }
 
-function fromMessageList(messages: Obj[]): Turn[] {
+/**
+ * The turns of messages that follow `state.records` earlier ones of the same list, as one parse of
+ * the whole list gives them (a message's turns never merge into another's), and the state after.
+ */
+export function messageListFrom(messages: unknown[], state: LineParseState): { turns: Turn[]; state: LineParseState } {
+  const objects = messages.map(asObj).filter((m): m is Obj => m !== undefined);
+  return { turns: fromMessageList(objects, state.records), state: { records: state.records + objects.length, flags: {} } };
+}
+
+function fromMessageList(messages: Obj[], base = 0): Turn[] {
   const sink = new TurnSink();
-  messages.forEach((m, index) => {
+  messages.forEach((m, position) => {
+    const index = base + position;
     const info = asObj(m.info) ?? m; // OpenCode export: {info: {role, time}, parts}
     const role = mapRole(info.role ?? m.role);
     if (!role) return;

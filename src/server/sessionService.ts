@@ -16,7 +16,9 @@ import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
 import { continuesFrom, readTranscriptLines, withTranscriptFile, type ByteWindow, type TranscriptRead } from './transcriptSource';
 import { normalizeTranscript } from '../harnesses/registry';
-import { tailMark } from '../core/fileCursor';
+import { tailMark, type TranscriptFileCursor } from '../core/fileCursor';
+import { hashText } from '../core/hash';
+import { messageListFrom, START_STATE } from '../core/normalize';
 
 export interface SessionStartInput {
   harness: string;
@@ -42,6 +44,8 @@ export interface TranscriptWriteInput {
   transcriptPath?: string;
   transcript?: unknown;
   transcriptChunk?: TranscriptChunk;
+  /** `transcript` holds only the messages after this point of the session's list (docs/api.md). */
+  transcriptFrom?: InlineCursor;
   userMessage?: string;
   userPrompt?: string;
   lastAssistantMessage?: string;
@@ -74,6 +78,24 @@ export interface SearchInput {
 /** The documented session-status shape: every field of the record, and when its claim expires. */
 export function sessionStatus(s: SessionRecord, ttlMs?: number) {
   return { ...s, expiresAt: claimExpiresAt(s.claimedAt, ttlMs) };
+}
+
+/** The cursor key (and identity) of a session's inline message lists. */
+const INLINE_PATH = ':inline';
+
+/** Where a session's inline message lists stopped: how many messages, and the mark of the last. */
+export interface InlineCursor {
+  messages: number;
+  mark: string;
+}
+
+/** Recognises a message again in the next list: a hash of its JSON. */
+function messageMark(message: unknown): string {
+  return hashText(JSON.stringify(message) ?? '');
+}
+
+function turnsAnd(read: TranscriptRead): [Turn[], TranscriptRead] {
+  return [read.turns, read];
 }
 
 /** The identity of a transcript whose bytes a hook sends: the server never opened it. */
@@ -181,10 +203,13 @@ export class SessionService {
         turns,
         fromPayload,
         continuation: read?.continuation,
-        file: read?.cursor ? { path: read.path, cursor: read.cursor, complete: read.complete } : undefined,
+        // A file read from its start becomes the source the cursor describes; an inline list keeps the old rule (a shorter copy does not move it).
+        file: read?.cursor ? { path: read.path, cursor: read.cursor, complete: read.complete, adopt: read.path !== INLINE_PATH } : undefined,
         end,
         claimTtlMs: this.config.claimTtlMs,
       });
+    if (Array.isArray(input.transcript)) return this.writeMessageList(agentId, input, input.transcript, write);
+    if (input.transcriptFrom) throw new BatonError('invalid_request', 'transcriptFrom goes with a transcript message list');
     if (input.transcript !== undefined && input.transcript !== null) {
       const raw = typeof input.transcript === 'string' ? input.transcript : JSON.stringify(input.transcript);
       return write(normalizeTranscript(raw, { harness: input.harness }));
@@ -210,6 +235,50 @@ export class SessionService {
     if (!written.stale) return written;
     const again = await readFile(true);
     return write(again.turns, again);
+  }
+
+  /**
+   * An inline message list: only what follows the messages the session's last list covered is
+   * parsed. A client that knows that point (`transcriptFrom`, from the last reply) sends only the
+   * messages after it; a whole list whose covered part is unchanged skips that part.
+   */
+  private async writeMessageList<T extends { stale?: boolean; fileKept?: boolean }>(
+    agentId: string,
+    input: TranscriptWriteInput,
+    list: unknown[],
+    write: (turns: Turn[], read?: TranscriptRead) => Promise<T>,
+  ): Promise<T & { transcriptCursor: InlineCursor }> {
+    const key = stripSessionPrefix(input.sessionKey);
+    const from = await this.store.read('transcriptFile', { agentId, key, path: INLINE_PATH });
+    const given = input.transcriptFrom;
+    const conflict = () => new BatonError('conflict', 'transcriptFrom does not match what is stored; send the whole message list');
+    let start: number | null = null;
+    if (given) {
+      if (!from || from.offset !== given.messages || from.tail !== given.mark) throw conflict();
+      start = 0;
+    } else if (from && from.offset > 0 && list.length >= from.offset && messageMark(list[from.offset - 1]) === from.tail) {
+      start = from.offset;
+    }
+    const total = given ? given.messages + list.length : list.length;
+    const last = list.length > 0 ? messageMark(list[list.length - 1]) : (from?.tail ?? '');
+    const read = (resumed: TranscriptFileCursor | null, messages: unknown[]): TranscriptRead => {
+      const parsed = messageListFrom(messages, resumed?.parse ?? START_STATE);
+      return {
+        path: INLINE_PATH,
+        turns: parsed.turns,
+        cursor: { identity: INLINE_PATH, offset: total, tail: last, format: 'messages-json', parse: parsed.state },
+        complete: true,
+        ...(resumed ? { continuation: { sourceTurns: resumed.sourceTurns, sourceHash: resumed.sourceHash, sourceChars: resumed.sourceChars } } : {}),
+      };
+    };
+    const cursorOf = (written: T): InlineCursor => (written.fileKept ? { messages: total, mark: last } : { messages: 0, mark: '' });
+    if (start !== null) {
+      const written = await write(...turnsAnd(read(from, list.slice(start))));
+      if (!written.stale) return { ...written, transcriptCursor: cursorOf(written) };
+      if (given) throw conflict();
+    }
+    const written = await write(...turnsAnd(read(null, list)));
+    return { ...written, transcriptCursor: cursorOf(written) };
   }
 
   /** A transcript chunk a hook read itself: applied from where the session's last chunk of that path stopped. */

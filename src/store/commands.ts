@@ -57,7 +57,13 @@ export interface RecordTranscriptArgs {
    */
   continuation?: Pick<TranscriptFileCursor, 'sourceTurns' | 'sourceHash' | 'sourceChars' | 'rehash'>;
   /** The file the turns were read from, where its read stopped (saved with the turns), and whether it was read to its end. */
-  file?: { path: string; cursor: FileReadCursor; complete: boolean };
+  file?: {
+    path: string;
+    cursor: FileReadCursor;
+    complete: boolean;
+    /** The cursor takes this source even when it is shorter than what the cursor covered (a file read again from its start). */
+    adopt: boolean;
+  };
 }
 
 export interface RecordTranscriptResult {
@@ -66,6 +72,8 @@ export interface RecordTranscriptResult {
   charCount: number;
   /** The session's cursor moved since the file was read (another write came first): nothing was written, read the file again in full. */
   stale?: boolean;
+  /** Whether the file's cursor was kept (the next read may continue it). */
+  fileKept?: boolean;
 }
 
 /** `found`: the session's row when the caller has just looked it up (saves a second lookup). */
@@ -93,7 +101,7 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
     isStored: (hash) => one(ctx.db, 'SELECT 1 FROM transcript_turns WHERE session_id = ? AND hash = ? LIMIT 1', [sid, hash]) !== undefined,
     continuation: c ? { sourceChars: c.sourceChars, byHash: c.rehash } : undefined,
     // A file read from its start becomes the source the cursor describes, so the next read continues it.
-    adopt: args.file !== undefined,
+    adopt: args.file?.adopt === true,
   });
   const cursorMoved =
     plan.cursor.sourceTurns !== row.source_turns || plan.cursor.sourceHash !== row.source_hash || JSON.stringify(plan.cursor.pending) !== row.pending_turns;
@@ -122,7 +130,12 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
     ctx.emit({ t: 'transcriptFile', agentId, key, path: args.file.path, cursor, at: ctx.now() });
   }
   const after = one<{ turn_count: number; char_count: number }>(ctx.db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
-  return { appended: plan.append.length, turnCount: after.turn_count, charCount: after.char_count };
+  return {
+    appended: plan.append.length,
+    turnCount: after.turn_count,
+    charCount: after.char_count,
+    ...(args.file ? { fileKept: plan.sourceChars !== null } : {}),
+  };
 }
 
 /** Forgets where a session's reads of a transcript stopped: the next one starts from the beginning. */

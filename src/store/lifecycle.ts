@@ -168,6 +168,8 @@ export interface TouchSessionResult {
   charCount: number;
   /** The file was read from a cursor the session has moved past: nothing was written (read it again in full). */
   stale?: boolean;
+  /** Whether the file's cursor was kept (the next read may continue it). */
+  fileKept?: boolean;
   /**
    * What a prompt may take once (docs/runs.md, docs/inheritance.md), read in the same write so a
    * prompt with nothing waiting (nearly all) costs no further round trip to the store.
