@@ -230,9 +230,13 @@ export class SessionService {
         if (whole === 'restart') throw new BatonError('internal', 'a transcript read from its start could not be parsed consistently');
         return whole;
       });
-    const read = await readFile(false);
-    const written = await write(read.turns, read);
-    if (!written.stale) return written;
+    // Another hook of the session may have written in between (stale): its read moved the cursor,
+    // so read on from there once more before reading the whole file again.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const read = await readFile(false);
+      const written = await write(read.turns, read);
+      if (!written.stale) return written;
+    }
     const again = await readFile(true);
     return write(again.turns, again);
   }

@@ -256,6 +256,20 @@ describe('transcript files are read incrementally', function () {
     assert.deepEqual(await stored('chunk-incr'), await stored('chunk-full'));
   });
 
+  it('hooks of one session at the same moment store every turn once', async () => {
+    const file = path.join(root, 'concurrent.jsonl');
+    fs.writeFileSync(file, jsonl(claudeExchange(0)));
+    await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'concurrent-incr', transcriptPath: file });
+    for (let n = 1; n < 4; n++) {
+      fs.appendFileSync(file, jsonl(claudeExchange(n)));
+      await Promise.all(
+        Array.from({ length: 6 }, () => post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'concurrent-incr', transcriptPath: file })),
+      );
+    }
+    await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'concurrent-full', transcript: fs.readFileSync(file, 'utf8') });
+    assert.deepEqual(await stored('concurrent-incr'), await stored('concurrent-full'));
+  });
+
   it('the cursor survives a restart: the next read starts where the last one stopped', async () => {
     const file = path.join(root, 'restart.jsonl');
     fs.writeFileSync(file, jsonl(claudeExchange(0)));
