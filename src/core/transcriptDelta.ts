@@ -125,6 +125,14 @@ export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
     }
   } else {
     fresh = [];
+    if (input.adopt) {
+      // A file with no turns yet (in what was read of it) is still the source from now on; after
+      // turns from an earlier source, what follows is recognised by hash.
+      byHash = cursor.sourceTurns > 0;
+      next.sourceTurns = 0;
+      next.sourceHash = '';
+      sourceChars = 0;
+    }
   }
 
   // Turns the payload already gave us (and we stored) reappear once the file catches up: skip them once.

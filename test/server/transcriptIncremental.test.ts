@@ -206,6 +206,30 @@ describe('transcript files are read incrementally', function () {
     }
   });
 
+  it('a file whose first caps hold no turns at all is still read on to its turns', async () => {
+    const small = await startTestServer({ transcriptRoots: [root], maxTranscriptBytes: 4 * 1024 });
+    try {
+      const file = path.join(root, 'no-turns-first.jsonl');
+      const snapshots = Array.from({ length: 40 }, (_, i) => ({ type: 'file-history-snapshot', messageId: `m${i}`, snapshot: { files: 'x'.repeat(300) } }));
+      fs.writeFileSync(file, jsonl([...snapshots, ...claudeExchange(0)]));
+      let turnCount = 0;
+      for (let i = 0; i < 20 && turnCount === 0; i++) {
+        const res = await rawRequest({
+          port: small.port,
+          method: 'POST',
+          path: '/api/hooks/user-prompt-submit',
+          headers: { authorization: `Bearer ${small.token}` },
+          body: { harness: 'claude-code', sessionKey: 'late-turns', transcriptPath: file },
+        });
+        assert.equal(res.status, 200, res.text);
+        turnCount = res.json.turnCount;
+      }
+      assert.equal(turnCount, 5, 'the exchange after the snapshots was reached');
+    } finally {
+      await small.daemon.stop();
+    }
+  });
+
   it('a hook that reads its own file sends chunks: from the cursor the server names, refused when they do not continue it', async () => {
     // A path the server has never seen and cannot open: only the bytes in the body count.
     const foreign = '/nonexistent-config/projects/p/session.jsonl';
