@@ -13,7 +13,7 @@ import {
   type Obj,
   type TranscriptParser,
 } from '../../core/normalize';
-import type { Role, Turn } from '../../core/types';
+import type { Role } from '../../core/types';
 
 export const CLAUDE_CODE_JSONL = 'claude-code-jsonl';
 
