@@ -1,9 +1,11 @@
 // `npm start`: Baton in a real VS Code (code-server 4.100.3, VS Code 1.100.3) on 127.0.0.1, with
-// this repository loaded as the extension under development, on the embedded store in your data
-// directory. Open the printed URL in a browser; Ctrl-C stops it (the store flushes on the way out).
-// Without --folder the workbench opens demo/, Baton's small demo workspace.
+// this repository loaded as the extension under development. Open the printed URL in a browser;
+// Ctrl-C stops it (the store flushes on the way out). Without --folder the workbench opens demo/,
+// Baton's small demo workspace. By default Baton runs on the demo data (docs/demo.md): recorded
+// sessions imported into a data directory of its own, the Sessions view focused on one of them;
+// --own-data runs it on your data directory instead.
 //
-//   npm start [-- --folder DIR] [-- --port N]
+//   npm start [-- --folder DIR] [-- --port N] [-- --own-data]
 //
 // code-server comes from scripts/install-vscode-host.sh (run automatically when missing).
 
@@ -11,6 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { prepareStartDemo } from './startDemo';
 
 const repoRoot = path.resolve(__dirname, '..');
 const hostDir = process.env.BATON_VSCODE_HOST_DIR || path.join(os.homedir(), '.cache', 'baton-vscode-host');
@@ -38,6 +41,10 @@ const payload = [
 ];
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 
+// The demo data lives beside the host's own files, never in the user's data directory.
+const demo = process.argv.includes('--own-data') ? null : prepareStartDemo(repoRoot, path.join(hostDir, 'baton-demo'));
+if (demo) console.log(`Baton runs on the demo data in ${demo.dataDir} (npm start -- --own-data for yours)`);
+
 const child = spawn(
   bin,
   [
@@ -51,8 +58,9 @@ const child = spawn(
     userData,
     '--extensions-dir',
     path.join(hostDir, 'extensions'),
+    ...(demo?.hostFlags ?? []),
   ],
-  { stdio: ['ignore', 'inherit', 'inherit'], env: process.env },
+  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...demo?.env } },
 );
 console.log(`\nBaton in VS Code: open ${url}\n(Ctrl-C to stop)\n`);
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => child.kill('SIGTERM'));

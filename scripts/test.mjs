@@ -1,4 +1,4 @@
-// `npm test`: build, lint (types, layers, import circles, ESLint), the mocha suites, then the extension suite in a real VS Code
+// `npm test`: build, lint (types, layers, import circles, ESLint), the Codex and OpenCode CLIs, the mocha suites, then the extension suite in a real VS Code
 // host. Each stage's output streams through; the run ends with one line totalling both suites
 // ("N passed, N failed", after a TAP-style summary) so a reader (or CI) sees the whole count in the last line.
 import { spawn } from 'node:child_process';
@@ -56,6 +56,10 @@ for (const [name, cmd, args] of [
 }
 
 if (!broken) {
+  // The real Codex and OpenCode CLIs for their end-to-end suites (cached outside the repo; ~1 s when
+  // present). Without them those suites skip on a developer's machine and fail under CI=true.
+  const clis = await stage('bash', ['scripts/install-harness-clis.sh']);
+  if (clis.code !== 0) console.error('npm test: could not install the Codex and OpenCode CLIs; their end-to-end suites will skip (fail under CI=true)');
   const mocha = await stage(path.join('node_modules', '.bin', 'mocha'), []);
   add(mochaCounts(mocha.out));
   if (mocha.code !== 0) broken = 'mocha';

@@ -16,6 +16,7 @@ import { registerRuleCommands } from './cli/ruleCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
 import { registerRunCommand } from './cli/runCommand';
+import { registerDemoCommand } from './cli/demoCommand';
 
 function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
@@ -149,6 +150,7 @@ export function buildProgram(): Command {
   registerImportCommands(program, { dataDirOption, out });
   registerRuleCommands(program, { dataDirOption, out });
   registerRunCommand(program, { dataDirOption, out });
+  registerDemoCommand(program, { out });
   return program;
 }
 

@@ -16,6 +16,7 @@ import { Panels } from './vscode/panels';
 import { SessionsTree } from './vscode/sessionsTree';
 import { StatusBar } from './vscode/statusBar';
 import { syncTerminalEnvironment } from './vscode/terminalEnv';
+import { DemoMode, focusDemoAtStartup, registerDemoCommands, withDemoOverride } from './vscode/demo';
 
 /** What `activate` returns: other extensions use Baton's sessions and sub-agent manager through it. */
 export interface BatonExtensionApi {
@@ -54,13 +55,23 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     log.warn(error);
     void vscode.window.showWarningMessage(`Baton settings: ${error}`);
   }
-  host = new BatonHost(log, settings);
+  // While this workspace explores the demo, its data directory stands in for the setting's.
+  host = new BatonHost(log, withDemoOverride(context, settings));
   const panels = new Panels(context.extensionUri, host);
   const tree = new SessionsTree(host, settings.projectFilter);
   const view = vscode.window.createTreeView('baton.sessions', { treeDataProvider: tree, showCollapseAll: true });
-  const statusBar = new StatusBar(host);
   let searchLimit = settings.searchLimit;
   let current = settings;
+  const demo = new DemoMode(context, host, () => current);
+  const statusBar = new StatusBar(host, () => demo.active);
+  // The demo's sessions belong to its own project: show them all, and say it is demo data.
+  const showDemo = (active: boolean) => {
+    // The title too: with one view in the container, VS Code shows only the title in its header.
+    view.title = active ? 'Demo data' : 'Sessions';
+    view.description = active ? 'Demo data' : undefined;
+    tree.setFilter(active ? 'all' : current.projectFilter);
+    void statusBar.update();
+  };
   const client = () => host!.requireClient();
   // The participant is made after the run manager, whose deliveries it notes.
   const chatRef: { current?: BatonChat } = {};
@@ -98,6 +109,9 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     view,
     statusBar,
     ...registerCommands({ context, host, panels, tree, view, log, searchLimit: () => searchLimit }),
+    demo,
+    ...registerDemoCommands(demo, log),
+    demo.onDidChange(showDemo),
     syncTerminalEnvironment(context.environmentVariableCollection, host),
     participant,
     { dispose: () => lmRunner.dispose() },
@@ -113,12 +127,14 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
       searchLimit = next.settings.searchLimit;
       current = next.settings;
       if (event.affectsConfiguration('baton.subagents.externalCommand')) configureExternal(next.settings.externalCommand);
-      if (event.affectsConfiguration('baton.projectFilter')) tree.setFilter(next.settings.projectFilter);
-      await host?.applySettings(next.settings);
+      if (event.affectsConfiguration('baton.projectFilter') && !demo.active) tree.setFilter(next.settings.projectFilter);
+      await host?.applySettings(demo.apply(next.settings));
     }),
   );
   view.message = 'Opening the Baton store…';
+  if (demo.active) showDemo(true);
   host.start();
+  void focusDemoAtStartup(demo, host, log);
   return {
     host,
     tree,

@@ -19,6 +19,12 @@ export interface RouteInfo {
   summary: string;
 }
 
+/**
+ * Sent by Baton's hook command and OpenCode plugin on every call, `<harness> <event>`: the server
+ * notes per harness and event when hooks last got through (`baton doctor`, "Baton: Check Hooks").
+ */
+export const HOOK_HEADER = 'x-baton-hook';
+
 const route = (method: Method, path: string, permission: Permission | null, summary: string): RouteInfo => ({ method, path, permission, summary });
 
 export const ROUTES = {

@@ -54,12 +54,14 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .option('--user', "the user's settings file (~/.claude/settings.json)")
     .option('--http', "use Claude Code's HTTP hooks (needs a fixed port and a token in $BATON_HOOK_TOKEN) instead of the hook command")
     .option('--url <url>', 'endpoint URL for --http', 'http://127.0.0.1:7433')
-    .action((harness: string, opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string }) => {
+    .option('--no-trust', "Codex: do not record Codex's trust for Baton's hooks (Codex then skips them until you trust them)")
+    .action(async (harness: string, opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string; trust: boolean }) => {
       const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
-      const result = installable(harness).install.install({
+      const result = await installable(harness).install.install({
         ...target(opts),
         command: { nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined },
         http: opts.http ? { url: opts.url.replace(/\/$/, ''), tokenEnvVar: 'BATON_HOOK_TOKEN' } : undefined,
+        trustHooks: opts.trust,
       });
       for (const line of result.messages) out(line);
     });

@@ -13,10 +13,18 @@ import { resolveDataDir } from '../node/paths';
 import { Store } from '../store/store';
 import { hasBatonData, noDataError } from '../store/readView';
 import { warnAboutPermissions } from './dataDirChecks';
+import { renderHookHealth, type HookHealthReport } from '../core/hookHealth';
+import { hooksLogFile, readHookHealthReport } from '../node/hookHealth';
+import { hookHealthHarnesses } from '../harnesses/registry';
 
 interface Helpers {
   dataDirOption(): Option;
   out(text: string): void;
+}
+
+/** The "Hooks" section: per harness, when its hooks last got through, what failed lately and the fix. */
+function renderHooks(hooks: HookHealthReport): string {
+  return ['hooks', ...renderHookHealth(hooks).map((line) => `  ${line}`)].join('\n');
 }
 
 function render(report: DoctorReport): string {
@@ -86,10 +94,16 @@ export function registerDoctorCommand(program: Command, { dataDirOption, out }: 
     .option('--accept-loss', 'with --repair: go ahead even when acknowledged writes are missing')
     .action(async (opts: { dataDir?: string; json?: boolean; repair?: boolean; acceptLoss?: boolean }) => {
       const dataDir = resolveDataDir({ flag: opts.dataDir });
-      if (!hasBatonData(dataDir)) throw noDataError(dataDir);
+      // Hook health is a report, not a problem of the data directory: it leaves the exit code alone.
+      const hooks = readHookHealthReport(dataDir, hookHealthHarnesses());
+      if (!hasBatonData(dataDir)) {
+        // Hooks that ran before any server did leave only hooks.log: its fixes are the answer.
+        if (fs.existsSync(hooksLogFile(dataDir))) out(opts.json ? JSON.stringify({ dataDir, hooks }, null, 2) : renderHooks(hooks));
+        throw noDataError(dataDir);
+      }
       warnAboutPermissions(dataDir);
       let report = await runDoctor(dataDir);
-      out(opts.json ? JSON.stringify(report, null, 2) : render(report));
+      out(opts.json ? JSON.stringify({ ...report, hooks }, null, 2) : `${render(report)}\n${renderHooks(hooks)}`);
       if (report.problems.length > 0) process.exitCode = 1;
       if (!opts.repair || report.problems.length === 0) return;
       if (report.lock.state === 'held')

@@ -4,11 +4,12 @@
 
 import { errorClassOf } from '../core/errors';
 import { JsonInputError, parseJsonSafely } from '../core/safeJson';
-import { CLAUDE_STYLE_EVENTS, HookInputError } from '../harnesses/claudeStyleHooks';
+import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure, HookStepTimeout } from '../harnesses/claudeStyleHooks';
 import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
 import { hookHarnesses } from '../harnesses/registry';
 import { withTranscriptChunks } from './transcriptChunks';
 import { resolveDataDir } from '../node/paths';
+import { HOOK_HEADER } from '../api/routes';
 
 /** `baton hook <id>` / `hook.js <id>`: the harnesses whose hooks run Baton's hook command. */
 export const HOOK_HARNESS_IDS: string[] = hookHarnesses().map((h) => h.id);
@@ -25,7 +26,8 @@ function eventLabel(name: unknown): string {
 
 /** What hooks.log may say about a failure: messages this code composed, else the error's class. */
 function describe(err: unknown): string {
-  if (err instanceof HookProblem || err instanceof HookInputError) return err.message;
+  if (err instanceof HookStepFailure) return `step ${err.step}: ${describe(err.error)}`;
+  if (err instanceof HookProblem || err instanceof HookInputError || err instanceof HookStepTimeout) return err.message;
   if (err instanceof JsonInputError) return `stdin: ${err.message}`;
   return errorClassOf(err);
 }
@@ -45,14 +47,18 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     const payload = parsed as Record<string, unknown>;
     event = eventLabel(payload.hook_event_name);
     // Processes Baton started carry their parent session (docs/harnesses.md: AGENT_SESSION_ID).
-    const headers: Record<string, string> = process.env.AGENT_SESSION_ID ? { 'x-agent-session-id': process.env.AGENT_SESSION_ID } : {};
+    // The hook header lets the server note when this harness's hooks last got through (`baton doctor`).
+    const headers: Record<string, string> = { [HOOK_HEADER]: `${harness} ${event}` };
+    if (process.env.AGENT_SESSION_ID) headers['x-agent-session-id'] = process.env.AGENT_SESSION_ID;
     const client = HookClient.find(dataDir, deadline, headers);
     if (!client) {
       logHookProblem(dataDir, harness, event, 'no running Baton endpoint for this data directory');
       return;
     }
+    // A step that fails while the event goes on is one line of its own.
+    const stepFailed = (step: string, err: unknown) => logHookProblem(dataDir, harness, event, `step ${step}: ${describe(err)}`);
     // A transcript the server may not open (a config folder it does not know) is sent by the hook itself.
-    const output = await hooks.handle(payload, withTranscriptChunks(client));
+    const output = await hooks.handle(payload, withTranscriptChunks(client), { deadline, stepFailed });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);

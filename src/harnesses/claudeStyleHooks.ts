@@ -6,10 +6,15 @@
 // - Nested sub-agents report the root session_id; the exact spawner comes from a file the harness
 //   writes beside the sub-agent's transcript (Claude Code: agent-<id>.meta.json `parentAgentId`;
 //   Codex: the rollout's session_meta `parent_thread_id`).
+// Degrade, never drop: an event is a few independent steps. A step that only prepares (refreshing a
+// transcript, re-sending sub-agent files) may fail or run out of its share of the hook's budget;
+// it is reported (hooks.log) and the essential step (opening the child, ending the session) still
+// runs, with what the store already holds (docs/harnesses.md, "When hooks fail").
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApiPoster, HookOutput } from './harness';
+import { BatonError } from '../core/errors';
+import type { ApiPoster, HookOutput, HookRun } from './harness';
 
 export interface ClaudeStylePayload {
   hook_event_name?: string;
@@ -46,6 +51,31 @@ export const CLAUDE_STYLE_EVENTS = [
   'SessionEnd',
 ] as const;
 
+/** A preparing step that did not finish in its share of the budget: the essential step needs the rest. */
+export class HookStepTimeout extends Error {
+  constructor(ms: number) {
+    super(`gave up after ${ms} ms to leave time for the essential step`);
+    this.name = 'HookStepTimeout';
+  }
+}
+
+/** The essential step of an event failed: which step, and the error (the HTTP hook route maps it to a status). */
+export class HookStepFailure extends Error {
+  constructor(
+    readonly step: string,
+    readonly error: unknown,
+  ) {
+    super(`step ${step} failed`);
+    this.name = 'HookStepFailure';
+  }
+}
+
+/** What a preparing step must leave of the hook's budget for the essential one. */
+export const ESSENTIAL_RESERVE_MS = 400;
+
+/** Reports a failed step (its error, never the payload); `failed('sync-subagent', err)`. */
+export type StepFailed = (step: string, err: unknown) => void;
+
 export interface ClaudeStyleQuirks {
   harness: string;
   /** Whose transcript SubagentStart's transcript_path is. */
@@ -53,7 +83,7 @@ export interface ClaudeStyleQuirks {
   /** The spawning sub-agent of a nested one, from what the harness wrote; null for the root. */
   spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): string | null;
   /** Backstop at the end of a turn or session: sub-agent transcripts still being written at their stop. */
-  syncSubagents?(client: ApiPoster, transcriptPath: string | undefined, root: string, project: string | undefined): Promise<void>;
+  syncSubagents?(client: ApiPoster, transcriptPath: string | undefined, root: string, project: string | undefined, failed: StepFailed): Promise<void>;
 }
 
 /** A sub-agent's session key mirrors where Claude Code keeps its transcript: <session>/agent-<id>. */
@@ -69,10 +99,10 @@ export function existing(file: string | undefined): string | undefined {
  * Claude Code appends a sub-agent's transcript in a few batches and may still be writing it when
  * SubagentStop fires: wait briefly (within the hook's budget) until it holds the final reply.
  */
-async function settledTranscript(file: string | undefined, lastMessage: string | undefined, waitMs = 400): Promise<string | undefined> {
+async function settledTranscript(file: string | undefined, lastMessage: string | undefined, waitMs: number): Promise<string | undefined> {
   if (!file) return undefined;
   const probe = (lastMessage ?? '').trim().slice(0, 200);
-  const deadline = Date.now() + waitMs;
+  const deadline = Date.now() + Math.max(0, Math.min(400, waitMs));
   for (;;) {
     try {
       const text = fs.readFileSync(file, 'utf8');
@@ -89,7 +119,96 @@ function context(event: string, inject: unknown): HookOutput | null {
   return typeof inject === 'string' && inject.trim() ? { hookSpecificOutput: { hookEventName: event, additionalContext: inject } } : null;
 }
 
-export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload: ClaudeStylePayload, client: ApiPoster): Promise<HookOutput | null> {
+/**
+ * The server turned the request down for what it carried (a transcript it may not or cannot read,
+ * too large, failing to parse): sending the same call without the transcript can still succeed.
+ * Not a timeout, a lost connection, a bad token or a claim conflict: those would fail again.
+ */
+export function refusedForContent(err: unknown): boolean {
+  if (err instanceof BatonError) return err.code === 'invalid_request' || err.code === 'payload_too_large' || err.code === 'internal';
+  return err instanceof Error && err.name === 'HookProblem' && /: HTTP (400|413|500)\b/.test(err.message);
+}
+
+/** Resolves as `work` does, or rejects with HookStepTimeout after `ms` (the work goes on unobserved). */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new HookStepTimeout(ms)), ms)));
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** The steps of one event: preparing ones report their failure and let the event go on; the essential one throws. */
+class Steps {
+  constructor(private readonly run: HookRun) {}
+
+  /** Time a step may take: what is left before `reserveMs` of the deadline (unbounded without a deadline). */
+  private share(reserveMs: number): number | undefined {
+    return this.run.deadline === undefined ? undefined : this.run.deadline - reserveMs - Date.now();
+  }
+
+  /** Time left before the hook's deadline (unbounded without one). */
+  left(): number {
+    return this.run.deadline === undefined ? Infinity : this.run.deadline - Date.now();
+  }
+
+  failed(step: string, err: unknown): void {
+    this.run.stepFailed(step, err);
+  }
+
+  /** A step whose failure is reported and lets the event go on; `reserveMs` is left for the steps after it. */
+  async optional(step: string, work: () => Promise<unknown>, reserveMs = ESSENTIAL_RESERVE_MS): Promise<boolean> {
+    const share = this.share(reserveMs);
+    try {
+      // No time left for it: not even started (a request sent now would only compete with the next step).
+      if (share !== undefined && share <= 0) throw new HookStepTimeout(0);
+      await (share === undefined ? work() : within(work(), share));
+      return true;
+    } catch (err) {
+      if (err instanceof HookStepFailure) this.failed(err.step, err.error);
+      else this.failed(step, err);
+      return false;
+    }
+  }
+
+  async essential<T>(step: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw new HookStepFailure(step, err);
+    }
+  }
+
+  /**
+   * A call that names a transcript file, then, if the server refused it for what it carried, the
+   * same call without the file: the session still moves on (ended, touched) with what it was sent.
+   */
+  async withTranscriptOrWithout(
+    step: string,
+    fallbackStep: string,
+    transcriptPath: string | undefined,
+    send: (transcriptPath: string | undefined) => Promise<unknown>,
+  ): Promise<void> {
+    if (transcriptPath) {
+      try {
+        await send(transcriptPath);
+        return;
+      } catch (err) {
+        if (!refusedForContent(err)) throw new HookStepFailure(step, err);
+        this.failed(step, err);
+      }
+    }
+    await this.essential(fallbackStep, () => send(undefined));
+  }
+}
+
+const UNREPORTED: HookRun = { stepFailed: () => undefined };
+
+export async function handleClaudeStyleEvent(
+  quirks: ClaudeStyleQuirks,
+  payload: ClaudeStylePayload,
+  client: ApiPoster,
+  run: HookRun = UNREPORTED,
+): Promise<HookOutput | null> {
   const harness = quirks.harness;
   const event = payload.hook_event_name ?? '';
   const root = payload.session_id;
@@ -100,6 +219,8 @@ export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload:
   // A hook fired inside a sub-agent belongs to the sub-agent's session.
   const sessionKey = !isSubagentEvent && payload.agent_id ? subagentKey(root, payload.agent_id) : root;
   const base = { harness, sessionKey, project };
+  const steps = new Steps(run);
+  const failed: StepFailed = (step, err) => steps.failed(step, err);
 
   switch (event) {
     case 'SessionStart': {
@@ -112,46 +233,63 @@ export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload:
     }
     case 'SubagentStart': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStart');
-      // The parent's transcript: bring it up to date first, the block is built from it.
-      if (quirks.subagentStartTranscript === 'parent' && transcriptPath) await client.call('userPromptSubmit', { body: { ...base, transcriptPath } });
+      // The parent's transcript: bring it up to date first, the block is built from it. When that
+      // fails, the child still opens and inherits what the store already holds of the parent.
+      if (quirks.subagentStartTranscript === 'parent' && transcriptPath)
+        await steps.optional('refresh-parent', () => client.call('userPromptSubmit', { body: { ...base, transcriptPath } }));
       // The child's own transcript: it names the spawner of a nested sub-agent.
       const spawner = quirks.subagentStartTranscript === 'child' ? quirks.spawnerOf(root, transcriptPath) : null;
-      const r = await client.call('sessionStart', {
-        body: {
-          harness,
-          sessionKey: subagentKey(root, payload.agent_id),
-          parentSessionKey: spawner ? subagentKey(root, spawner) : root,
-          harnessAgentId: payload.agent_id,
-          harnessAgentType: payload.agent_type,
-          project,
-        },
-      });
+      const r = await steps.essential('open-child', () =>
+        client.call('sessionStart', {
+          body: {
+            harness,
+            sessionKey: subagentKey(root, payload.agent_id!),
+            parentSessionKey: spawner ? subagentKey(root, spawner) : root,
+            harnessAgentId: payload.agent_id,
+            harnessAgentType: payload.agent_type,
+            project,
+          },
+        }),
+      );
       return context(event, r.inject);
     }
     case 'SubagentStop': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
       const spawner = quirks.spawnerOf(root, payload.agent_transcript_path);
-      await client.call('sessionEnd', {
-        body: {
-          harness,
-          sessionKey: subagentKey(root, payload.agent_id),
-          transcriptPath: await settledTranscript(payload.agent_transcript_path, payload.last_assistant_message),
-          lastAssistantMessage: payload.last_assistant_message,
-          status: 'completed',
-          reason: 'subagent-stop',
-          project,
-          ...(spawner ? { parentSessionKey: subagentKey(root, spawner) } : {}),
-        },
-      });
+      const agentTranscript = await settledTranscript(payload.agent_transcript_path, payload.last_assistant_message, steps.left() - ESSENTIAL_RESERVE_MS);
+      // A transcript the server refuses still ends the child, with its last message.
+      await steps.withTranscriptOrWithout('agent-transcript', 'end-child', agentTranscript, (file) =>
+        client.call('sessionEnd', {
+          body: {
+            harness,
+            sessionKey: subagentKey(root, payload.agent_id!),
+            transcriptPath: file,
+            lastAssistantMessage: payload.last_assistant_message,
+            status: 'completed',
+            reason: 'subagent-stop',
+            project,
+            ...(spawner ? { parentSessionKey: subagentKey(root, spawner) } : {}),
+          },
+        }),
+      );
       return null;
     }
     case 'Stop':
-      await client.call('userPromptSubmit', { body: { ...base, transcriptPath, lastAssistantMessage: payload.last_assistant_message } });
-      if (!payload.agent_id) await quirks.syncSubagents?.(client, transcriptPath, root, project);
+      // Two independent steps: the turn's end, then sub-agent files still being written.
+      await steps.optional(
+        'last-message',
+        () =>
+          steps.withTranscriptOrWithout('transcript', 'last-message', transcriptPath, (file) =>
+            client.call('userPromptSubmit', { body: { ...base, transcriptPath: file, lastAssistantMessage: payload.last_assistant_message } }),
+          ),
+        0,
+      );
+      if (!payload.agent_id && quirks.syncSubagents)
+        await steps.optional('sync-subagents', () => quirks.syncSubagents!(client, transcriptPath, root, project, failed), 0);
       return null;
     case 'PreCompact':
-      if (transcriptPath) await client.call('userPromptSubmit', { body: { ...base, transcriptPath } });
-      await client.call('preCompaction', { body: base });
+      if (transcriptPath) await steps.optional('transcript', () => client.call('userPromptSubmit', { body: { ...base, transcriptPath } }));
+      await steps.essential('pre-compaction', () => client.call('preCompaction', { body: base }));
       return null;
     case 'PostCompact':
       if (payload.compact_summary?.trim()) await client.call('compactionComplete', { body: { ...base, summary: payload.compact_summary } });
@@ -159,8 +297,11 @@ export async function handleClaudeStyleEvent(quirks: ClaudeStyleQuirks, payload:
       else await client.call('sessionStart', { body: { ...base, source: 'compact' } });
       return null;
     case 'SessionEnd':
-      if (!payload.agent_id) await quirks.syncSubagents?.(client, transcriptPath, root, project);
-      await client.call('sessionEnd', { body: { ...base, transcriptPath, reason: payload.reason } });
+      if (!payload.agent_id && quirks.syncSubagents)
+        await steps.optional('sync-subagents', () => quirks.syncSubagents!(client, transcriptPath, root, project, failed));
+      await steps.withTranscriptOrWithout('transcript', 'end', transcriptPath, (file) =>
+        client.call('sessionEnd', { body: { ...base, transcriptPath: file, reason: payload.reason } }),
+      );
       return null;
     default:
       return null;

@@ -16,6 +16,17 @@ export interface HookOutput {
   hookSpecificOutput: { hookEventName: string; additionalContext: string };
 }
 
+/**
+ * One hook run as the mapping sees it: when it must have answered, and where a step that failed
+ * while the event went on is reported (the hook command: one hooks.log line each).
+ */
+export interface HookRun {
+  /** When the whole hook must have answered (ms since the epoch); steps that only prepare leave time for the essential one. */
+  deadline?: number;
+  /** A step failed and the event went on without it. */
+  stepFailed(step: string, err: unknown): void;
+}
+
 /** How the hook command is run: `node …/dist/hook.js <harness>` (or `cli.js hook <harness>`). */
 export interface HookCommandOptions {
   nodePath: string;
@@ -40,6 +51,8 @@ export interface InstallContext {
   command: HookCommandOptions;
   /** HTTP hooks instead of the hook command, for harnesses that have them (`--http`). */
   http?: HttpHookOptions;
+  /** Harnesses that run only hooks the user trusts (Codex): record that trust for Baton's entries (default true; `--no-trust`). */
+  trustHooks?: boolean;
 }
 
 export interface InstallResult {
@@ -84,18 +97,20 @@ export interface Harness {
   /** Harnesses that run Baton's hook command: the raw payload mapped onto the sessions & hooks API. */
   hooks?: {
     events: readonly string[];
-    handle(payload: Record<string, unknown>, client: ApiPoster): Promise<HookOutput | null>;
+    handle(payload: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null>;
   };
 
   /** `baton install|uninstall <id>`; absent when Baton cannot install anything for it. */
   install?: {
     /** Scopes it installs into; the first is the default. */
     scopes: readonly InstallScope[];
-    install(ctx: InstallContext): InstallResult;
+    install(ctx: InstallContext): InstallResult | Promise<InstallResult>;
     uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir'>): UninstallResult;
     /** VS Code's install menu; empty: not offered there. */
     menu: readonly MenuItem[];
     /** Appended to VS Code's "installed" notice (e.g. what is left to do). */
     notice?: string;
+    /** Hook health (`baton doctor`): why installed hooks may never fire, and the fix. */
+    neverFiredHint?: string;
   };
 }

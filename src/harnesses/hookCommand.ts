@@ -32,10 +32,15 @@ function ours(harness: string): RegExp {
   return new RegExp(` hook ${id}\\b|hook\\.js'? ${id}\\b|/api/hooks/${id}\\b`);
 }
 
+/** True when a hook entry is Baton's for `harness`: its hook command or its HTTP hook URL. */
+export function isOurEntry(entry: HookEntry, harness: string): boolean {
+  const re = ours(harness);
+  return re.test(entry.command ?? '') || re.test(entry.url ?? '');
+}
+
 /** Removes Baton's entries for `harness` from a hooks object; drops matchers and events left empty. */
 export function withoutOurs(hooks: Record<string, Matcher[]>, harness: string): Record<string, Matcher[]> {
-  const re = ours(harness);
-  const isOurs = (entry: HookEntry) => re.test(entry.command ?? '') || re.test(entry.url ?? '');
+  const isOurs = (entry: HookEntry) => isOurEntry(entry, harness);
   const out: Record<string, Matcher[]> = {};
   for (const [event, matchers] of Object.entries(hooks)) {
     const kept = (Array.isArray(matchers) ? matchers : [])

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import { decideLineageWith, parentFromKeyWith, type LineageDecision, type LineageInput } from '../core/lineage';
 import { formatOf, normalizeWith, type NormalizeFormats, type NormalizeHint, type TranscriptFormat, type TranscriptParser } from '../core/normalize';
 import type { LineageSource, Turn } from '../core/types';
+import type { HookHarnessInfo } from '../core/hookHealth';
 import type { Harness } from './harness';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
@@ -25,6 +26,16 @@ export function hookHarnesses(): Array<Harness & { hooks: NonNullable<Harness['h
 /** Harnesses `baton install` (and VS Code's install menu) can set up. */
 export function installableHarnesses(): Array<Harness & { install: NonNullable<Harness['install']> }> {
   return HARNESSES.filter((h): h is Harness & { install: NonNullable<Harness['install']> } => h.install !== undefined);
+}
+
+/** The harnesses hook health reports on (`baton doctor`, "Baton: Check Hooks"): those with hooks or a plugin to install. */
+export function hookHealthHarnesses(): HookHarnessInfo[] {
+  return HARNESSES.filter((h) => h.hooks || h.install).map((h) => ({
+    id: h.id,
+    displayName: h.displayName,
+    installable: h.install !== undefined,
+    neverFiredHint: h.install?.neverFiredHint,
+  }));
 }
 
 /** Every harness's transcript folders, in registry order. */

@@ -15,7 +15,11 @@ import { EventHub } from './events';
 import { readJsonBody, sendError, sendJson } from './http';
 import { MemoryService } from './memoryService';
 import { createDispatch, ADMIN_CALLER } from './dispatch';
-import { findRoute, matchPath, ROUTES } from '../api/routes';
+import { findRoute, HOOK_HEADER, matchPath, ROUTES, type RouteId } from '../api/routes';
+import { HookHealthRecorder } from '../node/hookHealth';
+import { harnessById } from '../harnesses/registry';
+import { HARNESS as CLAUDE_CODE_HTTP_HOOKS } from '../harnesses/claudeCode/hooks';
+import { CLAUDE_STYLE_EVENTS } from '../harnesses/claudeStyleHooks';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import { RunService } from './runService';
 import { SessionService } from './sessionService';
@@ -41,6 +45,8 @@ export interface RunningServer {
   sessions: SessionService;
   memory: MemoryService;
   events: EventHub;
+  /** When each harness's hooks last got through (DIR/hook-health.json). */
+  hookHealth: HookHealthRecorder;
   /** Stop accepting, let in-flight requests finish (up to 10 s), end event and /mcp streams at once. */
   close(): Promise<void>;
 }
@@ -61,6 +67,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   store.on('change', onChange);
   const runs = new RunService(config);
   const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, options.dataDir, (job) => jobs.enqueue(job)), logger);
+  const hookHealth = new HookHealthRecorder(options.dataDir);
   const dispatch = createDispatch({ store, config, sessions, memory, runs, work, logger, recovery: () => store.report.events });
   let port = 0;
   /** Requests not yet answered, long-lived streams included. */
@@ -103,6 +110,18 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     return '(no route)';
   }
 
+  /** A hook call that got through: the hook command and plugin name harness and event in a header; Claude Code's HTTP hooks in the body. */
+  function noteHook(req: http.IncomingMessage, id: RouteId, body: unknown): void {
+    const header = firstHeader(req, HOOK_HEADER);
+    if (header) {
+      const [harness, event] = header.split(' ');
+      if (harness && event && harnessById(harness)) hookHealth.record(harness, event);
+    } else if (id === 'claudeCodeHook') {
+      const event = (body as { hook_event_name?: unknown } | undefined)?.hook_event_name;
+      if (typeof event === 'string' && (CLAUDE_STYLE_EVENTS as readonly string[]).includes(event)) hookHealth.record(CLAUDE_CODE_HTTP_HOOKS, event);
+    }
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, log: LogInfo): Promise<number> {
     const url = requestTarget(req, port);
     log.route = routeLabel(url.pathname);
@@ -142,6 +161,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       { body, query: Object.fromEntries(url.searchParams) },
       { caller, params: found.params, header: (name) => firstHeader(req, name) },
     );
+    noteHook(req, found.id, body);
     sendJson(res, 200, result);
     return 200;
   }
@@ -207,6 +227,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     sessions,
     memory,
     events,
+    hookHealth,
     close: () =>
       (closing ??= (async () => {
         // Running children end first, so their runs are recorded failed while the store is open.
@@ -228,6 +249,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
             }
           }, 20);
         });
+        hookHealth.flushPending();
       })()),
   };
 }

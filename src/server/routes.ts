@@ -23,7 +23,7 @@ import type { BackgroundWork } from './jobs';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
 import { handleClaudeCodeEvent, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
-import { HookInputError } from '../harnesses/claudeStyleHooks';
+import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 
 export interface CallContext {
   caller: Caller;
@@ -215,11 +215,16 @@ export function buildHandlers(svc: Services): Handlers {
     synthesisComplete: async ({ body }, ctx) => memory.synthesisComplete(ctx.caller, body),
 
     claudeCodeHook: async ({ body }, ctx) => {
+      // The event name is free text from the caller: logged only when it is one of the known events.
+      const event = (CLAUDE_STYLE_EVENTS as readonly string[]).includes(String(body.hook_event_name)) ? String(body.hook_event_name) : 'other-event';
+      const stepFailed = (step: string, err: unknown) =>
+        logger.warn(`claude-code HTTP hook ${event}: step ${step} failed: ${err instanceof BatonError ? err.code : errorClassOf(err)}`);
       try {
-        return ((await handleClaudeCodeEvent(body as ClaudeCodePayload, ctx.internal)) ?? {}) as Record<string, unknown>;
+        return ((await handleClaudeCodeEvent(body as ClaudeCodePayload, ctx.internal, { stepFailed })) ?? {}) as Record<string, unknown>;
       } catch (err) {
-        if (err instanceof HookInputError) throw new BatonError('invalid_request', err.message);
-        throw err;
+        const cause = err instanceof HookStepFailure ? err.error : err;
+        if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);
+        throw cause;
       }
     },
 

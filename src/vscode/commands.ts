@@ -6,7 +6,9 @@ import * as vscode from 'vscode';
 import type { SessionView } from '../client/batonClient';
 import { renderMarkdownSession } from '../core/format';
 import type { SessionRecord } from '../core/session';
-import { installableHarnesses } from '../harnesses/registry';
+import { hookHealthHarnesses, installableHarnesses } from '../harnesses/registry';
+import { renderHookHealthMarkdown } from '../core/hookHealth';
+import { readHookHealthReport } from '../node/hookHealth';
 import { runDoctor } from '../store/doctor';
 import type { BatonHost } from './host';
 import type { Panels } from './panels';
@@ -254,6 +256,26 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await vscode.window.showTextDocument(doc, { preview: true });
       return report;
     }),
+    reg('baton.checkHooks', async () => {
+      // Per harness: when its hooks last got through, what failed lately, and the fix (docs/harnesses.md).
+      const report = readHookHealthReport(host.dataDir, hookHealthHarnesses());
+      const markdown = renderHookHealthMarkdown(report, host.dataDir);
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      // The fixes VS Code can apply: installing a harness's hooks (the same as `baton install <id>`).
+      const installs = report.harnesses.filter((h) => h.fixes.some((f) => f.command === `baton install ${h.id}`));
+      const buttons = new Map(installs.map((h) => [`Install ${h.displayName} Hooks`, h.id]));
+      const failing = report.harnesses.filter((h) => h.failures.length > 0).map((h) => h.displayName);
+      // Not awaited: the report is the command's answer, the buttons are an offer.
+      const offer = failing.length
+        ? vscode.window.showWarningMessage(`Baton: recent hook failures (${failing.join(', ')}); the fixes are in the report.`, ...buttons.keys())
+        : vscode.window.showInformationMessage('Baton: no recent hook failures.', ...buttons.keys());
+      void offer.then((choice) => {
+        const id = choice ? buttons.get(choice) : undefined;
+        if (id) void vscode.commands.executeCommand('baton.installHooks', id);
+      });
+      return { report, markdown };
+    }),
     reg('baton.copyEndpointEnv', async () => {
       const text = `export BATON_DATA_DIR=${JSON.stringify(host.dataDir)}${host.port ? `\nexport BATON_URL=http://127.0.0.1:${host.port}` : ''}\n`;
       await vscode.env.clipboard.writeText(text);
@@ -267,6 +289,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         { label: '$(search) Search Sessions', command: 'baton.searchSessions' },
         { label: '$(copy) Copy Endpoint Environment', command: 'baton.copyEndpointEnv' },
         { label: '$(heart) Run Doctor', command: 'baton.runDoctor' },
+        { label: '$(pulse) Check Hooks', command: 'baton.checkHooks' },
         { label: '$(output) Show Log', command: 'baton.showLog' },
       ];
       const chosen = await vscode.window.showQuickPick(items, { title: `Baton — ${host.role}${host.port ? ` on 127.0.0.1:${host.port}` : ''}` });

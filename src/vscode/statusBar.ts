@@ -10,7 +10,11 @@ export class StatusBar extends Disposable {
   private pending: NodeJS.Timeout | null = null;
   liveCount: number | null = null;
 
-  constructor(private readonly host: BatonHost) {
+  constructor(
+    private readonly host: BatonHost,
+    /** Whether the window shows demo data: said first, so nobody mistakes it for their own. */
+    private readonly demo: () => boolean = () => false,
+  ) {
     super();
     this._register(toDisposable(() => this.pending && clearTimeout(this.pending)));
     this.item.name = 'Baton';
@@ -48,9 +52,11 @@ export class StatusBar extends Disposable {
     try {
       const [live, total] = await Promise.all([this.host.client.count('live'), this.host.client.count('all')]);
       this.liveCount = live;
-      this.item.text = `$(${role === 'leader' ? 'broadcast' : 'plug'}) Baton ${role === 'leader' ? 'leader' : 'follower'} :${port} · ${live} live`;
+      const icon = this.demo() ? 'beaker' : role === 'leader' ? 'broadcast' : 'plug';
+      const label = this.demo() ? 'Baton: demo data ·' : 'Baton';
+      this.item.text = `$(${icon}) ${label} ${role === 'leader' ? 'leader' : 'follower'} :${port} · ${live} live`;
       this.item.tooltip = new vscode.MarkdownString(
-        `**Baton** — ${role === 'leader' ? 'this window holds the store' : 'following the window or daemon that holds the store'}\n\nEndpoint: \`127.0.0.1:${port}\`\n\nSessions: ${total} (${live} live)\n\nData: \`${this.host.dataDir}\``,
+        `**Baton** — ${role === 'leader' ? 'this window holds the store' : 'following the window or daemon that holds the store'}\n\nEndpoint: \`127.0.0.1:${port}\`\n\nSessions: ${total} (${live} live)\n\nData: \`${this.host.dataDir}\`${this.demo() ? ' (demo data: Baton: Leave Demo)' : ''}`,
       );
     } catch (err) {
       this.item.text = `$(warning) Baton ${role}`;

@@ -12,6 +12,7 @@ import { INHERIT_HEADING } from '../../src/core/inherit';
 import { installOpenCode, openCodePluginPath, openCodePluginSource, uninstallOpenCode } from '../../src/harnesses/openCode/install';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { writeEndpoint } from '../../src/node/endpoint';
+import { readHookFirings } from '../../src/node/hookHealth';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'opencode');
@@ -161,6 +162,9 @@ describe('OpenCode plugin (real Baton server)', function () {
       'only what the user typed, not the synthetic part',
     );
     assert.deepEqual(await transform(hooks, PARENT), ['You are opencode, an interactive CLI tool.']);
+    // The plugin names itself and the event (x-baton-hook): the server noted when they got through.
+    const fired = readHookFirings(dataDir).harnesses.opencode ?? {};
+    assert.ok(fired['session.created'] && fired['chat.message'], JSON.stringify(fired));
   });
 
   it('starts the child with its lineage even when its chat.message runs before its session.created handler', async () => {

@@ -23,7 +23,7 @@ export interface RunResult {
   ms: number;
 }
 
-/** Runs a command asynchronously; on timeout, kills its whole process group (only it). */
+/** Runs a command asynchronously in its own process group; on timeout or exit, kills that group (only it). */
 export function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -47,6 +47,12 @@ export function run(command: string, args: string[], opts: { cwd: string; env: N
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      // Whatever it left running in its group (MCP servers, sub-processes) ends with it.
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is already gone
+      }
       resolve({ code, signal, stdout, stderr, timedOut, ms: Date.now() - started });
     });
   });

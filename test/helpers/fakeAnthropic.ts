@@ -53,6 +53,17 @@ export interface FakeAnthropicScript {
   otherText?: string;
   /** While developing: append every request (one JSON line each) to this file. */
   dumpFile?: string;
+  /**
+   * A longer script (scripts/record-demo.ts): answers any request it knows, before the roles
+   * above are looked at; undefined falls through to them.
+   */
+  respond?(body: any, headers: http.IncomingHttpHeaders): ScriptedReply | undefined;
+}
+
+export type ScriptedBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: any };
+export interface ScriptedReply {
+  blocks: ScriptedBlock[];
+  stopReason: 'end_turn' | 'tool_use';
 }
 
 export interface FakeAnthropic {
@@ -137,7 +148,7 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
     return 'other';
   };
 
-  type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Json };
+  type Block = ScriptedBlock;
 
   const reply = (role: RequestRole): { blocks: Block[]; stopReason: string } => {
     switch (role) {
@@ -239,7 +250,7 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
           record.role = classify(body, req.headers);
           record.stream = body?.stream === true;
           const model = typeof body?.model === 'string' ? body.model : 'claude-fake';
-          const { blocks, stopReason } = reply(record.role);
+          const { blocks, stopReason } = script.respond?.(body, req.headers) ?? reply(record.role);
           if (record.stream) writeStream(res, model, blocks, stopReason);
           else
             writeJson(res, 200, {

@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApiPoster, HookOutput } from '../harness';
+import type { ApiPoster, HookOutput, HookRun } from '../harness';
 import { handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 
 export { subagentKey, type ApiPoster, type HookOutput };
@@ -47,15 +47,20 @@ const quirks: ClaudeStyleQuirks = {
   harness: HARNESS,
   subagentStartTranscript: 'parent',
   spawnerOf,
-  async syncSubagents(client, transcriptPath, root, project) {
+  async syncSubagents(client, transcriptPath, root, project, failed) {
     if (!transcriptPath) return;
+    // One sub-agent's file failing does not keep the others from being sent.
     for (const { agentId, file } of subagentTranscripts(transcriptPath, root)) {
-      await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project } });
+      try {
+        await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project } });
+      } catch (err) {
+        failed('sync-subagent', err);
+      }
     }
   },
 };
 
 /** Claude Code's hook: the shared mapping, with Claude Code's quirks. */
-export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster): Promise<HookOutput | null> {
-  return handleClaudeStyleEvent(quirks, payload, client);
+export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
+  return handleClaudeStyleEvent(quirks, payload, client, run);
 }

@@ -34,7 +34,7 @@ export const claudeCode: Harness = {
   lineage: claudeCodeLineage,
   hooks: {
     events: CLAUDE_STYLE_EVENTS,
-    handle: (payload, client) => handleClaudeCodeEvent(payload as ClaudeStylePayload, client),
+    handle: (payload, client, run) => handleClaudeCodeEvent(payload as ClaudeStylePayload, client, run),
   },
   install: {
     scopes: ['project', 'user'],

@@ -4,8 +4,9 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
-import type { ApiPoster, Harness, HookOutput } from '../harness';
-import { codexHome, HARNESS, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
+import type { ApiPoster, Harness, HookOutput, HookRun } from '../harness';
+import { codexConfigPath, codexHome, HARNESS, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
+import { trustCodexHooks, type TrustOutcome } from './trust';
 import { CODEX_JSONL, codexTranscript } from './transcript';
 import type { HarnessLineage } from '../../core/lineage';
 
@@ -45,8 +46,18 @@ function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): 
 
 const quirks: ClaudeStyleQuirks = { harness: HARNESS, subagentStartTranscript: 'child', spawnerOf };
 
-export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster): Promise<HookOutput | null> {
-  return handleClaudeStyleEvent(quirks, payload, client);
+export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
+  return handleClaudeStyleEvent(quirks, payload, client, run);
+}
+
+function trustMessage(t: TrustOutcome): string {
+  const how =
+    t.source === 'codex'
+      ? t.verified
+        ? "keys and hashes from Codex's app-server, which now reports them trusted"
+        : `keys and hashes from Codex's app-server; ${t.note ?? 'not verified'}`
+      : `hashes computed as Codex does; ${t.note ?? 'not verified with Codex'}`;
+  return `Trusted Baton's ${t.entries.length} Codex hooks (hooks.state in ${t.file}; ${how})`;
 }
 
 export const codex: Harness = {
@@ -61,25 +72,37 @@ export const codex: Harness = {
   lineage: codexLineage,
   hooks: {
     events: CLAUDE_STYLE_EVENTS,
-    handle: (payload, client) => handleCodexEvent(payload as ClaudeStylePayload, client),
+    handle: (payload, client, run) => handleCodexEvent(payload as ClaudeStylePayload, client, run),
   },
   install: {
     scopes: ['user'],
-    install(ctx) {
+    async install(ctx) {
       const result = installCodex(ctx.command);
       const mcp = registerCodexMcp(ctx.command);
       const messages = [
         `Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`,
         mcp.registered ? `Registered the Baton MCP server in ${mcp.file}` : `Left the MCP servers in ${mcp.file} alone: ${mcp.reason}`,
-        'Codex runs only hooks you trust: review and trust them in Codex (or run codex with --dangerously-bypass-hook-trust).',
       ];
-      return { ...result, mcpFile: mcp.file, messages };
+      let trust: TrustOutcome | undefined;
+      if (ctx.trustHooks === false) {
+        messages.push(
+          "Left Codex's hook trust alone (--no-trust): Codex skips untrusted hooks silently, so trust Baton's in Codex's /hooks menu, run `baton install codex` without --no-trust, or run codex with --dangerously-bypass-hook-trust.",
+        );
+      } else {
+        trust = await trustCodexHooks({ hooksFile: result.file, configFile: codexConfigPath(), home: codexHome(), harness: HARNESS });
+        messages.push(trustMessage(trust));
+      }
+      return { ...result, mcpFile: mcp.file, trust, messages };
     },
     uninstall() {
       const result = uninstallCodex();
-      return { ...result, messages: unregisterCodexMcp() ? ['Removed the Baton MCP server from Codex'] : [] };
+      const messages = result.trustRemoved ? [`Removed Codex's trust of Baton's hooks from ${codexConfigPath()}`] : [];
+      if (unregisterCodexMcp()) messages.push('Removed the Baton MCP server from Codex');
+      return { file: result.file, removed: result.removed, messages };
     },
     menu: [{ label: 'Codex — user hooks ($CODEX_HOME/hooks.json)', description: 'and the MCP server in $CODEX_HOME/config.toml', scope: 'user' }],
-    notice: ' Trust them in Codex before they run.',
+    notice: ' Baton recorded that Codex trusts them.',
+    neverFiredHint:
+      'No Codex hook has reached Baton: Codex skips hooks it does not trust, silently. Run `baton install codex` again (it records the trust of the hooks it writes; not with --no-trust), or trust them in Codex.',
   },
 };

@@ -1,7 +1,8 @@
 // `baton install codex`: Baton's hook command in $CODEX_HOME/hooks.json (Codex reads the
 // Claude-style shape there), keeping the user's own hooks, and Baton's MCP server in
 // $CODEX_HOME/config.toml (docs/harnesses.md). Codex skips hooks it does not trust, silently: the
-// install says how to trust them. Idempotent; removal takes out only Baton's entries.
+// install records Codex's trust for exactly the entries it wrote (trust.ts), unless told not to.
+// Idempotent; removal takes out only Baton's entries, their trust and its MCP server.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,6 +12,8 @@ import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
 import type { HookCommandOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type Matcher } from '../hookCommand';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
+import { removeTomlTables } from './tomlTables';
+import { batonHookTrust, CODEX_SESSION_END_MAX_TIMEOUT, removeCodexTrust } from './trust';
 
 /** Codex's harness id, as its hook command line names it. */
 export const HARNESS = 'codex';
@@ -30,16 +33,27 @@ export function installCodex(command: HookCommandOptions, home?: string): { file
   const file = codexHooksPath(home);
   const settings = readJsonFile(file);
   const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {}, HARNESS);
-  const entry = { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
-  for (const event of CODEX_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
+  // Codex caps a SessionEnd hook at 3 s: writing the capped value keeps the entry identical to what
+  // Codex hashes for trust.
+  const entry = (event: string) => ({
+    type: 'command',
+    command: hookCommand(command, HARNESS),
+    timeout: event === 'SessionEnd' ? CODEX_SESSION_END_MAX_TIMEOUT : 5,
+  });
+  for (const event of CODEX_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry(event)] }];
   writeJsonFile(file, { ...settings, hooks });
   return { file, events: [...CODEX_EVENTS] };
 }
 
-export function uninstallCodex(home?: string): { file: string; removed: boolean } {
+/** Removes Baton's hook entries and the trust Codex holds for them (keyed by their positions, so read first). */
+export function uninstallCodex(home?: string): { file: string; removed: boolean; trustRemoved: boolean } {
   const file = codexHooksPath(home);
   const settings = readJsonFile(file);
-  if (!settings.hooks) return { file, removed: false };
+  if (!settings.hooks) return { file, removed: false, trustRemoved: false };
+  const trustRemoved = removeCodexTrust(
+    codexConfigPath(home),
+    batonHookTrust(file, HARNESS).map((t) => t.key),
+  );
   const hooks = withoutOurs(settings.hooks as Record<string, Matcher[]>, HARNESS);
   const removed = JSON.stringify(hooks) !== JSON.stringify(settings.hooks);
   if (removed) {
@@ -48,7 +62,7 @@ export function uninstallCodex(home?: string): { file: string; removed: boolean 
     else delete next.hooks;
     writeJsonFile(file, next);
   }
-  return { file, removed };
+  return { file, removed, trustRemoved };
 }
 
 const BEGIN = '# >>> baton mcp (managed by `baton install codex`)';
@@ -62,11 +76,15 @@ function tomlString(value: string): string {
   return JSON.stringify(value); // a TOML basic string is a JSON string for our characters
 }
 
+/** The file without Baton's MCP block: its marker lines and its [mcp_servers.baton] table only. Codex
+ * writes tables of its own (e.g. hooks.state) where it likes, also between the markers: they stay. */
 function withoutBlock(text: string): string {
-  const start = text.indexOf(BEGIN);
-  if (start < 0) return text;
-  const end = text.indexOf(END, start);
-  return (text.slice(0, start) + (end < 0 ? '' : text.slice(end + END.length))).replace(/\n{3,}/g, '\n\n');
+  if (!text.includes(BEGIN)) return text;
+  const unmarked = text
+    .split('\n')
+    .filter((line) => line.trim() !== END && !line.startsWith(BEGIN))
+    .join('\n');
+  return removeTomlTables(unmarked, [['mcp_servers', 'baton']]).replace(/\n{3,}/g, '\n\n');
 }
 
 export function registerCodexMcp(opts: HookCommandOptions, home?: string): { file: string; registered: boolean; reason?: string } {

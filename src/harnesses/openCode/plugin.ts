@@ -8,7 +8,7 @@
 // (Baton's own data-directory resolution). It never throws into OpenCode: every failure is
 // swallowed and noted in <data dir>/hooks.log.
 
-import { ROUTES } from '../../api/routes';
+import { HOOK_HEADER, ROUTES } from '../../api/routes';
 import { hashText } from '../../core/hash';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -137,7 +137,8 @@ async function post(route: string, body: Obj, event: string | undefined, conflic
   try {
     const res = await fetch(ep.url + route, {
       method: 'POST',
-      headers: { authorization: 'Bearer ' + ep.token, 'content-type': 'application/json' },
+      // The hook header: the server notes when OpenCode's events last got through (`baton doctor`).
+      headers: { authorization: 'Bearer ' + ep.token, 'content-type': 'application/json', [HOOK_HEADER]: HARNESS + ' ' + (event || 'other-event') },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });

@@ -191,4 +191,55 @@ describe('Commands', () => {
     assert.ok(text.includes(`- Role of this window: leader (endpoint 127.0.0.1:${a.host.port})`));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
+
+  it('baton.checkHooks reports when hooks fired through the real hook command, the failed step and its fix', async function () {
+    this.timeout(30_000);
+    const { spawn } = await import('node:child_process');
+    const hookJs = path.join(vscode.extensions.getExtension('baton-dev.baton')!.extensionPath, 'dist', 'hook.js');
+    const sessionId = uid('hookhealth');
+    // A parent transcript outside every folder the server reads: the refresh is refused, the child still opens.
+    const foreign = path.join(tmp, 'foreign.jsonl');
+    fs.writeFileSync(foreign, JSON.stringify({ type: 'user', uuid: 'u', sessionId, message: { role: 'user', content: 'x' } }) + '\n');
+    // Asynchronously: the server answering the hook runs in this extension host.
+    const fire = (payload: object) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, [hookJs, 'claude-code', '--data-dir', a.host.dataDir], {
+          env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+          stdio: ['pipe', 'ignore', 'ignore'],
+        });
+        const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        child.on('exit', (status) => {
+          clearTimeout(kill);
+          resolve(status);
+        });
+        child.stdin.end(JSON.stringify(payload));
+      });
+    assert.equal(await fire({ hook_event_name: 'UserPromptSubmit', session_id: sessionId, cwd: workspaceFolder(), prompt: 'hello' }), 0);
+    assert.equal(await fire({ hook_event_name: 'SubagentStart', session_id: sessionId, cwd: workspaceFolder(), transcript_path: foreign, agent_id: 'h1' }), 0);
+    await waitFor(() => a.host.client!.getSession(`${sessionId}/agent-h1`), 5_000, 'the child opened despite the refused refresh');
+
+    const result = (await vscode.commands.executeCommand('baton.checkHooks')) as {
+      report: { harnesses: Array<{ id: string; lastFired: { event: string } | null; failures: Array<{ step: string | null; kind: string }> }> };
+      markdown: string;
+    };
+    assert.ok(result, 'checkHooks returned nothing (see the Baton log)');
+    const claude = result.report.harnesses.find((h) => h.id === 'claude-code')!;
+    assert.equal(claude.lastFired?.event, 'SubagentStart');
+    assert.ok(
+      claude.failures.some((f) => f.step === 'refresh-parent' && f.kind === 'transcript-refused'),
+      JSON.stringify(claude.failures),
+    );
+    const editor = await waitFor(
+      () => vscode.window.activeTextEditor?.document.getText().startsWith('# Baton hooks') && vscode.window.activeTextEditor,
+      5_000,
+      'the hooks document',
+    );
+    const text = editor.document.getText();
+    assert.equal(text, result.markdown);
+    assert.match(text, /## Claude Code \(`claude-code`\)\n\n- Last fired: \S+ \(SubagentStart\)/);
+    assert.match(text, /- SubagentStart \(step refresh-parent\): `\/api\/hooks\/user-prompt-submit: HTTP 400 invalid_request`/);
+    assert.match(text, /The server refused a transcript file .*`baton install claude-code`/);
+    assert.match(text, /## Codex \(`codex`\)\n\n- Last fired: never/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
 });

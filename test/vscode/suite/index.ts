@@ -20,6 +20,8 @@ const files: Array<[name: string, load: () => unknown]> = [
   ['scale.test.ts', () => require('./scale.test')],
   // Restarts the leader (the inherit profile settings): after the suites that keep one endpoint.
   ['inheritance.test.ts', () => require('./inheritance.test')],
+  // Switches the window to a demo data directory and back (a leader restart each way).
+  ['demo.test.ts', () => require('./demo.test')],
   ['activation.test.ts', () => require('./activation.test')],
 ];
 
