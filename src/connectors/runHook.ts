@@ -7,6 +7,7 @@ import { JsonInputError, parseJsonSafely } from '../core/safeJson';
 import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure, HookStepTimeout } from '../harnesses/claudeStyleHooks';
 import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
 import { hookHarnesses } from '../harnesses/registry';
+import { withTranscriptChunks } from './transcriptChunks';
 import { resolveDataDir } from '../node/paths';
 import { HOOK_HEADER } from '../api/routes';
 
@@ -56,7 +57,8 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     }
     // A step that fails while the event goes on is one line of its own.
     const stepFailed = (step: string, err: unknown) => logHookProblem(dataDir, harness, event, `step ${step}: ${describe(err)}`);
-    const output = await hooks.handle(payload, client, { deadline, stepFailed, dataDir });
+    // A transcript the server may not open (a config folder it does not know) is sent by the hook itself.
+    const output = await hooks.handle(payload, withTranscriptChunks(client), { deadline, stepFailed, dataDir });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);

@@ -106,4 +106,9 @@ export const copilotTranscript: TranscriptParser = {
   format: COPILOT_JSONL,
   recognizes: isCopilotEvent,
   parse: (records) => copilotTurns(records),
+  // Whose event a record is follows chains that start anywhere earlier in the file (a sub-agent's
+  // runSubagent start, its prompt), so a continuation is parsed with the whole file again. VS Code
+  // prunes these files soon after a session, so they stay small (docs/harnesses.md).
+  parseFrom: (records, state) => (state.records === 0 ? { turns: copilotTurns(records), state: { records: records.length, flags: {} } } : { restart: {} }),
+  startsFresh: () => true,
 };
