@@ -256,11 +256,11 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key })).content, 'User: Child task PROMPT-FIRST-2');
     });
 
-    it("keeps the payload's prompt and still hands over the block when the server may not read the transcript", async () => {
+    it("keeps the payload's prompt and still hands over the block when neither the server nor the hook can read the transcript", async () => {
       const sid = 'f5e4d3c2-0000-4000-8000-outsideroot';
       const outside = path.join(tempDir('baton-elsewhere-'), 'ws', 'GitHub.copilot-chat', 'transcripts', `${sid}.jsonl`);
-      fs.mkdirSync(path.dirname(outside), { recursive: true });
-      fs.copyFileSync(FIXTURE, outside);
+      // A folder where the file should be: a readable file outside the roots is sent by the hook itself.
+      fs.mkdirSync(outside, { recursive: true });
       const base = { session_id: sid, cwd: '/work/shop', transcript_path: outside };
       await runHook('copilot', dataDir, { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Outside the roots OUTSIDE-MARK-77' });
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key: sid })).content, 'User: Outside the roots OUTSIDE-MARK-77');
