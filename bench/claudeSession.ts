@@ -9,6 +9,7 @@ import { buildVocabulary, mix, prng, type Vocabulary } from './workload';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 const VERSION = '2.1.328';
+const VOCABULARY_SEED = 0xc1a0de;
 
 /** Sizes of the generated pieces, in characters: [min, max). */
 const PROMPT: [number, number] = [80, 600];
@@ -34,7 +35,8 @@ export class ClaudeSessionWriter {
     seed: number,
   ) {
     this.rand = prng(mix(seed, 1));
-    this.vocab = buildVocabulary(mix(seed, 2), 4000, 5000);
+    // One vocabulary for every session, so the same query means the same thing at every size.
+    this.vocab = buildVocabulary(VOCABULARY_SEED, 4000, 5000);
     this.clock = Date.UTC(2026, 2, 2, 9, 0, 0);
   }
 

@@ -1,9 +1,10 @@
 // `npm run bench` (third part): what Claude Code's hooks cost as a session's transcript grows.
 // Claude Code-format JSONL sessions (bench/claudeSession.ts) are grown to each size under the
 // Claude Code transcript folder the server allows (CLAUDE_CONFIG_DIR/projects), with a hook call
-// every few MB as a live session would make. Then, over HTTP on 127.0.0.1 with the hook token and
-// through Claude Code's own hook mapping (src/harnesses/claudeCode/hooks.ts), each iteration
-// appends one new exchange to the file and times:
+// every few MB as a live session would make. Every size's server runs at once and the iterations
+// alternate between sizes, so the shared machine's load falls on all sizes alike. Over HTTP on
+// 127.0.0.1 with the hook token and through Claude Code's own hook mapping
+// (src/harnesses/claudeCode/hooks.ts), each iteration appends one new exchange to the file and times:
 //   - prompt-submit: the UserPromptSubmit hook (the server reads the transcript named by its path),
 //     with a search sent at the same moment ("search alongside");
 //   - a quiet search: the same query with nothing else running;
@@ -196,7 +197,44 @@ interface SizeResult {
   serverRss: number | null;
 }
 
-async function measureSize(mb: number, opts: Options, work: string): Promise<SizeResult> {
+/** One size's session, server and figures while the iterations run. */
+interface SizeRun {
+  result: SizeResult;
+  server: { child: ChildProcess; url: string; token: string };
+  api: ApiClient;
+  hook: (payload: Record<string, unknown>) => Promise<unknown>;
+  writer: ClaudeSessionWriter;
+  file: string;
+  size: number;
+  appended: number[];
+  native: (turns: string[]) => void;
+  dirs: string[];
+}
+
+/** CPU time (clock ticks) a process has used so far; null when unknown. */
+function cpuTicks(pid: number | undefined): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/** Waits (at most a minute) until none of the servers uses CPU for a second: a big ingest's after-work is over. */
+async function waitIdle(runs: SizeRun[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let last = runs.map((r) => cpuTicks(r.server.child.pid));
+  while (Date.now() < deadline) {
+    await sleep(1000);
+    const now = runs.map((r) => cpuTicks(r.server.child.pid));
+    if (now.every((t, i) => t === null || last[i] === null || t - last[i]! <= 2)) return;
+    last = now;
+  }
+}
+
+/** Starts a server for one size and grows its session to size as a live one grows: a prompt-submit every step. */
+async function prepareSize(mb: number, opts: Options, work: string): Promise<SizeRun> {
   const claudeDir = path.join(work, `claude-${mb}`);
   const dataDir = path.join(work, `data-${mb}`);
   const cwd = '/home/dev/bench';
@@ -210,40 +248,11 @@ async function measureSize(mb: number, opts: Options, work: string): Promise<Siz
   const api = new ApiClient(httpTransport({ url: server.url, token: server.token }, 120_000));
   const claude = hookHarnesses().find((h) => h.id === 'claude-code')!.hooks;
   const hook = (payload: Record<string, unknown>) => claude.handle({ session_id: sessionId, transcript_path: file, cwd, ...payload }, api);
-  try {
-    await hook({ hook_event_name: 'SessionStart', source: 'startup' });
-
-    // Grow the session as a live one grows: exchanges appended, a prompt-submit every step.
-    process.stderr.write(`[transcripts] ${mb} MB: growing the session…\n`);
-    const target = mb * MB;
-    const step = Math.max(MB, target / GROW_STEPS);
-    const grow = { calls: 0, refused: 0, reason: undefined as string | undefined, maxMs: 0 };
-    let size = 0;
-    let nextHook = step;
-    while (size < target) {
-      const chunk = writer.exchange();
-      fs.appendFileSync(file, chunk);
-      size += Buffer.byteLength(chunk);
-      if (size >= nextHook || size >= target) {
-        nextHook += step;
-        const o = await timed(() => hook({ hook_event_name: 'UserPromptSubmit', prompt: 'continue' }));
-        grow.calls++;
-        grow.maxMs = Math.max(grow.maxMs, o.ms);
-        if (o.error !== undefined) {
-          grow.refused++;
-          grow.reason ??= o.error;
-        }
-      }
-    }
-
-    // The timed exchanges are the same at every size (their own seed), so only the file's size differs.
-    writer.reseed(mix(SEED, 0x71));
-    const queries = writer.queryWords(mix(SEED, 0x51), opts.iterations);
-    const native = nativeStore(path.join(work, `native-${mb}.db`));
-    const r: SizeResult = {
+  const run: SizeRun = {
+    result: {
       mb,
       fileBytes: 0,
-      grow,
+      grow: { calls: 0, refused: 0, maxMs: 0 },
       prompt: new Series(),
       alongside: new Series(),
       quiet: new Series(),
@@ -252,44 +261,103 @@ async function measureSize(mb: number, opts: Options, work: string): Promise<Siz
       nativeFull: new Series(),
       appendedBytes: summarize([]),
       serverRss: null,
-    };
-    const appended: number[] = [];
-    process.stderr.write(`[transcripts] ${mb} MB: ${opts.iterations} iterations…\n`);
-    for (let i = 0; i < opts.iterations; i++) {
-      const before = size;
-      const exchange = writer.exchange();
-      fs.appendFileSync(file, exchange);
-      size += Buffer.byteLength(exchange);
-      appended.push(size - before);
-      // Native: only what was appended, read, parsed and stored.
-      r.nativeAppend.add(await timed(async () => native(turnsOf(readRange(file, before, size).toString('utf8')))));
-      await sleep(SETTLE_MS);
-      const query = queries[i];
-      const [prompt, alongside] = await Promise.all([
-        timed(() => hook({ hook_event_name: 'UserPromptSubmit', prompt: `iteration ${i}` })),
-        timed(() => api.call('search', { body: { query, limit: 5 } })),
-      ]);
-      r.prompt.add(prompt);
-      r.alongside.add(alongside);
-      await sleep(SETTLE_MS);
-      r.quiet.add(await timed(() => api.call('search', { body: { query, limit: 5 } })));
-      // Claude Code writes the Agent tool call, then fires SubagentStart with the parent's transcript.
-      const call = writer.agentCall();
-      fs.appendFileSync(file, call);
-      size += Buffer.byteLength(call);
-      await sleep(SETTLE_MS);
-      r.subagent.add(await timed(() => hook({ hook_event_name: 'SubagentStart', agent_id: `a${mb}x${i}`, agent_type: 'general-purpose' })));
-      await sleep(SETTLE_MS);
+    },
+    server,
+    api,
+    hook,
+    writer,
+    file,
+    size: 0,
+    appended: [],
+    native: nativeStore(path.join(work, `native-${mb}.db`)),
+    dirs: [claudeDir, dataDir],
+  };
+  await hook({ hook_event_name: 'SessionStart', source: 'startup' });
+  process.stderr.write(`[transcripts] ${mb} MB: growing the session…\n`);
+  const target = mb * MB;
+  const step = Math.max(MB, target / GROW_STEPS);
+  const grow = run.result.grow;
+  let nextHook = step;
+  while (run.size < target) {
+    const chunk = writer.exchange();
+    fs.appendFileSync(file, chunk);
+    run.size += Buffer.byteLength(chunk);
+    if (run.size >= nextHook || run.size >= target) {
+      nextHook += step;
+      const o = await timed(() => hook({ hook_event_name: 'UserPromptSubmit', prompt: 'continue' }));
+      grow.calls++;
+      grow.maxMs = Math.max(grow.maxMs, o.ms);
+      if (o.error !== undefined) {
+        grow.refused++;
+        grow.reason ??= o.error;
+      }
     }
-    r.serverRss = rssOf(server.child.pid);
-    for (let i = 0; i < FULL_READ_SAMPLES; i++) r.nativeFull.add(await timed(async () => turnsOf(fs.readFileSync(file, 'utf8'))));
-    r.fileBytes = size;
-    r.appendedBytes = summarize(appended);
-    return r;
+  }
+  // The timed exchanges are the same at every size (their own seed), so only the file's size differs.
+  writer.reseed(mix(SEED, 0x71));
+  return run;
+}
+
+function append(run: SizeRun, text: string): void {
+  fs.appendFileSync(run.file, text);
+  run.size += Buffer.byteLength(text);
+}
+
+/** One iteration at one size: a new exchange, then each timed operation with the server otherwise idle. */
+async function iterate(run: SizeRun, i: number, query: string): Promise<void> {
+  const r = run.result;
+  const before = run.size;
+  append(run, run.writer.exchange());
+  run.appended.push(run.size - before);
+  // Native: only what was appended, read, parsed and stored.
+  r.nativeAppend.add(await timed(async () => run.native(turnsOf(readRange(run.file, before, run.size).toString('utf8')))));
+  await sleep(SETTLE_MS);
+  const [prompt, alongside] = await Promise.all([
+    timed(() => run.hook({ hook_event_name: 'UserPromptSubmit', prompt: `iteration ${i}` })),
+    timed(() => run.api.call('search', { body: { query, limit: 5 } })),
+  ]);
+  r.prompt.add(prompt);
+  r.alongside.add(alongside);
+  await sleep(SETTLE_MS);
+  r.quiet.add(await timed(() => run.api.call('search', { body: { query, limit: 5 } })));
+  // Claude Code writes the Agent tool call, then fires SubagentStart with the parent's transcript.
+  append(run, run.writer.agentCall());
+  await sleep(SETTLE_MS);
+  r.subagent.add(await timed(() => run.hook({ hook_event_name: 'SubagentStart', agent_id: `a${r.mb}x${i}`, agent_type: 'general-purpose' })));
+  await sleep(SETTLE_MS);
+}
+
+async function finishSize(run: SizeRun): Promise<SizeResult> {
+  const r = run.result;
+  r.serverRss = rssOf(run.server.child.pid);
+  await stopServer(run.server.child);
+  for (let i = 0; i < FULL_READ_SAMPLES; i++) r.nativeFull.add(await timed(async () => turnsOf(fs.readFileSync(run.file, 'utf8'))));
+  r.fileBytes = run.size;
+  r.appendedBytes = summarize(run.appended);
+  return r;
+}
+
+/**
+ * Every size's server runs at once and the iterations alternate between sizes (iteration i at 1 MB,
+ * at 20 MB, at 200 MB, then i + 1): on a shared machine, load that comes and goes then falls on
+ * every size alike instead of on whichever size was running at the time.
+ */
+async function measure(opts: Options, work: string): Promise<SizeResult[]> {
+  const runs: SizeRun[] = [];
+  try {
+    for (const mb of opts.sizes) runs.push(await prepareSize(mb, opts, work));
+    await waitIdle(runs);
+    const queries = runs[0].writer.queryWords(mix(SEED, 0x51), opts.iterations);
+    process.stderr.write(`[transcripts] ${opts.iterations} iterations at ${opts.sizes.join(', ')} MB, interleaved…\n`);
+    for (let i = 0; i < opts.iterations; i++) for (const run of runs) await iterate(run, i, queries[i]);
+    const results: SizeResult[] = [];
+    for (const run of runs) results.push(await finishSize(run));
+    return results;
   } finally {
-    await stopServer(server.child);
-    fs.rmSync(claudeDir, { recursive: true, force: true });
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    for (const run of runs) {
+      await stopServer(run.server.child);
+      for (const dir of run.dirs) fs.rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -389,7 +457,8 @@ Claude Code-format JSONL sessions (prompts, assistant text one block per line, t
 Bash / Grep / Edit calls with results of 1.5–8 KB, 5% of Read and Bash results 40–160 KB, each with
 Claude Code's structured copy beside it) are grown to 1, 20 and 200 MB in the Claude Code
 transcript folder of a \`baton serve\` on 127.0.0.1, with a prompt-submit every few MB as a live
-session makes. Each iteration then appends one new exchange (the same exchanges at every size)
+session makes; each size has its own server, all running at once, and the iterations alternate
+between sizes so that load from elsewhere on the machine falls on every size alike. Each iteration appends one new exchange (the same exchanges at every size)
 and, over HTTP with the hook token and through Claude Code's hook mapping, times a prompt-submit
 with a search sent at the same moment, the same search alone, and a sub-agent start (refresh of
 the parent's transcript, then the child's session start with its inherited block). The native
@@ -417,7 +486,7 @@ async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-transcripts-'));
   const results: SizeResult[] = [];
   try {
-    for (const mb of opts.sizes) results.push(await measureSize(mb, opts, work));
+    results.push(...(await measure(opts, work)));
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
