@@ -17,6 +17,7 @@
 // the quiet search.
 //
 //   node --import tsx bench/transcripts.ts [--sizes 1,20,200] [--iterations 30] [--write] [--label NAME]
+//   BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the servers.
 //   BENCH_WRITE=1 is the same as --write: the run becomes the section NAME of bench/RESULTS-transcripts.md
 //   (other sections are kept, so a "before" and an "after" run sit side by side).
 
@@ -99,7 +100,9 @@ class Series {
 
 /** `baton serve` on a fresh data directory, its Claude Code transcript folder under claudeDir. */
 async function startServer(dataDir: string, claudeDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], {
+  // BENCH_SERVER_NODE_ARGS: extra Node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, CLAUDE_CONFIG_DIR: claudeDir },
   });
