@@ -24,9 +24,11 @@
 import Database from 'better-sqlite3';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApiClient, httpTransport } from '../src/api/client';
+import { ApiClient, type Transport } from '../src/api/client';
+import { pathOf, ROUTES } from '../src/api/routes';
 import { hookHarnesses } from '../src/harnesses/registry';
 import { ClaudeSessionWriter } from './claudeSession';
 import { mix } from './workload';
@@ -96,6 +98,49 @@ class Series {
   summary(): Summary | null {
     return this.ms.length ? summarize(this.ms) : null;
   }
+}
+
+/**
+ * Calls over one kept-alive connection of its own. The hooks and the searches each get one, so a
+ * search sent alongside a prompt-submit never waits for a connection to be opened or freed.
+ */
+function connectionTransport(url: string, token: string): { transport: Transport; agent: http.Agent } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const { hostname, port } = new URL(url);
+  const transport: Transport = {
+    send: (id, input) =>
+      new Promise((resolve, reject) => {
+        const route = ROUTES[id];
+        const query = new URLSearchParams(input.query).toString();
+        const payload = route.method === 'POST' ? Buffer.from(JSON.stringify(input.body ?? {})) : undefined;
+        const req = http.request(
+          {
+            host: hostname,
+            port,
+            path: pathOf(id, input.params) + (query ? `?${query}` : ''),
+            method: route.method,
+            agent,
+            headers: {
+              authorization: `Bearer ${token}`,
+              ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const json = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { error?: string };
+              if (res.statusCode === 200) resolve(json);
+              else reject(new Error(`HTTP ${res.statusCode}: ${json.error ?? ''}`));
+            });
+          },
+        );
+        req.setTimeout(120_000, () => req.destroy(new Error(`${id}: no answer in 120 s`)));
+        req.on('error', reject);
+        req.end(payload);
+      }),
+  };
+  return { transport, agent };
 }
 
 /** `baton serve` on a fresh data directory, its Claude Code transcript folder under claudeDir. */
@@ -204,7 +249,10 @@ interface SizeResult {
 interface SizeRun {
   result: SizeResult;
   server: { child: ChildProcess; url: string; token: string };
+  /** The hooks' client and the searches' client, each on its own connection. */
   api: ApiClient;
+  search: ApiClient;
+  agents: http.Agent[];
   hook: (payload: Record<string, unknown>) => Promise<unknown>;
   writer: ClaudeSessionWriter;
   file: string;
@@ -248,7 +296,9 @@ async function prepareSize(mb: number, opts: Options, work: string): Promise<Siz
   const file = path.join(projectDir, `${sessionId}.jsonl`);
   const writer = new ClaudeSessionWriter(sessionId, cwd, mix(SEED, mb));
   const server = await startServer(dataDir, claudeDir);
-  const api = new ApiClient(httpTransport({ url: server.url, token: server.token }, 120_000));
+  const hooksConnection = connectionTransport(server.url, server.token);
+  const searchConnection = connectionTransport(server.url, server.token);
+  const api = new ApiClient(hooksConnection.transport);
   const claude = hookHarnesses().find((h) => h.id === 'claude-code')!.hooks;
   const hook = (payload: Record<string, unknown>) => claude.handle({ session_id: sessionId, transcript_path: file, cwd, ...payload }, api);
   const run: SizeRun = {
@@ -267,6 +317,8 @@ async function prepareSize(mb: number, opts: Options, work: string): Promise<Siz
     },
     server,
     api,
+    search: new ApiClient(searchConnection.transport),
+    agents: [hooksConnection.agent, searchConnection.agent],
     hook,
     writer,
     file,
@@ -314,15 +366,17 @@ async function iterate(run: SizeRun, i: number, query: string): Promise<void> {
   run.appended.push(run.size - before);
   // Native: only what was appended, read, parsed and stored.
   r.nativeAppend.add(await timed(async () => run.native(turnsOf(readRange(run.file, before, run.size).toString('utf8')))));
+  // Both connections open (the server closes idle ones) before the pair is timed.
+  await Promise.all([run.api.call('health'), run.search.call('health')]);
   await sleep(SETTLE_MS);
   const [prompt, alongside] = await Promise.all([
     timed(() => run.hook({ hook_event_name: 'UserPromptSubmit', prompt: `iteration ${i}` })),
-    timed(() => run.api.call('search', { body: { query, limit: 5 } })),
+    timed(() => run.search.call('search', { body: { query, limit: 5 } })),
   ]);
   r.prompt.add(prompt);
   r.alongside.add(alongside);
   await sleep(SETTLE_MS);
-  r.quiet.add(await timed(() => run.api.call('search', { body: { query, limit: 5 } })));
+  r.quiet.add(await timed(() => run.search.call('search', { body: { query, limit: 5 } })));
   // Claude Code writes the Agent tool call, then fires SubagentStart with the parent's transcript.
   append(run, run.writer.agentCall());
   await sleep(SETTLE_MS);
@@ -358,6 +412,7 @@ async function measure(opts: Options, work: string): Promise<SizeResult[]> {
     return results;
   } finally {
     for (const run of runs) {
+      for (const agent of run.agents) agent.destroy();
       await stopServer(run.server.child);
       for (const dir of run.dirs) fs.rmSync(dir, { recursive: true, force: true });
     }
