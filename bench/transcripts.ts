@@ -104,12 +104,15 @@ class Series {
  * Calls over one kept-alive connection of its own. The hooks and the searches each get one, so a
  * search sent alongside a prompt-submit never waits for a connection to be opened or freed.
  */
-function connectionTransport(url: string, token: string): { transport: Transport; agent: http.Agent } {
+function connectionTransport(url: string, token: string): { transport: Transport; agent: http.Agent; calls: Array<{ id: string; ms: number }> } {
+  /** Every call's route and time, so a hook's time can be split into its calls. */
+  const calls: Array<{ id: string; ms: number }> = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const { hostname, port } = new URL(url);
   const transport: Transport = {
     send: (id, input) =>
       new Promise((resolve, reject) => {
+        const started = performance.now();
         const route = ROUTES[id];
         const query = new URLSearchParams(input.query).toString();
         const payload = route.method === 'POST' ? Buffer.from(JSON.stringify(input.body ?? {})) : undefined;
@@ -130,6 +133,7 @@ function connectionTransport(url: string, token: string): { transport: Transport
             res.on('data', (c: Buffer) => chunks.push(c));
             res.on('end', () => {
               const json = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { error?: string };
+              calls.push({ id, ms: performance.now() - started });
               if (res.statusCode === 200) resolve(json);
               else reject(new Error(`HTTP ${res.statusCode}: ${json.error ?? ''}`));
             });
@@ -140,7 +144,7 @@ function connectionTransport(url: string, token: string): { transport: Transport
         req.end(payload);
       }),
   };
-  return { transport, agent };
+  return { transport, agent, calls };
 }
 
 /** `baton serve` on a fresh data directory, its Claude Code transcript folder under claudeDir. */
@@ -243,6 +247,9 @@ interface SizeResult {
   nativeFull: Series;
   appendedBytes: Summary;
   serverRss: number | null;
+  /** Sub-agent-start's two calls: the parent's refresh and the child's session start. */
+  subagentRefresh: Series;
+  subagentChild: Series;
 }
 
 /** One size's session, server and figures while the iterations run. */
@@ -253,6 +260,8 @@ interface SizeRun {
   api: ApiClient;
   search: ApiClient;
   agents: http.Agent[];
+  /** The hooks connection's calls, newest last. */
+  hookCalls: Array<{ id: string; ms: number }>;
   hook: (payload: Record<string, unknown>) => Promise<unknown>;
   writer: ClaudeSessionWriter;
   file: string;
@@ -310,6 +319,8 @@ async function prepareSize(mb: number, opts: Options, work: string): Promise<Siz
       alongside: new Series(),
       quiet: new Series(),
       subagent: new Series(),
+      subagentRefresh: new Series(),
+      subagentChild: new Series(),
       nativeAppend: new Series(),
       nativeFull: new Series(),
       appendedBytes: summarize([]),
@@ -319,6 +330,7 @@ async function prepareSize(mb: number, opts: Options, work: string): Promise<Siz
     api,
     search: new ApiClient(searchConnection.transport),
     agents: [hooksConnection.agent, searchConnection.agent],
+    hookCalls: hooksConnection.calls,
     hook,
     writer,
     file,
@@ -380,7 +392,9 @@ async function iterate(run: SizeRun, i: number, query: string): Promise<void> {
   // Claude Code writes the Agent tool call, then fires SubagentStart with the parent's transcript.
   append(run, run.writer.agentCall());
   await sleep(SETTLE_MS);
+  run.hookCalls.length = 0;
   r.subagent.add(await timed(() => run.hook({ hook_event_name: 'SubagentStart', agent_id: `a${r.mb}x${i}`, agent_type: 'general-purpose' })));
+  for (const call of run.hookCalls) (call.id === 'sessionStart' ? r.subagentChild : r.subagentRefresh).add({ ms: call.ms });
   await sleep(SETTLE_MS);
 }
 
@@ -474,7 +488,7 @@ function section(results: SizeResult[], opts: Options): string {
   }
   const growth = results.map(
     (r) =>
-      `${r.mb} MB: ${r.grow.calls} hook calls while growing (slowest ${fmt(r.grow.maxMs)} ms${r.grow.refused ? `, ${r.grow.refused} refused` : ''}), file ${(r.fileBytes / MB).toFixed(1)} MB at the end, server RSS ${r.serverRss === null ? '?' : `${(r.serverRss / MB).toFixed(0)} MB`}`,
+      `${r.mb} MB: ${r.grow.calls} hook calls while growing (slowest ${fmt(r.grow.maxMs)} ms${r.grow.refused ? `, ${r.grow.refused} refused` : ''}), file ${(r.fileBytes / MB).toFixed(1)} MB at the end, server RSS ${r.serverRss === null ? '?' : `${(r.serverRss / MB).toFixed(0)} MB`}; sub-agent-start's calls, p50 / p99: parent refresh ${cells(r.subagentRefresh).join(' / ')} ms, child start with its block ${cells(r.subagentChild).join(' / ')} ms`,
   );
   const appended = results[0]?.appendedBytes;
   return [
