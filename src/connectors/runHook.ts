@@ -7,6 +7,7 @@ import { JsonInputError, parseJsonSafely } from '../core/safeJson';
 import { CLAUDE_STYLE_EVENTS, HookInputError } from '../harnesses/claudeStyleHooks';
 import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
 import { hookHarnesses } from '../harnesses/registry';
+import { withTranscriptChunks } from './transcriptChunks';
 import { resolveDataDir } from '../node/paths';
 
 /** `baton hook <id>` / `hook.js <id>`: the harnesses whose hooks run Baton's hook command. */
@@ -50,7 +51,8 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
       logHookProblem(dataDir, harness, event, 'no running Baton endpoint for this data directory');
       return;
     }
-    const output = await hooks.handle(payload, client);
+    // A transcript the server may not open (a config folder it does not know) is sent by the hook itself.
+    const output = await hooks.handle(payload, withTranscriptChunks(client));
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);

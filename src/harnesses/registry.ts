@@ -3,7 +3,7 @@
 
 import * as os from 'node:os';
 import { decideLineageWith, parentFromKeyWith, type LineageDecision, type LineageInput } from '../core/lineage';
-import { normalizeWith, type NormalizeFormats, type NormalizeHint } from '../core/normalize';
+import { formatOf, normalizeWith, type NormalizeFormats, type NormalizeHint, type TranscriptFormat, type TranscriptParser } from '../core/normalize';
 import type { LineageSource, Turn } from '../core/types';
 import type { Harness } from './harness';
 import { claudeCode } from './claudeCode';
@@ -40,6 +40,16 @@ const FORMATS: NormalizeFormats = {
 /** A transcript of any known harness (or a message list, or plain text) as Baton turns. */
 export function normalizeTranscript(raw: string, hint: NormalizeHint = {}): Turn[] {
   return normalizeWith(raw, hint, FORMATS);
+}
+
+/** The format a transcript's text is in (detected as normalizeTranscript would). */
+export function transcriptFormat(raw: string, hint: NormalizeHint = {}): TranscriptFormat {
+  return formatOf(raw, hint, FORMATS);
+}
+
+/** The line-by-line parser of a harness format (JSONL), which can continue where a parse stopped; undefined for other formats. */
+export function lineParser(format: TranscriptFormat): TranscriptParser | undefined {
+  return FORMATS.parsers.find((p) => p.format === format);
 }
 
 const LINEAGES = HARNESSES.map((h) => h.lineage);
