@@ -9,10 +9,11 @@ import type { HookHarnessInfo } from '../core/hookHealth';
 import type { Harness } from './harness';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
+import { copilot } from './copilot';
 import { openCode } from './openCode';
 import { openClaw } from './openClaw';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, openCode, openClaw];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, openCode, openClaw, copilot];
 
 export function harnessById(id: string): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);
@@ -21,6 +22,11 @@ export function harnessById(id: string): Harness | undefined {
 /** Harnesses that run Baton's hook command (`baton hook <id>`, dist/hook.js). */
 export function hookHarnesses(): Array<Harness & { hooks: NonNullable<Harness['hooks']> }> {
   return HARNESSES.filter((h): h is Harness & { hooks: NonNullable<Harness['hooks']> } => h.hooks !== undefined);
+}
+
+/** The installable harness `baton install <name>` means: by id or by one of its aliases. */
+export function installableHarness(name: string) {
+  return installableHarnesses().find((h) => h.id === name || h.install.aliases?.includes(name));
 }
 
 /** Harnesses `baton install` (and VS Code's install menu) can set up. */
