@@ -1,5 +1,5 @@
 // `npm test`: build, lint (types, layers, import circles, ESLint), the Codex and OpenCode CLIs, the mocha suites, then the extension suite in a real VS Code
-// host. Each stage's output streams through; the run ends with one line totalling both suites
+// host, then the Chat view tests (test/vscode/chatView) in another. Each stage's output streams through; the run ends with one line totalling both suites
 // ("N passed, N failed", after a TAP-style summary) so a reader (or CI) sees the whole count in the last line.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -72,6 +72,25 @@ if (!broken) {
     if (vscode.code !== 0) {
       broken ||= 'vscode';
       if (counts.failed === 0) totals.failed += 1; // the host itself failed: count it, never report green
+    }
+    // The Chat view driven from the browser side, in a host of its own (with the scripted model).
+    const chat = await stage(path.join('node_modules', '.bin', 'mocha'), [
+      '--no-config',
+      '--require',
+      'test/helpers/checkReplies.ts',
+      '--node-option',
+      'import=tsx',
+      '--extension',
+      'ts',
+      '--timeout',
+      '60000',
+      'test/vscode/chatView/*.test.ts',
+    ]);
+    const chatCounts = mochaCounts(chat.out);
+    add(chatCounts);
+    if (chat.code !== 0) {
+      broken ||= 'vscode-chat';
+      if (chatCounts.failed === 0) totals.failed += 1;
     }
   }
 }

@@ -6,14 +6,16 @@ import type { Locator, Page } from 'playwright-core';
 
 const STEP_MS = 30_000;
 
+/** The Chat view in the secondary side bar (a chat opened in an editor tab has the same classes). */
+const VIEW = '.part.auxiliarybar';
+
 export const sel = {
-  input: '.interactive-input-editor',
+  input: `${VIEW} .interactive-input-editor`,
   modelPicker: '.model-picker-split',
   pickerRow: '.action-widget .monaco-list-row',
-  response: '.interactive-response',
-  latest: '.interactive-response.chat-most-recent-response',
+  latest: `${VIEW} .interactive-response.chat-most-recent-response`,
+  newChat: `${VIEW} .action-label[aria-label^="New Chat"]`,
   suggest: '.suggest-widget.visible',
-  followups: '.interactive-session-followups',
 } as const;
 
 /** Waits for the chat input, then clears what covers it (the BYOK notice, toasts). */
@@ -62,9 +64,15 @@ export async function runCommand(page: Page, command: string): Promise<void> {
   await box.press('Enter');
 }
 
+/** Starts a new conversation in the Chat view (its title bar's "New Chat"). */
+export async function newChat(page: Page): Promise<void> {
+  await page.locator(sel.newChat).first().click();
+  await page.waitForFunction((s) => document.querySelectorAll(s).length === 0, sel.latest, { timeout: 10_000 });
+}
+
 /** Opens the model picker and chooses `name`; resolves with the picker's label afterwards. */
 export async function pickModel(page: Page, name: string): Promise<string> {
-  const picker = page.locator(sel.modelPicker).first();
+  const picker = page.locator(`${VIEW} ${sel.modelPicker}`).first();
   // The model shows up once Copilot Chat and the model's extension are both active.
   await picker.waitFor({ state: 'visible', timeout: 60_000 });
   const row = page.locator(sel.pickerRow, { hasText: name }).first();

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startChatHost, type ChatHost } from './chatHost';
-import { clearToasts, latestReply, linksIn, pickModel, prepareChat, runCommand, send } from './chatUi';
+import { clearToasts, latestReply, linksIn, newChat, pickModel, prepareChat, runCommand, send } from './chatUi';
 import { lastUserText } from './scriptServer';
 
 const screenshotsDir = process.env.BATON_SCREENSHOTS_DIR ? path.resolve(process.env.BATON_SCREENSHOTS_DIR) : undefined;
@@ -73,7 +73,8 @@ describe('@baton in the VS Code Chat view (code-server 4.139.1, Chromium, script
 
   before(async function () {
     this.timeout(240_000);
-    host = await startChatHost({ settings: { 'baton.port': 0 } });
+    // Tool calls run without a confirmation prompt (the agent-mode test; part of the recipe for sub-agents).
+    host = await startChatHost({ settings: { 'baton.port': 0, 'chat.tools.global.autoApprove': true, 'chat.tools.autoApprove': true } });
     page = host.page;
     const { client } = host;
     const project = host.dirs.workspace;
@@ -236,5 +237,35 @@ describe('@baton in the VS Code Chat view (code-server 4.139.1, Chromium, script
     await followup.click();
     const tree = await latestReply(page, childTitle);
     assert.ok(tree.text.includes(rootTitle));
+  });
+
+  it("agent mode: a tool call the scripted model returns runs (Baton's search tool), and its result reaches the next request", async () => {
+    const callId = `call_${tag}`;
+    const final = `Found it: ${root} decided on idempotency keys.`;
+    // Copilot's agent may also ask the model for side jobs (a title): only the agent request that
+    // offers Baton's tool gets the tool call, once; whatever carries its result gets the final answer.
+    host.script.respond = (request) => {
+      const results = request.messages.flatMap((m) => m.parts).filter((p) => p.type === 'toolResult' && p.callId === callId);
+      if (results.length) return { parts: [{ text: final }] };
+      if (request.tools.includes('baton_search_sessions'))
+        return { parts: [{ text: 'Searching the sessions.' }, { toolCall: { callId, name: 'baton_search_sessions', input: { query: 'idempotency' } } }] };
+      return { parts: [{ text: 'Payments idempotency' }] };
+    };
+    const asked = host.script.requests.length;
+    await newChat(page);
+    await send(page, 'Which session talked about idempotency?');
+    const { text } = await latestReply(page, final, 90_000);
+    const mine = host.script.requests.slice(asked);
+    const offered = mine.find((r) => r.tools.includes('baton_search_sessions'));
+    assert.ok(offered, `an agent request offered Baton's tools (${mine.length} requests)`);
+    assert.ok(offered.tools.length > 5, `agent mode offers its tools too: ${offered.tools.join(', ')}`);
+    const withResult = mine.find((r) => r.messages.some((m) => m.parts.some((p) => p.type === 'toolResult' && p.callId === callId)));
+    assert.ok(withResult, 'a later request carried the tool result');
+    const result = withResult.messages.flatMap((m) => m.parts).find((p) => p.type === 'toolResult' && p.callId === callId);
+    assert.ok(result?.type === 'toolResult' && result.text.includes(root), `the search tool found the root: ${JSON.stringify(result)}`);
+    const call = withResult.messages.flatMap((m) => m.parts).find((p) => p.type === 'toolCall' && p.callId === callId);
+    assert.deepEqual(call && call.type === 'toolCall' ? call.input : null, { query: 'idempotency' }, 'the assistant turn holds the call as made');
+    assert.ok(text.includes(final));
+    await shot('agent-tool');
   });
 });
