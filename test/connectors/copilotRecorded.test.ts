@@ -1,0 +1,102 @@
+// The copilot harness against what VS Code 1.139.1 really wrote in one agent-mode run with a
+// sub-agent (recorded by test/vscode/chatView/copilotAgentMode.test.ts with
+// BATON_COPILOT_FIXTURES): the hook transcript, the chat session log and every hook payload.
+
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseJsonLines } from '../../src/core/normalize';
+import { parseChatSession } from '../../src/harnesses/copilot/chatSessions';
+import { isCopilotPayload, normalizeCopilotPayload, subagentCallId, subagentTask } from '../../src/harnesses/copilot/payload';
+import { copilotTurns, runSubagentArguments } from '../../src/harnesses/copilot/transcript';
+import { ROOT } from '../helpers/child';
+
+const DIR = path.join(ROOT, 'test', 'fixtures', 'copilot', 'recorded');
+const read = (name: string) => fs.readFileSync(path.join(DIR, name), 'utf8');
+const SESSION = 'cb41fd50-4f74-41c9-99d4-7b354a9452eb';
+const CALL = 'call_30ee23';
+const PARENT_PROMPT = 'Audit the kumquat30ee23 invoice exporter. The secret marker is orchid30ee23secret. Delegate the file listing to a sub-agent.';
+const TASK = 'List the files of the workspace (subtask30ee23) and say which one is the README.';
+const CHILD_REPLY = 'The workspace holds README.md only (subtask30ee23 done).';
+const PARENT_REPLY = 'The sub-agent reported back: README.md is the only file.';
+
+describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
+  describe('hook transcript', () => {
+    const records = () => parseJsonLines(read('transcript.jsonl'));
+
+    it("gives the parent its own turns only: the sub-agent's prompt and reply (chained by parentId, no owner field) are left out", () => {
+      const turns = copilotTurns(records());
+      assert.deepEqual(
+        turns.map((t) => `${t.role}: ${t.text}`),
+        [
+          `user: ${PARENT_PROMPT}`,
+          'assistant: Delegating the listing.',
+          `tool: runSubagent(${JSON.stringify({ prompt: TASK, description: 'List the workspace files' })})`,
+          `assistant: ${PARENT_REPLY}`,
+        ],
+      );
+    });
+
+    it("gives the sub-agent its prompt and reply, by the call id with or without VS Code's suffix", () => {
+      for (const owner of [CALL, `${CALL}__vscode-7`]) {
+        const turns = copilotTurns(records(), owner);
+        assert.deepEqual(
+          turns.map((t) => `${t.role}: ${t.text}`),
+          [`user: ${TASK}`, `assistant: ${CHILD_REPLY}`],
+        );
+      }
+      assert.deepEqual(runSubagentArguments(records(), CALL), { prompt: TASK, description: 'List the workspace files' });
+    });
+  });
+
+  describe('hook payloads', () => {
+    const payloads = () =>
+      read('hook-payloads.jsonl')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    it('are all recognised as VS Code agent mode and carry the parent session id, the sub-agent ones too', () => {
+      const all = payloads();
+      assert.deepEqual(
+        all.map((p) => p.hook_event_name),
+        ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'SubagentStart', 'UserPromptSubmit', 'SubagentStop', 'PostToolUse', 'Stop'],
+      );
+      for (const p of all) {
+        assert.equal(isCopilotPayload(p), true, String(p.hook_event_name));
+        assert.equal(normalizeCopilotPayload(p).session_id, SESSION);
+      }
+    });
+
+    it('name the runSubagent call: suffixed in the tool events, bare in the Subagent ones; the task and the result are in the tool events', () => {
+      const all = payloads().map(normalizeCopilotPayload);
+      const pre = all.find((p) => p.hook_event_name === 'PreToolUse')!;
+      assert.equal(pre.tool_name, 'runSubagent');
+      assert.match(String(pre.tool_use_id), /^call_30ee23__vscode-\d+$/);
+      assert.equal(subagentCallId(String(pre.tool_use_id)), CALL);
+      const task = subagentTask(pre.tool_input);
+      assert.deepEqual([task.prompt, task.description], [TASK, 'List the workspace files']);
+      const start = all.find((p) => p.hook_event_name === 'SubagentStart')!;
+      assert.equal(start.agent_id, CALL);
+      assert.equal(start.agent_type, 'default');
+      const post = all.find((p) => p.hook_event_name === 'PostToolUse')!;
+      assert.ok(JSON.stringify(post.tool_response).includes(CHILD_REPLY), JSON.stringify(post.tool_response));
+      // Stop carries no last reply in 1.139.1: the parent's last words come from the transcript.
+      assert.equal(all.find((p) => p.hook_event_name === 'Stop')!.last_assistant_message, undefined);
+    });
+  });
+
+  describe('chat session log', () => {
+    it('replays to the parent turns and one sub-agent with its task and result', () => {
+      const chat = parseChatSession(read('chatSession.jsonl'), 'fallback')!;
+      assert.equal(chat.sessionId, SESSION);
+      assert.ok(chat.messages[0].content.includes(PARENT_PROMPT));
+      assert.equal(chat.subagents.length, 1);
+      const [sub] = chat.subagents;
+      assert.equal(sub.callId, CALL);
+      assert.equal(sub.prompt, TASK);
+      assert.equal(sub.description, 'List the workspace files');
+      assert.equal(sub.result, CHILD_REPLY);
+    });
+  });
+});
