@@ -3,13 +3,16 @@
 // BATON_COPILOT_FIXTURES): the hook transcript, the chat session log and every hook payload.
 
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines } from '../../src/core/normalize';
 import { parseChatSession } from '../../src/harnesses/copilot/chatSessions';
 import { isCopilotPayload, normalizeCopilotPayload, subagentCallId, subagentTask } from '../../src/harnesses/copilot/payload';
 import { copilotTurns, runSubagentArguments } from '../../src/harnesses/copilot/transcript';
+import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { ROOT } from '../helpers/child';
+import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const DIR = path.join(ROOT, 'test', 'fixtures', 'copilot', 'recorded');
 const read = (name: string) => fs.readFileSync(path.join(DIR, name), 'utf8');
@@ -97,6 +100,46 @@ describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
       assert.equal(sub.prompt, TASK);
       assert.equal(sub.description, 'List the workspace files');
       assert.equal(sub.result, CHILD_REPLY);
+    });
+  });
+
+  describe('hook command against a real server, with the transcript outside its folders', () => {
+    let daemon: Daemon;
+    let dataDir: string;
+    after(async () => {
+      await daemon?.stop();
+      cleanupTempDirs();
+    });
+
+    function runHook(payload: unknown): Promise<{ status: number | null; stdout: string }> {
+      return new Promise((resolve) => {
+        const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'hook.js'), 'copilot', '--data-dir', dataDir], { stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c));
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.on('exit', (status) => {
+          clearTimeout(kill);
+          resolve({ status, stdout });
+        });
+        child.stdin.end(JSON.stringify(payload));
+      });
+    }
+
+    it("keeps the parent's last reply from Stop, which carries none, by reading it from the transcript", async function () {
+      this.timeout(60_000);
+      dataDir = tempDir();
+      daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [tempDir('baton-vscode-user-')] } });
+      const transcript = path.join(tempDir('baton-elsewhere-'), 'ws', 'GitHub.copilot-chat', 'transcripts', `${SESSION}.jsonl`);
+      fs.mkdirSync(path.dirname(transcript), { recursive: true });
+      fs.writeFileSync(transcript, read('transcript.jsonl'));
+      const all = read('hook-payloads.jsonl')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => ({ ...(JSON.parse(l) as Record<string, unknown>), transcript_path: transcript }));
+      for (const p of all) assert.equal((await runHook(p)).status, 0, String(p.hook_event_name));
+      const parent = (await daemon.store.read('transcript', { scope: 'all', key: SESSION })).content;
+      assert.ok(parent.includes(PARENT_PROMPT), parent);
+      assert.ok(parent.trimEnd().endsWith(PARENT_REPLY), `the parent ends with its reply: ${parent}`);
     });
   });
 });
