@@ -135,7 +135,7 @@ describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
       const all = read('hook-payloads.jsonl')
         .split('\n')
         .filter((l) => l.trim())
-        .map((l) => ({ ...(JSON.parse(l) as Record<string, unknown>), transcript_path: transcript }));
+        .map((l): Record<string, unknown> => ({ ...(JSON.parse(l) as Record<string, unknown>), transcript_path: transcript }));
       for (const p of all) assert.equal((await runHook(p)).status, 0, String(p.hook_event_name));
       const parent = (await daemon.store.read('transcript', { scope: 'all', key: SESSION })).content;
       assert.ok(parent.includes(PARENT_PROMPT), parent);
