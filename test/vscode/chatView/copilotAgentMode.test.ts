@@ -246,6 +246,14 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
       await item.click();
       await title.waitFor({ state: 'visible', timeout: 3_000 }).catch(() => undefined);
     }
+    // A wider side bar, so that labels and descriptions fit (drag the sash at its right edge).
+    const box = await page.locator('.part.sidebar').boundingBox();
+    if (box && box.width < 420) {
+      await page.mouse.move(box.x + box.width, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 480, box.y + box.height / 2, { steps: 8 });
+      await page.mouse.up();
+    }
     const rows = page.locator('.part.sidebar .monaco-list-row');
     const parentRow = rows.filter({ hasText: parentLabel.slice(0, 30) }).first();
     await parentRow.waitFor({ state: 'visible', timeout: 30_000 });
