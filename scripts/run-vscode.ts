@@ -1,57 +1,96 @@
 // `npm start`: Baton in a real VS Code (code-server 4.139.1 = VS Code 1.139.1, on Node 24) on
-// 127.0.0.1, with this repository loaded as the extension under development, on the embedded store
-// in your data directory. Open the printed URL in a browser; Ctrl-C stops it (the store flushes on
-// the way out, and code-server's whole process group goes with it). Without --folder the workbench
-// opens demo/, Baton's small demo workspace, on the demo data (docs/demo.md) unless --own-data. The Chat view is there too: `@baton` answers in it
-// once a chat model is picked (see docs/vscode.md, "The Chat view").
+// 127.0.0.1, on the embedded store in your data directory. Open the printed URL in a browser; Ctrl-C
+// stops it (the store flushes on the way out, and code-server's whole process group goes with it).
+// Without --folder the workbench opens demo/, Baton's small demo workspace, on the demo data
+// (docs/demo.md) unless --own-data.
 //
 //   npm start [-- --folder DIR] [-- --port N] [-- --own-data]
+//
+// Baton is packaged from this build and installed into the host (a .vsix: this host installs
+// extensions from packages only) at every start, so the workbench runs as a user's would, dialogs
+// included (loading it as an extension under development needs the smoke-test driver, which
+// answers every dialog "cancel"). Next to it the scripted test model is installed: an offline
+// model that echoes the question, so the Chat view has a model to send `@baton` requests with and
+// nobody has to sign in (docs/vscode-host.md, "The Chat view").
 //
 // code-server comes from scripts/install-vscode-host.sh (run automatically when missing).
 
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { prepareStartDemo } from './startDemo';
-import { hostDir, hostInstalled, HOST_SETTINGS, installScript, killTree, remoteUri, startCodeServer, workbenchUrl, writeUserSettings } from './vscodeHost';
+import { bundleScriptedModel } from '../test/vscode/bundleSuite';
+import {
+  codeServerBin,
+  hostDir,
+  hostEnv,
+  hostInstalled,
+  HOST_SETTINGS,
+  installScript,
+  killTree,
+  startCodeServer,
+  workbenchUrl,
+  writeUserSettings,
+} from './vscodeHost';
 
 const repoRoot = path.resolve(__dirname, '..');
+const vsce = path.join(repoRoot, 'node_modules', '.bin', 'vsce');
 
 function arg(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-if (!hostInstalled()) {
-  console.log('Installing the VS Code host (code-server and its Node 24) first: a few minutes, once.');
-  const installed = spawnSync('bash', [installScript], { stdio: 'inherit' });
-  if (installed.status !== 0) process.exit(installed.status ?? 1);
+function run(command: string, args: string[], cwd: string): void {
+  const done = spawnSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: hostEnv() });
+  if (done.status !== 0) {
+    process.stderr.write(`${done.stdout}${done.stderr}`);
+    throw new Error(`${path.basename(command)} ${args.join(' ')} failed (${done.status ?? done.signal})`);
+  }
 }
 
-const folderArg = arg('folder');
-const folder = folderArg ? path.resolve(folderArg) : path.join(repoRoot, 'demo');
-const port = Number(arg('port') ?? 8765);
-const userDataDir = path.join(hostDir, 'user-data');
-writeUserSettings(userDataDir, { ...HOST_SETTINGS });
-const url = workbenchUrl(port, folder, [
-  ['extensionDevelopmentPath', remoteUri(port, repoRoot)],
-  ['skipWelcome', 'true'],
-]);
+async function main(): Promise<void> {
+  if (!hostInstalled()) {
+    console.log('Installing the VS Code host (code-server and its Node 24) first: a few minutes, once.');
+    const installed = spawnSync('bash', [installScript], { stdio: 'inherit' });
+    if (installed.status !== 0) process.exit(installed.status ?? 1);
+  }
+  const folderArg = arg('folder');
+  const folder = folderArg ? path.resolve(folderArg) : path.join(repoRoot, 'demo');
+  const port = Number(arg('port') ?? 8765);
+  const userDataDir = path.join(hostDir, 'user-data');
+  const extensionsDir = path.join(hostDir, 'extensions');
+  const profile = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
 
-// The demo data lives beside the host's own files, never in the user's data directory.
-const demo = process.argv.includes('--own-data') ? null : prepareStartDemo(repoRoot, path.join(hostDir, 'baton-demo'));
-if (demo) console.log(`Baton runs on the demo data in ${demo.dataDir} (npm start -- --own-data for yours)`);
+  console.log('Packaging Baton and the scripted model, installing them into the host…');
+  const packages = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-start-'));
+  try {
+    const batonVsix = path.join(packages, 'baton.vsix');
+    run(vsce, ['package', '--no-dependencies', '--out', batonVsix], repoRoot);
+    const model = await bundleScriptedModel(path.join(packages, 'scripted-model'));
+    const modelVsix = path.join(packages, 'scripted-model.vsix');
+    run(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', modelVsix], model);
+    for (const vsix of [batonVsix, modelVsix]) run(codeServerBin, [...profile, '--force', '--install-extension', vsix], repoRoot);
+  } finally {
+    fs.rmSync(packages, { recursive: true, force: true });
+  }
 
-const child = startCodeServer({
-  port,
-  userDataDir,
-  extensionsDir: path.join(hostDir, 'extensions'),
-  stdio: ['ignore', 'inherit', 'inherit'],
-  disableWorkspaceTrust: demo?.hostFlags.includes('--disable-workspace-trust'),
-  env: { ...process.env, ...demo?.env },
-});
-console.log(`\nBaton in VS Code: open ${url}\n(Ctrl-C to stop)\n`);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void killTree(child).then(() => process.exit(0)));
-child.on('exit', (code) => {
-  // The extension host and agentHost outlive the server: take the rest of the group along.
-  void killTree(child).then(() => process.exit(code ?? 0));
+  // Anonymous chat access: the Chat view sends with an extension's model without a sign-in.
+  writeUserSettings(userDataDir, { ...HOST_SETTINGS, 'chat.allowAnonymousAccess': true });
+  const url = workbenchUrl(port, folder, []);
+  // demo/ is this repository's own folder: trusted (in Restricted Mode the Chat view offers no
+  // models). A folder you name gets VS Code's usual trust prompt.
+  const child = startCodeServer({ port, userDataDir, extensionsDir, disableWorkspaceTrust: !folderArg, stdio: ['ignore', 'inherit', 'inherit'] });
+  console.log(`\nBaton in VS Code: open ${url}\n(Ctrl-C to stop)\n`);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void killTree(child).then(() => process.exit(0)));
+  child.on('exit', (code) => {
+    // The extension host and agentHost outlive the server: take the rest of the group along.
+    void killTree(child).then(() => process.exit(code ?? 0));
+  });
+}
+
+main().catch((err: Error) => {
+  console.error(err.message);
+  process.exit(1);
 });

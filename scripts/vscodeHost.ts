@@ -36,6 +36,12 @@ export interface CodeServerOptions {
   configFile?: string;
   /** Workspace trust prompts off (tests). */
   disableWorkspaceTrust?: boolean;
+  /**
+   * Honour the URL's payload (extensionDevelopmentPath, extensionTestsPath): a built VS Code 1.139
+   * workbench does so only with the smoke-test driver on, which also answers every modal dialog
+   * "cancel". For tests; `npm start` installs Baton instead.
+   */
+  developmentPayload?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   stdio?: SpawnOptions['stdio'];
@@ -56,11 +62,8 @@ export function startCodeServer(o: CodeServerOptions): ChildProcess {
     o.userDataDir,
     '--extensions-dir',
     o.extensionsDir,
-    // A built workbench (VS Code 1.139) ignores the URL's payload (extensionDevelopmentPath,
-    // extensionTestsPath) unless the server runs with its smoke-test driver on; code-server passes
-    // VS Code server flags it does not know itself through --vscode-option.
-    '--vscode-option',
-    'enable-smoke-test-driver',
+    // code-server passes VS Code server flags it does not model itself through --vscode-option.
+    ...(o.developmentPayload ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
   ];
   return spawn(codeServerBin, args, {
     cwd: o.cwd,
@@ -154,7 +157,8 @@ export function remoteUri(port: number, p: string): string {
 
 /** The workbench URL for a folder and a payload of [name, value] pairs. */
 export function workbenchUrl(port: number, folder: string, payload: Array<[string, string]>): string {
-  return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const query = `folder=${encodeURIComponent(folder)}${payload.length ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : ''}`;
+  return `http://127.0.0.1:${port}/?${query}`;
 }
 
 /** What a page needs to mark chat setup complete (see seedChatSetup). */

@@ -116,6 +116,7 @@ async function main(): Promise<number> {
       userDataDir: dirs.userData,
       extensionsDir: dirs.extensions,
       disableWorkspaceTrust: true,
+      developmentPayload: true,
       cwd: dirs.workspace,
       env: {
         ...process.env,

@@ -63,7 +63,8 @@ export interface ChatHost {
   dirs: { root: string; workspace: string; userData: string; batonData: string; artifacts: string };
   /** Writes a screenshot into the artifacts folder (and returns its path). */
   screenshot(name: string): Promise<string>;
-  stop(): Promise<void>;
+  /** Stops everything; removes the host's folder unless `keep` (or BATON_VSCODE_KEEP=1). */
+  stop(options?: { keep?: boolean }): Promise<string | null>;
 }
 
 export async function startChatHost(options: ChatHostOptions = {}): Promise<ChatHost> {
@@ -103,12 +104,15 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
   let browser: Browser | undefined;
   const log = fs.createWriteStream(path.join(dirs.artifacts, 'code-server.log'));
   const consoleLog = fs.createWriteStream(path.join(dirs.artifacts, 'browser-console.log'));
-  const stop = async (): Promise<void> => {
+  const stop = async (o: { keep?: boolean } = {}): Promise<string | null> => {
     await browser?.close().catch(() => undefined);
     if (codeServer) await killTree(codeServer);
     await script.close();
     log.end();
     consoleLog.end();
+    if (o.keep || process.env.BATON_VSCODE_KEEP === '1') return root;
+    fs.rmSync(root, { recursive: true, force: true });
+    return null;
   };
   try {
     const port = await freePort();
@@ -120,6 +124,7 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
       userDataDir: dirs.userData,
       extensionsDir: dirs.extensions,
       disableWorkspaceTrust: true,
+      developmentPayload: true,
       cwd: dirs.workspace,
       env: { ...process.env, ...options.env, BATON_DATA_DIR: dirs.batonData, BATON_SCRIPTED_MODEL_URL: script.url },
     });
@@ -171,7 +176,8 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
       },
     };
   } catch (err) {
-    await stop();
+    const kept = await stop({ keep: true });
+    (err as Error).message += ` (logs in ${kept}/artifacts)`;
     throw err;
   }
 }

@@ -133,14 +133,17 @@ describe('@baton in the VS Code Chat view (code-server 4.139.1, Chromium, script
     assert.match(label, /Scripted/);
   });
 
+  let failed = false;
   afterEach(async function () {
+    if (this.currentTest?.state === 'failed') failed = true;
     if (this.currentTest?.state === 'failed' && host)
       await host.screenshot(`failed-${this.currentTest.title.slice(0, 20).replace(/\W+/g, '-')}`).catch(() => '');
   });
 
   after(async function () {
     this.timeout(60_000);
-    await host?.stop();
+    const kept = await host?.stop({ keep: failed });
+    if (kept) console.log(`kept ${kept} (screenshots and logs in artifacts/)`);
   });
 
   it('/parent shows what a new sub-agent of the workspace session would inherit, with a link to its transcript', async () => {

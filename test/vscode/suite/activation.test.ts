@@ -1,4 +1,4 @@
-// Runs inside code-server's extension host (VS Code 1.100.3): the extension as VS Code loads it,
+// Runs inside code-server's extension host (VS Code 1.139.1): the extension as VS Code loads it,
 // from dist/extension.js. The exports are probed structurally rather than typed against
 // src/vscode/host, so this suite keeps compiling while the host's API evolves.
 

@@ -1,9 +1,9 @@
-// The @baton chat participant in the real extension host. The workbench here has no chat view and
-// no language model (no Copilot can be installed, see /work/shared/FACTS.md), so the participant is
-// driven through its handler (`api.chat.handle`) with request, context and stream objects shaped
-// like VS Code's, the history built from the real `vscode.ChatRequestTurn`/`ChatResponseTurn`
-// classes (constructible at run time in 1.100). Where a model is needed, `FakeModel` stands in for
-// a `vscode.LanguageModelChat`: it records what it was sent and streams a scripted answer.
+// The @baton chat participant in the real extension host, driven through its handler
+// (`api.chat.handle`) with request, context and stream objects shaped like VS Code's, the history
+// built from the real `vscode.ChatRequestTurn`/`ChatResponseTurn` classes (constructible at run time
+// since 1.100). This host has no language model (the Chat view's own tests, with a scripted model,
+// are test/vscode/chatView), so where a model is needed `FakeModel` stands in for a
+// `vscode.LanguageModelChat`: it records what it was sent and streams a scripted answer.
 //
 // Three suites: the participant and its commands; sub-agents spawned from a chat session (a test
 // runner, SYNC / ASYNC_POLL / ASYNC_CALLBACK, callback delivery into the conversation); archival

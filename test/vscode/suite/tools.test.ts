@@ -1,8 +1,9 @@
 // Baton's five language-model tools in the real extension host, called the way a model's host calls
 // them: `vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined })` (outside a chat
 // request; the workbench auto-confirms baton_spawn_subagent's confirmation in extension tests).
-// There is no language model here (see /work/shared/FACTS.md): the `vscode-lm` runner must fail
-// with a readable message, and sub-agents that should succeed use a test runner instead.
+// This host has no language model (the scripted one is only in the chat-view host): the
+// `vscode-lm` runner must fail with a readable message, and sub-agents that should succeed use a
+// test runner instead.
 // The typed API, the chat stand-ins and the settings helpers come from chat.test.ts (load it first
 // in index.ts; importing it registers its suites, which BATON_VSCODE_GREP can filter).
 
