@@ -81,7 +81,17 @@ async function main(): Promise<void> {
   const url = workbenchUrl(port, folder, []);
   // demo/ is this repository's own folder: trusted (in Restricted Mode the Chat view offers no
   // models). A folder you name gets VS Code's usual trust prompt.
-  const child = startCodeServer({ port, userDataDir, extensionsDir, disableWorkspaceTrust: !folderArg, stdio: ['ignore', 'inherit', 'inherit'] });
+  // The demo data lives beside the host's own files, never in the user's data directory.
+  const demo = process.argv.includes('--own-data') ? null : prepareStartDemo(repoRoot, path.join(hostDir, 'baton-demo'));
+  if (demo) console.log(`Baton runs on the demo data in ${demo.dataDir} (npm start -- --own-data for yours)`);
+  const child = startCodeServer({
+    port,
+    userDataDir,
+    extensionsDir,
+    disableWorkspaceTrust: !folderArg || demo?.hostFlags.includes('--disable-workspace-trust'),
+    env: { ...process.env, ...demo?.env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   console.log(`\nBaton in VS Code: open ${url}\n(Ctrl-C to stop)\n`);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void killTree(child).then(() => process.exit(0)));
   child.on('exit', (code) => {

@@ -16,20 +16,17 @@ export interface HookOutput {
   hookSpecificOutput: { hookEventName: string; additionalContext: string };
 }
 
-/** What the hook command knows beyond the payload: the data directory it serves (hook state lives there). */
-export interface HookContext {
-  dataDir?: string;
-}
-
 /**
- * One hook run as the mapping sees it: when it must have answered, and where a step that failed
- * while the event went on is reported (the hook command: one hooks.log line each).
+ * One hook run as the mapping sees it: when it must have answered, where a step that failed
+ * while the event went on is reported (the hook command: one hooks.log line each), and the data
+ * directory it serves (hook state between runs lives there).
  */
-export interface HookRun extends HookContext {
+export interface HookRun {
   /** When the whole hook must have answered (ms since the epoch); steps that only prepare leave time for the essential one. */
   deadline?: number;
   /** A step failed and the event went on without it. */
   stepFailed(step: string, err: unknown): void;
+  dataDir?: string;
 }
 
 /** How the hook command is run: `node …/dist/hook.js <harness>` (or `cli.js hook <harness>`). */

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { parseJsonLines } from '../../src/core/normalize';
 import { isCopilotPayload, normalizeCopilotPayload, subagentCallId } from '../../src/harnesses/copilot/payload';
 import { parseChatSession, replayChatSessionLog } from '../../src/harnesses/copilot/chatSessions';
+import { BATON_PARTICIPANT } from '../../src/harnesses/copilot/import';
 import { readSetting, writeSetting } from '../../src/harnesses/jsoncSettings';
 import { copilotTurns } from '../../src/harnesses/copilot/transcript';
 import { normalizeTranscript } from '../../src/harnesses/registry';
@@ -449,6 +450,49 @@ describe('VS Code agent mode (copilot harness)', function () {
       );
       assert.equal(child.messages[0].content, CHILD_TASK);
       assert.equal(child.messages[2].content, 'src/billing/invoice.ts:42\nsrc/billing/refund.ts:17');
+    });
+
+    it("leaves out requests answered by Baton's own participant (@baton conversations are Baton sessions already)", () => {
+      const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { contributes: { chatParticipants: Array<{ id: string }> } };
+      assert.equal(BATON_PARTICIPANT, pkg.contributes.chatParticipants[0].id);
+      const log = [
+        { kind: 0, v: { sessionId: 'mixed', requests: [] } },
+        { kind: 2, k: ['requests'], v: [{ message: { text: '/tree' }, agent: { id: BATON_PARTICIPANT }, response: [{ value: 'the tree' }] }] },
+        { kind: 2, k: ['requests'], v: [{ message: { text: 'fix the bug' }, agent: { id: 'github.copilot.editsAgent' }, response: [{ value: 'fixed' }] }] },
+      ];
+      const chat = parseChatSession(log.map((l) => JSON.stringify(l)).join('\n'), 'mixed', [BATON_PARTICIPANT])!;
+      assert.deepEqual(
+        chat.messages.map((m) => m.content),
+        ['fix the bug', 'fixed'],
+      );
+    });
+
+    it('leaves a chat the hooks recorded live, and its sub-agents, as the hooks stored them', async () => {
+      const dataDir = tempDir();
+      const daemon = await startDaemon({ dataDir, port: 0 });
+      try {
+        const res = await fetch(`${daemon.server.url}/api/hooks/user-prompt-submit`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ harness: 'copilot', sessionKey: CHAT_ID, userPrompt: 'recorded live by the hooks' }),
+        });
+        assert.equal(res.status, 200);
+        // Asynchronously: the server under test lives in this process.
+        const imported = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'import', 'copilot', '--path', STORAGE, '--data-dir', dataDir, '--json']);
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (c: Buffer) => (stdout += c));
+          child.stderr.on('data', (c: Buffer) => (stderr += c));
+          child.on('exit', (status) => resolve({ status, stdout, stderr }));
+        });
+        assert.equal(imported.status, 0, imported.stderr);
+        assert.deepEqual((JSON.parse(imported.stdout) as { via: string; turnsAdded: number; created: number }).via, 'server');
+        assert.equal((await daemon.store.read('transcript', { scope: 'all', key: CHAT_ID })).content, 'User: recorded live by the hooks');
+        assert.equal(await daemon.store.read('getSession', { scope: 'all', key: `${CHAT_ID}/agent-call_Ab12Cd34` }), null);
+      } finally {
+        await daemon.stop();
+      }
     });
 
     it('imports chat sessions with their sub-agents as children, marked as imported, idempotently', () => {

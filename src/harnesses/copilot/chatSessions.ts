@@ -104,8 +104,11 @@ function toolOutput(part: Obj): string | undefined {
   return markdown(part.pastTenseMessage);
 }
 
-/** The turns and sub-agents of one chat session file's text; undefined when it holds no session. */
-export function parseChatSession(text: string, fallbackId: string): ChatSession | undefined {
+/**
+ * The turns and sub-agents of one chat session file's text; undefined when it holds no session.
+ * Requests answered by a participant in `skipParticipants` are left out.
+ */
+export function parseChatSession(text: string, fallbackId: string, skipParticipants: readonly string[] = []): ChatSession | undefined {
   const state = replayChatSessionLog(text);
   if (!state) return undefined;
   const session: ChatSession = {
@@ -129,6 +132,8 @@ export function parseChatSession(text: string, fallbackId: string): ChatSession 
   for (const r of Array.isArray(state.requests) ? state.requests : []) {
     const request = asObj(r);
     if (!request) continue;
+    const participant = asString(asObj(request.agent)?.id);
+    if (participant && skipParticipants.includes(participant)) continue;
     const at = iso(request.timestamp);
     const prompt = asString(asObj(request.message)?.text);
     if (prompt?.trim()) session.messages.push({ role: 'user', content: prompt, timestamp: at });

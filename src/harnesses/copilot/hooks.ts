@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { parseJsonLines } from '../../core/normalize';
 import { resolveDataDir } from '../../node/paths';
 import { existing, HookInputError, subagentKey } from '../claudeStyleHooks';
-import type { ApiPoster, HookContext, HookOutput } from '../harness';
+import type { ApiPoster, HookOutput, HookRun } from '../harness';
 import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
 import { SubagentNotes, type SubagentNote } from './subagentState';
 import { copilotTurns, runSubagentArguments } from './transcript';
@@ -235,6 +235,6 @@ class CopilotHook {
 }
 
 /** One VS Code agent-mode hook: the payload (either spelling) mapped onto the API; returns what to print. */
-export function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, ctx: HookContext = {}): Promise<HookOutput | null> {
-  return new CopilotHook(normalizeCopilotPayload(raw), client, ctx.dataDir ?? resolveDataDir()).handle();
+export function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
+  return new CopilotHook(normalizeCopilotPayload(raw), client, run?.dataDir ?? resolveDataDir()).handle();
 }

@@ -19,6 +19,12 @@ import { parseChatSession, type ChatMessage } from './chatSessions';
 import { HARNESS } from './hooks';
 import { vscodeWorkspaceStorageRoots } from './index';
 
+/**
+ * Baton's own chat participant (`@baton`, package.json chatParticipants): its conversations are
+ * Baton sessions already, so its requests in a chat are not imported again.
+ */
+export const BATON_PARTICIPANT = 'baton.chat';
+
 export interface CopilotImportOptions {
   /** A chat session file, a chatSessions folder, a workspaceStorage/<hash> folder or a workspaceStorage folder; default: every known one. */
   source?: string;
@@ -78,11 +84,11 @@ export function workspaceFolderOf(chatSessionFile: string): string | undefined {
 async function writeSession(
   api: ApiClient,
   args: { key: string; parentKey?: string; callId?: string; agentType?: string; title?: string; project?: string; messages: ChatMessage[] },
-): Promise<{ created: boolean; appended: number }> {
+): Promise<{ created: boolean; appended: number; live?: boolean }> {
   const known = await api.callOrNull('getSession', { params: { key: args.key } });
   const created = known === null || known.agentId !== DEFAULT_AGENT;
   // Recorded live by the hooks: they hold it more exactly (and render tools their own way).
-  if (!created && known.endReason !== 'import') return { created, appended: 0 };
+  if (!created && known.endReason !== 'import') return { created, appended: 0, live: true };
   const base = { harness: HARNESS, sessionKey: args.key, project: args.project };
   if (created)
     await api.call('sessionStart', {
@@ -116,7 +122,7 @@ export async function importCopilotChatSessions(options: CopilotImportOptions): 
     for (const file of files) {
       result.files++;
       try {
-        const chat = parseChatSession(fs.readFileSync(file, 'utf8'), path.basename(file).replace(/\.jsonl?$/, ''));
+        const chat = parseChatSession(fs.readFileSync(file, 'utf8'), path.basename(file).replace(/\.jsonl?$/, ''), [BATON_PARTICIPANT]);
         if (!chat || (chat.messages.length === 0 && chat.subagents.length === 0)) {
           result.skipped++;
           continue;
@@ -127,6 +133,8 @@ export async function importCopilotChatSessions(options: CopilotImportOptions): 
         result.sessions++;
         result.created += written.created ? 1 : 0;
         result.turnsAdded += written.appended;
+        // The hooks recorded this chat and its sub-agents (under the call ids they saw): nothing to add.
+        if (written.live) continue;
         for (const s of chat.subagents) {
           const child = await writeSession(access.api, {
             key: subagentKey(chat.sessionId, s.callId),

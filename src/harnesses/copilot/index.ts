@@ -47,7 +47,7 @@ export const copilot: Harness = {
   lineage: copilotLineage,
   hooks: {
     events: COPILOT_EVENTS,
-    handle: (payload, client, context) => handleCopilotEvent(payload, client, context),
+    handle: (payload, client, run) => handleCopilotEvent(payload, client, run),
   },
   install: {
     scopes: ['user'],
@@ -69,5 +69,7 @@ export const copilot: Harness = {
     },
     menu: [{ label: 'VS Code agent mode (Copilot) — user hooks', description: '~/.baton/vscode-hooks, listed in chat.hookFilesLocations', scope: 'user' }],
     notice: ' VS Code agent mode runs them from the next chat request.',
+    neverFiredHint:
+      'No VS Code agent mode hook has reached Baton: VS Code runs hook files only from 1.110 on, from the folders chat.hookFilesLocations lists. Run `baton install vscode` again (for the settings.json of the VS Code you use: --settings-file), or check that the setting lists ~/.baton/vscode-hooks.',
   },
 };
