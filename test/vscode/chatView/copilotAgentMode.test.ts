@@ -83,6 +83,7 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
   let page: Page;
   let home: string;
   let payloadLog: string;
+  let failed = false;
 
   const partsOf = (r: RecordedRequest) => r.messages.flatMap((m) => m.parts);
   const mentionsCall = (id: string) => id === callId || id.startsWith(`${callId}__`);
@@ -127,6 +128,10 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
     assert.match(label, /Scripted/);
   });
 
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') failed = true;
+  });
+
   after(async function () {
     this.timeout(60_000);
     if (host) {
@@ -149,8 +154,10 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
           );
       }
     }
-    await host?.stop();
     if (payloadLog && fs.existsSync(payloadLog) && host) fs.copyFileSync(payloadLog, path.join(host.dirs.artifacts, 'hook-payloads.jsonl'));
+    // The folder (logs, screenshots, what VS Code wrote) stays when the test failed.
+    const kept = await host?.stop({ keep: failed });
+    if (kept) console.log(`kept ${kept}`);
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });
 
