@@ -149,7 +149,7 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
             file,
             path.join(
               fixturesDir,
-              path.basename(file).replace(/^[0-9a-f-]{36}/, (m) => (/transcripts/.test(file) ? 'transcript' : 'chatSession')),
+              path.basename(file).replace(/^[0-9a-f-]{36}/, () => (/transcripts/.test(file) ? 'transcript' : 'chatSession')),
             ),
           );
       }
