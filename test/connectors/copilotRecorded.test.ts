@@ -16,18 +16,20 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const DIR = path.join(ROOT, 'test', 'fixtures', 'copilot', 'recorded');
 const read = (name: string) => fs.readFileSync(path.join(DIR, name), 'utf8');
-const SESSION = 'cb41fd50-4f74-41c9-99d4-7b354a9452eb';
-const CALL = 'call_30ee23';
-const PARENT_PROMPT = 'Audit the kumquat30ee23 invoice exporter. The secret marker is orchid30ee23secret. Delegate the file listing to a sub-agent.';
-const TASK = 'List the files of the workspace (subtask30ee23) and say which one is the README.';
-const CHILD_REPLY = 'The workspace holds README.md only (subtask30ee23 done).';
+const SESSION = '83ebc145-e442-4308-8920-85c2026f4993';
+const CALL = 'call_255f16';
+const PARENT_PROMPT = 'Audit the kumquat255f16 invoice exporter. The secret marker is orchid255f16secret. Delegate the file listing to a sub-agent.';
+const TASK = 'List the files of the workspace (subtask255f16) and say which one is the README.';
+const CHILD_REPLY = 'The workspace holds README.md only (subtask255f16 done).';
 const PARENT_REPLY = 'The sub-agent reported back: README.md is the only file.';
+/** The sub-agent's own tool call: agent mode's list_dir, on the run's workspace. */
+const CHILD_TOOL = `list_dir(${JSON.stringify({ path: '/tmp/baton-chatview-wT5zwV/workspace' })})`;
 
 describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
   describe('hook transcript', () => {
     const records = () => parseJsonLines(read('transcript.jsonl'));
 
-    it("gives the parent its own turns only: the sub-agent's prompt and reply (chained by parentId, no owner field) are left out", () => {
+    it("gives the parent its own turns only: the sub-agent's prompt, tool call and reply (chained by parentId, no owner field) are left out", () => {
       const turns = copilotTurns(records());
       assert.deepEqual(
         turns.map((t) => `${t.role}: ${t.text}`),
@@ -40,12 +42,12 @@ describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
       );
     });
 
-    it("gives the sub-agent its prompt and reply, by the call id with or without VS Code's suffix", () => {
+    it("gives the sub-agent its prompt, its tool call and its reply, by the call id with or without VS Code's suffix", () => {
       for (const owner of [CALL, `${CALL}__vscode-7`]) {
         const turns = copilotTurns(records(), owner);
         assert.deepEqual(
           turns.map((t) => `${t.role}: ${t.text}`),
-          [`user: ${TASK}`, `assistant: ${CHILD_REPLY}`],
+          [`user: ${TASK}`, `tool: ${CHILD_TOOL}`, `assistant: ${CHILD_REPLY}`],
         );
       }
       assert.deepEqual(runSubagentArguments(records(), CALL), { prompt: TASK, description: 'List the workspace files' });
@@ -63,7 +65,18 @@ describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
       const all = payloads();
       assert.deepEqual(
         all.map((p) => p.hook_event_name),
-        ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'SubagentStart', 'UserPromptSubmit', 'SubagentStop', 'PostToolUse', 'Stop'],
+        [
+          'SessionStart',
+          'UserPromptSubmit',
+          'PreToolUse',
+          'SubagentStart',
+          'UserPromptSubmit',
+          'PreToolUse',
+          'PostToolUse',
+          'SubagentStop',
+          'PostToolUse',
+          'Stop',
+        ],
       );
       for (const p of all) {
         assert.equal(isCopilotPayload(p), true, String(p.hook_event_name));
@@ -73,16 +86,16 @@ describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
 
     it('name the runSubagent call: suffixed in the tool events, bare in the Subagent ones; the task and the result are in the tool events', () => {
       const all = payloads().map(normalizeCopilotPayload);
-      const pre = all.find((p) => p.hook_event_name === 'PreToolUse')!;
+      const pre = all.find((p) => p.hook_event_name === 'PreToolUse' && p.tool_name === 'runSubagent')!;
       assert.equal(pre.tool_name, 'runSubagent');
-      assert.match(String(pre.tool_use_id), /^call_30ee23__vscode-\d+$/);
+      assert.match(String(pre.tool_use_id), /^call_255f16__vscode-\d+$/);
       assert.equal(subagentCallId(String(pre.tool_use_id)), CALL);
       const task = subagentTask(pre.tool_input);
       assert.deepEqual([task.prompt, task.description], [TASK, 'List the workspace files']);
       const start = all.find((p) => p.hook_event_name === 'SubagentStart')!;
       assert.equal(start.agent_id, CALL);
       assert.equal(start.agent_type, 'default');
-      const post = all.find((p) => p.hook_event_name === 'PostToolUse')!;
+      const post = all.find((p) => p.hook_event_name === 'PostToolUse' && p.tool_name === 'runSubagent')!;
       assert.ok(JSON.stringify(post.tool_response).includes(CHILD_REPLY), JSON.stringify(post.tool_response));
       // Stop carries no last reply in 1.139.1: the parent's last words come from the transcript.
       assert.equal(all.find((p) => p.hook_event_name === 'Stop')!.last_assistant_message, undefined);
@@ -140,6 +153,12 @@ describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
       const parent = (await daemon.store.read('transcript', { scope: 'all', key: SESSION })).content;
       assert.ok(parent.includes(PARENT_PROMPT), parent);
       assert.ok(parent.trimEnd().endsWith(PARENT_REPLY), `the parent ends with its reply: ${parent}`);
+      assert.ok(!parent.includes('list_dir'), `the sub-agent's tool call is not the parent's: ${parent}`);
+      // The sub-agent's tool hooks carry only the parent's session id: they go to the running child.
+      const child = (await daemon.store.read('transcript', { scope: 'all', key: `${SESSION}/agent-${CALL}` })).content;
+      assert.ok(child.includes(TASK), child);
+      assert.ok(child.includes('list_dir'), `the child holds its tool call: ${child}`);
+      assert.ok(child.includes(CHILD_REPLY), child);
     });
   });
 });

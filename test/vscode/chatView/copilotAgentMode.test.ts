@@ -84,6 +84,9 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
   let home: string;
   let payloadLog: string;
   let failed = false;
+  /** The listing tool the sub-agent called (agent mode's own name for it). */
+  let childListTool = '';
+  const listCallId = `call_ls${tag}`;
 
   const partsOf = (r: RecordedRequest) => r.messages.flatMap((m) => m.parts);
   const mentionsCall = (id: string) => id === callId || id.startsWith(`${callId}__`);
@@ -165,7 +168,14 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
     host.script.respond = (request) => {
       const parts = partsOf(request);
       if (parts.some((p) => p.type === 'toolResult' && mentionsCall(p.callId))) return { parts: [{ text: parentFinal }] };
-      if (isChildRequest(request)) return { parts: [{ text: childFinal }] };
+      if (isChildRequest(request)) {
+        // The sub-agent lists the folder with one of agent mode's own tools, then answers.
+        if (parts.some((p) => p.type === 'toolResult' && p.callId.startsWith(listCallId))) return { parts: [{ text: childFinal }] };
+        const listTool = request.tools.find((t) => /list_?dir/i.test(t));
+        if (!listTool) return { parts: [{ text: `no listing tool among ${request.tools.join(', ')}` }] };
+        childListTool = listTool;
+        return { parts: [{ toolCall: { callId: listCallId, name: listTool, input: { path: host.dirs.workspace } } }] };
+      }
       if (request.tools.includes('runSubagent') && allText(request).includes(marker))
         return {
           parts: [
@@ -217,6 +227,13 @@ describe('Copilot agent mode with Baton hooks (code-server 4.139.1, Chromium, sc
       childTurns.turns.some((t) => JSON.stringify(t).includes(subPrompt)),
       "the child's transcript starts with its task",
     );
+    // The sub-agent's own tool call (its hooks carry only the parent's session id) is the child's, not the parent's.
+    assert.ok(childListTool, 'the sub-agent was offered a listing tool');
+    assert.ok(
+      childTurns.turns.some((t) => t.role === 'tool' && t.text.includes(childListTool)),
+      `the child's transcript holds its ${childListTool} call: ${JSON.stringify(childTurns.turns).slice(0, 1500)}`,
+    );
+    assert.ok(!parentText.includes(`call_ls${tag}`) && !parentText.includes(`${childListTool}(`), "the sub-agent's tool call is not the parent's");
 
     // (c) The real CLI finds the parent's words in the same data directory.
     const search = spawnSync(process.execPath, [cli, 'search', searchWord, '--data-dir', host.dirs.batonData, '--json'], {
