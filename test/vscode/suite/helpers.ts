@@ -133,16 +133,20 @@ export async function waitFor<T>(check: () => T | Promise<T>, ms: number, what: 
 }
 
 /** Resolves with the first event (matching `filter`) within `ms`, else rejects. */
-/** Sets a `baton.*` setting (Global; undefined removes it) and waits until VS Code reports the value. */
+/**
+ * Sets a `baton.*` setting (Global; undefined removes it) and waits until VS Code reports the value.
+ * A settings write goes through the workbench and code-server: on a loaded machine it has taken
+ * over 10 s, hence the generous bounds.
+ */
 export async function setBaton(key: string, value: unknown): Promise<void> {
   await within(
     Promise.resolve(vscode.workspace.getConfiguration('baton').update(key, value, vscode.ConfigurationTarget.Global)),
-    10_000,
+    30_000,
     `update baton.${key}`,
   );
   await waitFor(
     () => JSON.stringify(vscode.workspace.getConfiguration('baton').inspect(key)?.globalValue) === JSON.stringify(value),
-    10_000,
+    30_000,
     `baton.${key} = ${JSON.stringify(value)}`,
   );
 }
