@@ -58,14 +58,15 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal(turns[0].at, '2026-11-26T10:00:01.120Z');
     });
 
-    it("gives a sub-agent's own events when asked for its call id", () => {
+    it("gives a sub-agent's own events when asked for its call id: its prompt (chained to the call by parentId), then its tool calls", () => {
       const turns = copilotTurns(records(), 'call_Qx7PmK2vRb9Tn4Ls__vscode-3');
       assert.deepEqual(
         turns.map((t) => t.role),
-        ['tool', 'tool'],
+        ['user', 'tool', 'tool'],
       );
-      assert.match(turns[0].text, /^grep_search\(/);
-      assert.equal(turns[1].text, 'src/billing/invoice.ts:42\nsrc/billing/refund.ts:17');
+      assert.equal(turns[0].text, TASK);
+      assert.match(turns[1].text, /^grep_search\(/);
+      assert.equal(turns[2].text, 'src/billing/invoice.ts:42\nsrc/billing/refund.ts:17');
     });
 
     it('skips what it does not know and torn lines', () => {

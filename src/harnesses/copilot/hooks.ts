@@ -17,7 +17,7 @@ import { existing, HookInputError, subagentKey } from '../claudeStyleHooks';
 import type { ApiPoster, HookOutput, HookRun } from '../harness';
 import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
 import { SubagentNotes, type SubagentNote } from './subagentState';
-import { runSubagentArguments } from './transcript';
+import { copilotTurns, runSubagentArguments } from './transcript';
 
 export const HARNESS = 'copilot';
 
@@ -173,7 +173,9 @@ class CopilotHook {
         return null;
       }
       case 'Stop':
-        await this.refreshParent({ lastAssistantMessage: p.last_assistant_message });
+        // VS Code 1.139 sends no last_assistant_message: the reply is read from the transcript, so it
+        // is kept even when the server may not read that file itself.
+        await this.refreshParent({ lastAssistantMessage: p.last_assistant_message ?? this.lastReplyFromTranscript() });
         return null;
       case 'PreCompact':
         await this.refreshParent();
@@ -184,6 +186,18 @@ class CopilotHook {
         return null;
       default:
         return null;
+    }
+  }
+
+  /** The chat session's own last reply in its transcript (a sub-agent's replies are not its). */
+  lastReplyFromTranscript(): string | undefined {
+    if (!this.transcriptPath) return undefined;
+    try {
+      return copilotTurns(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')))
+        .filter((t) => t.role === 'assistant')
+        .at(-1)?.text;
+    } catch {
+      return undefined;
     }
   }
 

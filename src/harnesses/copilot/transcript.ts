@@ -42,30 +42,58 @@ function resultText(data: Obj): string | undefined {
   return message ? `error: ${message}` : undefined;
 }
 
+/** A tool call id without the `__vscode-N` suffix VS Code adds in hook payloads (the transcript may carry either). */
+function bareCallId(id: string): string {
+  return id.replace(/__vscode-\d+$/, '');
+}
+
+function isRunSubagentStart(r: Obj, data: Obj): boolean {
+  return r.type === 'tool.execution_start' && (data.toolName ?? data.name) === 'runSubagent';
+}
+
 /**
  * The session's turns from its transcript events. `owner` picks whose: undefined for the chat
  * session itself (a sub-agent's own events are left out), or a sub-agent's tool call id.
+ *
+ * A sub-agent writes into its parent's file: in VS Code 1.139 its user.message, assistant
+ * messages and tool calls sit between the runSubagent call's tool.execution_start and
+ * tool.execution_complete with no field naming the sub-agent; only `parentId` chains them to the
+ * call's start event. So an event belongs to whoever its parent event belongs to, the events that
+ * follow a runSubagent start belong to that call, and the call's completion returns to its caller.
  */
 export function copilotTurns(records: Obj[], owner?: string): Turn[] {
+  const wanted = owner === undefined ? undefined : bareCallId(owner);
   const sink = new TurnSink();
+  // Who the events chained to an event (by parentId) belong to.
+  const chainOwner = new Map<string, string | undefined>();
+  // The owner of each runSubagent call's start: its completion goes back to it.
+  const callerOf = new Map<string, string | undefined>();
   // The prompts of the runSubagent calls under way: a sub-agent's own prompt can land in the
-  // parent's file as a plain user.message, and must not read as the user's.
+  // parent's file as a plain user.message without a parentId, and must not read as the user's.
   const subagentPrompts = new Map<string, string>();
   for (const r of records) {
     if (!isCopilotEvent(r)) continue;
     const data = asObj(r.data)!;
-    const callId = asString(data.toolCallId) ?? '';
-    if (r.type === 'tool.execution_start' && (data.toolName ?? data.name) === 'runSubagent') {
+    const callId = bareCallId(asString(data.toolCallId) ?? '');
+    const parentId = asString(r.parentId);
+    const explicit = copilotEventOwner(r);
+    let own = explicit !== undefined ? bareCallId(explicit) : parentId && chainOwner.has(parentId) ? chainOwner.get(parentId) : undefined;
+    if (r.type === 'tool.execution_complete' && callerOf.has(callId)) own = callerOf.get(callId);
+    const start = isRunSubagentStart(r, data);
+    const id = asString(r.id);
+    if (id) chainOwner.set(id, start ? callId : own);
+    if (start) {
+      callerOf.set(callId, own);
       const args = typeof data.arguments === 'string' ? tryParse(data.arguments) : data.arguments;
       const prompt = asString(asObj(args)?.prompt);
       if (prompt) subagentPrompts.set(callId, squash(prompt));
     } else if (r.type === 'tool.execution_complete') subagentPrompts.delete(callId);
-    if (copilotEventOwner(r) !== owner) continue;
+    if (own !== wanted) continue;
     const at = asString(r.timestamp);
     switch (r.type) {
       case 'user.message': {
         const text = asString(data.content) ?? asString(data.prompt);
-        if (owner === undefined && text && [...subagentPrompts.values()].includes(squash(text))) break;
+        if (wanted === undefined && text && [...subagentPrompts.values()].includes(squash(text))) break;
         sink.push('user', text, at);
         break;
       }
@@ -92,7 +120,7 @@ export function runSubagentArguments(records: Obj[], callId: string): Obj | unde
   for (const r of records) {
     const data = asObj(r.data);
     if (r.type !== 'tool.execution_start' || !data || (data.toolName ?? data.name) !== 'runSubagent') continue;
-    if ((asString(data.toolCallId) ?? '').replace(/__vscode-\d+$/, '') !== callId) continue;
+    if (bareCallId(asString(data.toolCallId) ?? '') !== bareCallId(callId)) continue;
     return asObj(typeof data.arguments === 'string' ? tryParse(data.arguments) : data.arguments);
   }
   return undefined;
