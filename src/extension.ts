@@ -8,6 +8,7 @@ import type { Runner } from './runs/runner';
 import { ExternalRunner } from './runs/externalRunner';
 import { Archivist } from './vscode/archive';
 import { BatonChat, PARTICIPANT_ID, type BatonChatResult } from './vscode/chat';
+import { ChatSessionImport } from './vscode/chatSessionImport';
 import { registerCommands } from './vscode/commands';
 import { LanguageModelRunner, pickModel } from './vscode/lmRunner';
 import { registerTools } from './vscode/tools';
@@ -114,9 +115,13 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     external = command.length ? runs.register(new ExternalRunner({ name: 'external', command: command[0], args: command.slice(1) })) : undefined;
   };
   configureExternal(settings.externalCommand);
+  // VS Code agent mode's chats of this workspace, imported as they are saved (chatSessionImport.ts).
+  const chatFolder = ChatSessionImport.folderFor(context);
+  const chatImport = chatFolder ? new ChatSessionImport(chatFolder, host, log) : undefined;
   context.subscriptions.push(
     host,
     panels,
+    ...(chatImport ? [chatImport] : []),
     tree,
     view,
     statusBar,

@@ -52,6 +52,12 @@ export const ROUTES = {
     "A compaction summary: becomes a memory, a summary node and the session's checkpoint.",
   ),
   checkpointExtract: route('POST', '/api/hooks/session-checkpoint-extract', 'remember', 'A mid-session checkpoint of what is new since the last one.'),
+  transcriptCursor: route(
+    'POST',
+    '/api/hooks/transcript-cursor',
+    'remember',
+    "Where the session's transcript chunks of a file the hook reads itself stopped: the offset and tail mark to continue from.",
+  ),
   synthesisConfig: route('GET', '/api/hooks/synthesis/config', 'recall', 'How MEMORY.md synthesis is configured.'),
   // remember, not recall: the projection takes the head's lease, a write a read-only token must not hold.
   synthesis: route(

@@ -32,6 +32,21 @@ const agentId = z.string().trim().min(1).max(128).optional();
 const project = z.string().max(4096).optional();
 const inlineTranscript = z.union([z.string().max(10_000_000), z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional();
 
+/**
+ * Bytes of a transcript file the hook read itself because the server may not open it
+ * (docs/security.md, "Transcripts outside the roots"): base64 `data` from `offset`, continuing
+ * what `transcript-cursor` named (its `tailMark`), or from 0.
+ */
+const transcriptChunk = z
+  .object({
+    path: z.string().min(1).max(4096),
+    offset: z.number().int().min(0),
+    data: z.string().max(12_000_000),
+    tailMark: z.string().max(64),
+    eof: z.boolean(),
+  })
+  .optional();
+
 export const sessionStartBody = z
   .object({
     harness,
@@ -52,6 +67,12 @@ export const sessionStartBody = z
   })
   .loose();
 
+/** `transcript` holds only the messages after this point of the session's list: the `transcriptCursor` of the last reply. */
+const transcriptFrom = z.object({ messages: z.number().int().min(1), mark: z.string().max(64) }).optional();
+
+/** Where the session's inline message lists stopped: send `transcriptFrom` with it and only the messages after it next time. */
+const transcriptCursorReply = z.object({ messages: z.number(), mark: z.string() }).optional();
+
 export const promptSubmitBody = z
   .object({
     harness,
@@ -62,6 +83,8 @@ export const promptSubmitBody = z
     sessionId: optionalKey,
     transcriptPath: z.string().max(4096).optional(),
     transcript: inlineTranscript,
+    transcriptChunk,
+    transcriptFrom,
     runtimePath,
     project,
     agentId,
@@ -75,6 +98,8 @@ export const sessionEndBody = z
     sessionId: optionalKey,
     transcriptPath: z.string().max(4096).optional(),
     transcript: inlineTranscript,
+    transcriptChunk,
+    transcriptFrom,
     runtimePath,
     reason: z.string().max(200).optional(),
     status: z.enum(['ended', 'completed', 'failed']).optional(),
@@ -130,8 +155,19 @@ export const compactionCompleteBody = z
   .loose();
 
 export const checkpointExtractBody = z
-  .object({ harness, sessionKey: key, agentId, project, transcriptPath: z.string().max(4096).optional(), transcript: inlineTranscript, runtimePath })
+  .object({
+    harness,
+    sessionKey: key,
+    agentId,
+    project,
+    transcriptPath: z.string().max(4096).optional(),
+    transcript: inlineTranscript,
+    transcriptChunk,
+    runtimePath,
+  })
   .loose();
+
+export const transcriptCursorBody = z.object({ harness, sessionKey: key, agentId, path: z.string().min(1).max(4096) }).loose();
 
 export const synthesisBody = z.object({ agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() }).loose();
 export const synthesisCompleteBody = z
@@ -466,6 +502,7 @@ export const SCHEMAS = {
         sessionKey: z.string(),
         appended: z.number().optional(),
         turnCount: z.number().optional(),
+        transcriptCursor: transcriptCursorReply,
         bypassed: z.literal(true).optional(),
       })
       .loose(),
@@ -477,6 +514,7 @@ export const SCHEMAS = {
         success: z.boolean().optional(),
         appended: z.number().optional(),
         turnCount: z.number().optional(),
+        transcriptCursor: transcriptCursorReply,
         ...bypassedReply,
         sessionKey: z.string(),
         /** The session's artifacts, relative to the data directory (docs/memory.md, "Session artifacts"). */
@@ -541,6 +579,10 @@ export const SCHEMAS = {
     response: z
       .object({ skipped: z.boolean().optional(), bypassed: z.boolean().optional(), queued: z.boolean().optional(), jobId: z.string().optional() })
       .loose(),
+  },
+  transcriptCursor: {
+    body: transcriptCursorBody,
+    response: z.object({ offset: z.number(), tailMark: z.string() }),
   },
   synthesisConfig: { response: z.object({ enabled: z.boolean(), model: z.string(), schedule: z.string() }).loose() },
   synthesis: {

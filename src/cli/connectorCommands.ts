@@ -6,7 +6,7 @@ import { Argument, Command, Option } from 'commander';
 import { HOOK_HARNESS_IDS, runHook } from '../connectors/runHook';
 import { runMcpBridge } from '../connectors/mcpBridge';
 import type { InstallScope } from '../harnesses/harness';
-import { installableHarnesses } from '../harnesses/registry';
+import { installableHarness, installableHarnesses } from '../harnesses/registry';
 import { resolveDataDir } from '../node/paths';
 
 interface Helpers {
@@ -20,13 +20,13 @@ function target(opts: { project?: string | boolean; user?: boolean }): { scope: 
 }
 
 function installable(id: string) {
-  const harness = installableHarnesses().find((h) => h.id === id);
+  const harness = installableHarness(id);
   if (!harness) throw new Error(`cannot install for harness ${id}`); // commander's choices keep this from happening
   return harness;
 }
 
 export function registerConnectorCommands(program: Command, { dataDirOption, out }: Helpers): void {
-  const installIds = installableHarnesses().map((h) => h.id);
+  const installIds = installableHarnesses().flatMap((h) => [h.id, ...(h.install.aliases ?? [])]);
   program
     .command('hook')
     .description('the hook command harnesses run: payload on stdin, hook output on stdout; always exits 0 within 1 s')
@@ -55,24 +55,32 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .option('--http', "use Claude Code's HTTP hooks (needs a fixed port and a token in $BATON_HOOK_TOKEN) instead of the hook command")
     .option('--url <url>', 'endpoint URL for --http', 'http://127.0.0.1:7433')
     .option('--no-trust', "Codex: do not record Codex's trust for Baton's hooks (Codex then skips them until you trust them)")
-    .action(async (harness: string, opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string; trust: boolean }) => {
-      const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
-      const result = await installable(harness).install.install({
-        ...target(opts),
-        command: { nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined },
-        http: opts.http ? { url: opts.url.replace(/\/$/, ''), tokenEnvVar: 'BATON_HOOK_TOKEN' } : undefined,
-        trustHooks: opts.trust,
-      });
-      for (const line of result.messages) out(line);
-    });
+    .option('--settings-file <file>', "the editor's user settings.json, for harnesses configured there (vscode: default VS Code's)")
+    .action(
+      async (
+        harness: string,
+        opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string; trust: boolean; settingsFile?: string },
+      ) => {
+        const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
+        const result = await installable(harness).install.install({
+          ...target(opts),
+          command: { nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined },
+          http: opts.http ? { url: opts.url.replace(/\/$/, ''), tokenEnvVar: 'BATON_HOOK_TOKEN' } : undefined,
+          trustHooks: opts.trust,
+          settingsFile: opts.settingsFile,
+        });
+        for (const line of result.messages) out(line);
+      },
+    );
   program
     .command('uninstall')
     .description("remove Baton's hooks (only ours) from a harness's settings")
     .addArgument(new Argument('<harness>', 'which harness').choices(installIds))
     .addOption(new Option('--project [dir]', 'the project settings file (default: the current directory)').conflicts('user'))
     .option('--user', "the user's settings file")
-    .action((harness: string, opts: { project?: string | boolean; user?: boolean }) => {
-      const result = installable(harness).install.uninstall(target(opts));
+    .option('--settings-file <file>', "the editor's user settings.json, for harnesses configured there (vscode: default VS Code's)")
+    .action((harness: string, opts: { project?: string | boolean; user?: boolean; settingsFile?: string }) => {
+      const result = installable(harness).install.uninstall({ ...target(opts), settingsFile: opts.settingsFile });
       for (const line of result.messages) out(line);
       out(result.removed ? `Removed Baton hooks from ${result.file}` : `No Baton hooks in ${result.file}`);
     });

@@ -1,8 +1,11 @@
-// `baton import claude-code [DIR]`: backfills existing harness history into the store.
+// `baton import claude-code [DIR]` and `baton import copilot [--path P]`: backfill existing harness
+// history into the store.
 
 import { Command, Option } from 'commander';
 import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
+import { COPILOT } from '../harnesses/copilot';
+import { importCopilotChatSessions } from '../harnesses/copilot/import';
 import { liveEndpoint } from '../node/endpoint';
 import { openApi } from '../server/localApi';
 import { printRecoveryLine } from './openStore';
@@ -82,5 +85,33 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
         },
       }).finally(() => progress.clear());
       out(opts.json ? JSON.stringify(result, null, 2) : importSummary(result));
+    });
+
+  importCommand
+    .command(COPILOT)
+    .description("import VS Code agent mode's chat sessions (workspaceStorage/*/chatSessions) and their sub-agents")
+    .option(
+      '--path <path>',
+      'a chatSessions folder or file, a workspaceStorage/<hash> folder or a workspaceStorage folder (default: every VS Code and code-server one found)',
+    )
+    .addOption(dataDirOption())
+    .option('--json', 'machine-readable summary')
+    .action(async (opts: { path?: string; dataDir?: string; json?: boolean }) => {
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
+      warnAboutPermissions(dataDir);
+      const result = await importCopilotChatSessions({
+        source: opts.path,
+        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
+        onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
+      });
+      const known = result.sessions - result.created;
+      out(
+        opts.json
+          ? JSON.stringify(result, null, 2)
+          : `imported ${result.sessions} session(s) (${result.subagents} sub-agent(s)) from ${result.files} chat session file(s), ${result.turnsAdded} turn(s) added` +
+              (known > 0 ? `; ${known} already stored` : '') +
+              (result.skipped > 0 ? `; ${result.skipped} file(s) skipped` : ''),
+      );
     });
 }

@@ -15,7 +15,12 @@ import { layout } from '../node/paths';
 
 /** A hook failure whose message this code composed from safe parts (route, status, error code, timing). */
 export class HookProblem extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The reply's HTTP status and error code, when the server answered with an error. */
+    readonly status?: number,
+    readonly code?: string,
+  ) {
     super(message);
     this.name = 'HookProblem';
   }
@@ -51,7 +56,7 @@ export class HookClient implements Transport {
     const started = Date.now();
     const remaining = this.deadline - started;
     if (remaining <= 0) return Promise.reject(new HookProblem(`${route}: hook deadline passed`));
-    const failed = (what: string) => new HookProblem(`${route}: ${what} after ${Date.now() - started} ms`);
+    const failed = (what: string, status?: number, code?: string) => new HookProblem(`${route}: ${what} after ${Date.now() - started} ms`, status, code);
     const payload = Buffer.from(JSON.stringify(body));
     return new Promise<T>((resolve, reject) => {
       const req = http.request(
@@ -81,7 +86,7 @@ export class HookClient implements Transport {
               json = undefined;
             }
             const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) reject(failed(`HTTP ${status}${replyCode(json)}`));
+            if (status < 200 || status >= 300) reject(failed(`HTTP ${status}${replyCode(json)}`, status, replyCode(json).trim() || undefined));
             else if (json === null || typeof json !== 'object' || Array.isArray(json)) reject(failed(`HTTP ${status} but the reply is not a JSON object`));
             else resolve(json as T);
           });

@@ -7,6 +7,7 @@ import { JsonInputError, parseJsonSafely } from '../core/safeJson';
 import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure, HookStepTimeout } from '../harnesses/claudeStyleHooks';
 import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
 import { hookHarnesses } from '../harnesses/registry';
+import { withTranscriptChunks } from './transcriptChunks';
 import { resolveDataDir } from '../node/paths';
 import { HOOK_HEADER } from '../api/routes';
 
@@ -16,7 +17,7 @@ export const HOOK_HARNESS_IDS: string[] = hookHarnesses().map((h) => h.id);
 /** A hook must answer within this budget, whatever happens (Claude Code waits on it). */
 export const HOOK_BUDGET_MS = 900;
 
-const KNOWN_EVENTS = new Set<string>(CLAUDE_STYLE_EVENTS);
+const KNOWN_EVENTS = new Set<string>([...CLAUDE_STYLE_EVENTS, ...hookHarnesses().flatMap((h) => h.hooks.events)]);
 
 /** The event name for a log line: a known one, else a placeholder (the field is free text from stdin). */
 function eventLabel(name: unknown): string {
@@ -44,7 +45,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     const parsed = parseJsonSafely(raw || '{}', 'hook payload');
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HookInputError('hook payload must be a JSON object');
     const payload = parsed as Record<string, unknown>;
-    event = eventLabel(payload.hook_event_name);
+    event = eventLabel(payload.hook_event_name ?? payload.hookEventName);
     // Processes Baton started carry their parent session (docs/harnesses.md: AGENT_SESSION_ID).
     // The hook header lets the server note when this harness's hooks last got through (`baton doctor`).
     const headers: Record<string, string> = { [HOOK_HEADER]: `${harness} ${event}` };
@@ -56,7 +57,8 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     }
     // A step that fails while the event goes on is one line of its own.
     const stepFailed = (step: string, err: unknown) => logHookProblem(dataDir, harness, event, `step ${step}: ${describe(err)}`);
-    const output = await hooks.handle(payload, client, { deadline, stepFailed });
+    // A transcript the server may not open (a config folder it does not know) is sent by the hook itself.
+    const output = await hooks.handle(payload, withTranscriptChunks(client), { deadline, stepFailed, dataDir });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);

@@ -20,7 +20,29 @@ export interface TranscriptParser {
   recognizes(record: Obj): boolean;
   /** The format's records (one object per line, torn lines already dropped) as turns. */
   parse(records: Obj[]): Turn[];
+  /**
+   * The turns of records appended after those `state` describes, as one parse of all of them would
+   * give (so a hook reads only what a harness appended); `restart` when they would change turns
+   * already produced: the caller parses the whole file again, starting with the facts it names.
+   */
+  parseFrom(records: Obj[], state: LineParseState): LineParseResult;
+  /** True for a record nothing of which can merge into the turns before it: a read cut before it never splits a turn. */
+  startsFresh(record: Obj): boolean;
 }
+
+/** Where a line-by-line parse stopped: what the next records need to continue it exactly. */
+export interface LineParseState {
+  /** Records parsed so far (line-scoped merge keys are numbered by it). */
+  records: number;
+  /** The last turn's role and open merge key: a continuation merging into it must restart. */
+  open?: { role: Role; key: string };
+  /** Facts a parser learned about the whole file so far (Claude Code: a main thread was seen). */
+  flags: Record<string, boolean>;
+}
+
+export type LineParseResult = { turns: Turn[]; state: LineParseState } | { restart: Record<string, boolean> };
+
+export const START_STATE: LineParseState = { records: 0, flags: {} };
 
 export interface NormalizeHint {
   /** Harness name (`claude-code`, `codex`, `opencode`, `openclaw`…): a tie-breaker only. */
@@ -39,6 +61,11 @@ export interface NormalizeFormats {
 export const TOOL_RESULT_CAP = 2000;
 /** A tool call is shown as `name(input)`; long inputs (file bodies, patches) are cut. */
 export const TOOL_CALL_CAP = 500;
+
+/** The format of a transcript's text (detected, or the hint's), without parsing it. */
+export function formatOf(raw: string, hint: NormalizeHint, formats: NormalizeFormats): TranscriptFormat {
+  return hint.format ?? detectFormat(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'), hint.harness, formats);
+}
 
 /** Normalises with the given harness formats (the registry passes every harness's parser). */
 export function normalizeWith(raw: string, hint: NormalizeHint, formats: NormalizeFormats): Turn[] {
@@ -112,9 +139,19 @@ function unwrapMessage(record: Obj): Obj {
   return inner.timestamp === undefined && record.timestamp !== undefined ? { ...inner, timestamp: record.timestamp } : inner;
 }
 
-function fromMessageList(messages: Obj[]): Turn[] {
+/**
+ * The turns of messages that follow `state.records` earlier ones of the same list, as one parse of
+ * the whole list gives them (a message's turns never merge into another's), and the state after.
+ */
+export function messageListFrom(messages: unknown[], state: LineParseState): { turns: Turn[]; state: LineParseState } {
+  const objects = messages.map(asObj).filter((m): m is Obj => m !== undefined);
+  return { turns: fromMessageList(objects, state.records), state: { records: state.records + objects.length, flags: {} } };
+}
+
+function fromMessageList(messages: Obj[], base = 0): Turn[] {
   const sink = new TurnSink();
-  messages.forEach((m, index) => {
+  messages.forEach((m, position) => {
+    const index = base + position;
     const info = asObj(m.info) ?? m; // OpenCode export: {info: {role, time}, parts}
     const role = mapRole(info.role ?? m.role);
     if (!role) return;
@@ -225,11 +262,23 @@ function fromPlainText(text: string): Turn[] {
 export class TurnSink {
   readonly turns: Turn[] = [];
   private openKey: string | undefined;
+  /** Set when a push would have merged into the turn a previous parse ended with (`carried`). */
+  mergedIntoCarried = false;
+
+  constructor(private readonly carried?: { role: Role; key: string }) {}
+
+  /** The last turn's role and merge key while a following push could still merge into it. */
+  get open(): { role: Role; key: string } | undefined {
+    const last = this.turns[this.turns.length - 1];
+    if (last) return this.openKey !== undefined ? { role: last.role, key: this.openKey } : undefined;
+    return this.carried;
+  }
 
   push(role: Role, text: string | undefined, at?: string, mergeKey?: string): void {
     const clean = cleanText(text ?? '');
     if (clean === '') return;
     const last = this.turns[this.turns.length - 1];
+    if (!last && mergeKey !== undefined && this.carried?.key === mergeKey && this.carried.role === role) this.mergedIntoCarried = true;
     if (mergeKey !== undefined && mergeKey === this.openKey && last?.role === role) {
       last.text += '\n\n' + clean;
       return;

@@ -28,11 +28,24 @@ export interface DeltaInput {
   recentStored: Array<{ role: Turn['role']; hash: string }>;
   /** Whether a turn with this hash is already stored for the session (any position). */
   isStored(hash: string): boolean;
+  /**
+   * Set when `incoming` holds only the turns a source gained after the prefix the session's cursor
+   * already describes (a file read from where the last read stopped); the caller has checked that
+   * the cursor is this prefix's. `sourceChars` is that prefix's fingerprint length. `byHash`: the
+   * source is being read again (rewritten, a piece at a time), so its turns are recognised by hash.
+   */
+  continuation?: { sourceChars: number; byHash?: boolean };
+  /** The cursor takes this source even when it is shorter (a file read again from its start, to be continued). */
+  adopt?: boolean;
 }
 
 export interface DeltaPlan {
   append: HashedTurn[];
   cursor: TranscriptCursor;
+  /** The fingerprint length of the source the new cursor describes (to continue from it later); null when the cursor did not take this source. */
+  sourceChars: number | null;
+  /** Whether the turns were recognised by hash (the source did not continue the cursor). */
+  byHash: boolean;
 }
 
 const MAX_PENDING = 16;
@@ -51,9 +64,17 @@ export function withHash(turn: Turn): HashedTurn {
  */
 export function sourceFingerprint(turns: Turn[], count = turns.length): string {
   if (count === 0) return '';
+  return fingerprintOf(count, fingerprintChars(turns, 0, count), turns[count - 1]);
+}
+
+/** The length a fingerprint counts for turns[from, to): text and role lengths. */
+export function fingerprintChars(turns: Turn[], from = 0, to = turns.length): number {
   let chars = 0;
-  for (let i = 0; i < count; i++) chars += turns[i].text.length + turns[i].role.length;
-  const last = turns[count - 1];
+  for (let i = from; i < to; i++) chars += turns[i].text.length + turns[i].role.length;
+  return chars;
+}
+
+function fingerprintOf(count: number, chars: number, last: Turn): string {
   return 'v2:' + hashText(`${count}:${chars}:${turnHash(last.role, last.text)}`);
 }
 
@@ -62,32 +83,56 @@ export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
   let fresh: HashedTurn[];
   const next: TranscriptCursor = { ...cursor, pending: [...cursor.pending] };
   const source = input.incoming;
+  let sourceChars: number | null = null;
+  let byHash = false;
+  const unseen = (turns: HashedTurn[]) => {
+    const seen = new Set<string>();
+    return turns.filter((turn) => {
+      if (seen.has(turn.hash)) return false;
+      if (input.isStored(turn.hash)) {
+        // Seen in the source at last: a payload turn with this hash is no longer pending.
+        const pendingAt = next.pending.indexOf(turn.hash);
+        if (pendingAt >= 0) next.pending.splice(pendingAt, 1);
+        return false;
+      }
+      seen.add(turn.hash);
+      return true;
+    });
+  };
 
-  if (source.length > 0) {
+  if (input.continuation) {
+    // The same steps as a source that "continues" below, without the prefix's turns at hand.
+    byHash = input.continuation.byHash === true;
+    fresh = byHash ? unseen(source.map(withHash)) : source.map(withHash);
+    sourceChars = input.continuation.sourceChars + fingerprintChars(source);
+    if (source.length > 0) {
+      next.sourceTurns = cursor.sourceTurns + source.length;
+      next.sourceHash = fingerprintOf(next.sourceTurns, sourceChars, source[source.length - 1]);
+    }
+  } else if (source.length > 0) {
     const continues = cursor.sourceTurns <= source.length && sourceFingerprint(source, cursor.sourceTurns) === cursor.sourceHash;
     if (continues) {
       fresh = source.slice(cursor.sourceTurns).map(withHash);
     } else {
-      const seen = new Set<string>();
-      fresh = source.map(withHash).filter((turn) => {
-        if (seen.has(turn.hash)) return false;
-        if (input.isStored(turn.hash)) {
-          // Seen in the source at last: a payload turn with this hash is no longer pending.
-          const pendingAt = next.pending.indexOf(turn.hash);
-          if (pendingAt >= 0) next.pending.splice(pendingAt, 1);
-          return false;
-        }
-        seen.add(turn.hash);
-        return true;
-      });
+      byHash = true;
+      fresh = unseen(source.map(withHash));
     }
     // A shorter, already-stored source (a lagging copy) must not move the cursor backwards.
-    if (continues || fresh.length > 0 || source.length >= cursor.sourceTurns) {
+    if (continues || fresh.length > 0 || source.length >= cursor.sourceTurns || input.adopt) {
       next.sourceTurns = source.length;
-      next.sourceHash = sourceFingerprint(source);
+      sourceChars = fingerprintChars(source);
+      next.sourceHash = fingerprintOf(source.length, sourceChars, source[source.length - 1]);
     }
   } else {
     fresh = [];
+    if (input.adopt) {
+      // A file with no turns yet (in what was read of it) is still the source from now on; after
+      // turns from an earlier source, what follows is recognised by hash.
+      byHash = cursor.sourceTurns > 0;
+      next.sourceTurns = 0;
+      next.sourceHash = '';
+      sourceChars = 0;
+    }
   }
 
   // Turns the payload already gave us (and we stored) reappear once the file catches up: skip them once.
@@ -114,7 +159,7 @@ export function planTranscriptDelta(input: DeltaInput): DeltaPlan {
     next.pending.push(turn.hash);
   }
   if (next.pending.length > MAX_PENDING) next.pending = next.pending.slice(-MAX_PENDING);
-  return { append, cursor: next };
+  return { append, cursor: next, sourceChars, byHash };
 }
 
 /**

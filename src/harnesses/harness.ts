@@ -17,14 +17,16 @@ export interface HookOutput {
 }
 
 /**
- * One hook run as the mapping sees it: when it must have answered, and where a step that failed
- * while the event went on is reported (the hook command: one hooks.log line each).
+ * One hook run as the mapping sees it: when it must have answered, where a step that failed
+ * while the event went on is reported (the hook command: one hooks.log line each), and the data
+ * directory it serves (hook state between runs lives there).
  */
 export interface HookRun {
   /** When the whole hook must have answered (ms since the epoch); steps that only prepare leave time for the essential one. */
   deadline?: number;
   /** A step failed and the event went on without it. */
   stepFailed(step: string, err: unknown): void;
+  dataDir?: string;
 }
 
 /** How the hook command is run: `node …/dist/hook.js <harness>` (or `cli.js hook <harness>`). */
@@ -43,6 +45,15 @@ export interface HttpHookOptions {
 
 export type InstallScope = 'project' | 'user';
 
+/**
+ * A user setting of the editor an install changes: inside VS Code it is applied through VS Code's
+ * configuration API (`apply` maps the current user value to the new one; undefined removes it).
+ */
+export interface HostSettingChange {
+  key: string;
+  apply(current: unknown): unknown;
+}
+
 export interface InstallContext {
   scope: InstallScope;
   /** Project scope: the project root. */
@@ -53,6 +64,10 @@ export interface InstallContext {
   http?: HttpHookOptions;
   /** Harnesses that run only hooks the user trusts (Codex): record that trust for Baton's entries (default true; `--no-trust`). */
   trustHooks?: boolean;
+  /** An editor's user settings file to change (`--settings-file`), for harnesses configured there. */
+  settingsFile?: string;
+  /** The editor running Baton applies setting changes itself: they come back as `hostSettings`. */
+  hostSettings?: boolean;
 }
 
 export interface InstallResult {
@@ -60,6 +75,8 @@ export interface InstallResult {
   file: string;
   /** One line each, for the user: what was written where, and what is left to do. */
   messages: string[];
+  /** Setting changes for the editor to apply (only with `InstallContext.hostSettings`). */
+  hostSettings?: HostSettingChange[];
   [detail: string]: unknown;
 }
 
@@ -67,6 +84,7 @@ export interface UninstallResult {
   file: string;
   removed: boolean;
   messages: string[];
+  hostSettings?: HostSettingChange[];
 }
 
 /** One entry of VS Code's "Install Baton hooks for…" menu. */
@@ -105,7 +123,9 @@ export interface Harness {
     /** Scopes it installs into; the first is the default. */
     scopes: readonly InstallScope[];
     install(ctx: InstallContext): InstallResult | Promise<InstallResult>;
-    uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir'>): UninstallResult;
+    uninstall(ctx: Pick<InstallContext, 'scope' | 'projectDir' | 'settingsFile' | 'hostSettings'>): UninstallResult;
+    /** Other names `baton install|uninstall` accepts for it (`vscode` for VS Code agent mode). */
+    aliases?: readonly string[];
     /** VS Code's install menu; empty: not offered there. */
     menu: readonly MenuItem[];
     /** Appended to VS Code's "installed" notice (e.g. what is left to do). */

@@ -3,16 +3,17 @@
 
 import * as os from 'node:os';
 import { decideLineageWith, parentFromKeyWith, type LineageDecision, type LineageInput } from '../core/lineage';
-import { normalizeWith, type NormalizeFormats, type NormalizeHint } from '../core/normalize';
+import { formatOf, normalizeWith, type NormalizeFormats, type NormalizeHint, type TranscriptFormat, type TranscriptParser } from '../core/normalize';
 import type { LineageSource, Turn } from '../core/types';
 import type { HookHarnessInfo } from '../core/hookHealth';
 import type { Harness } from './harness';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
+import { copilot } from './copilot';
 import { openCode } from './openCode';
 import { openClaw } from './openClaw';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, openCode, openClaw];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, openCode, openClaw, copilot];
 
 export function harnessById(id: string): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);
@@ -21,6 +22,11 @@ export function harnessById(id: string): Harness | undefined {
 /** Harnesses that run Baton's hook command (`baton hook <id>`, dist/hook.js). */
 export function hookHarnesses(): Array<Harness & { hooks: NonNullable<Harness['hooks']> }> {
   return HARNESSES.filter((h): h is Harness & { hooks: NonNullable<Harness['hooks']> } => h.hooks !== undefined);
+}
+
+/** The installable harness `baton install <name>` means: by id or by one of its aliases. */
+export function installableHarness(name: string) {
+  return installableHarnesses().find((h) => h.id === name || h.install.aliases?.includes(name));
 }
 
 /** Harnesses `baton install` (and VS Code's install menu) can set up. */
@@ -51,6 +57,16 @@ const FORMATS: NormalizeFormats = {
 /** A transcript of any known harness (or a message list, or plain text) as Baton turns. */
 export function normalizeTranscript(raw: string, hint: NormalizeHint = {}): Turn[] {
   return normalizeWith(raw, hint, FORMATS);
+}
+
+/** The format a transcript's text is in (detected as normalizeTranscript would). */
+export function transcriptFormat(raw: string, hint: NormalizeHint = {}): TranscriptFormat {
+  return formatOf(raw, hint, FORMATS);
+}
+
+/** The line-by-line parser of a harness format (JSONL), which can continue where a parse stopped; undefined for other formats. */
+export function lineParser(format: TranscriptFormat): TranscriptParser | undefined {
+  return FORMATS.parsers.find((p) => p.format === format);
 }
 
 const LINEAGES = HARNESSES.map((h) => h.lineage);

@@ -76,6 +76,12 @@ function isInternalCall(ctx: CallContext): boolean {
   return flag === '1' || flag === 'true';
 }
 
+/** The reply's `transcriptCursor`, when an inline message list was written. */
+function cursorOf(written: object): { transcriptCursor?: { messages: number; mark: string } } {
+  const cursor = (written as { transcriptCursor?: { messages: number; mark: string } }).transcriptCursor;
+  return cursor ? { transcriptCursor: cursor } : {};
+}
+
 export function buildHandlers(svc: Services): Handlers {
   const { sessions, memory, store, work } = svc;
   const logger = svc.logger ?? silentLogger;
@@ -146,7 +152,7 @@ export function buildHandlers(svc: Services): Handlers {
           ? await orElse('sub-agents after compaction', () => sessions.subagentsAfterCompaction(written.agentId, written.sessionKey), '')
           : '';
       const inject = [entities, results, subagents].filter((part) => part.trim()).join('\n\n');
-      return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount };
+      return { inject, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...cursorOf(written) };
     },
 
     sessionEnd: async ({ body }, ctx) => {
@@ -163,7 +169,7 @@ export function buildHandlers(svc: Services): Handlers {
       await memory.sessionEnded(written.agentId, written.sessionKey);
       // The canonical transcript.jsonl, the manifest and a queued summary job (docs/memory.md).
       const artifacts = await orElse('session-end artifacts', () => work.artifacts.sessionEnded(written.agentId, written.sessionKey), null);
-      return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...artifacts };
+      return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...cursorOf(written), ...artifacts };
     },
 
     remember: async ({ body }, ctx) => {
@@ -201,6 +207,8 @@ export function buildHandlers(svc: Services): Handlers {
       // A real job: its id can be polled at GET /api/jobs/:id (docs/memory.md, "Background jobs").
       return work.queueCheckpoint(ctx.caller, body);
     },
+
+    transcriptCursor: async ({ body }, ctx) => sessions.transcriptCursor(ctx.caller, { ...body, sessionKey: requireKey(body) }),
 
     synthesisConfig: async () => memory.synthesisConfig(),
     synthesis: async ({ body }, ctx) => memory.synthesis(ctx.caller, body),

@@ -14,7 +14,11 @@ import type { StoreAccess } from '../store/store';
 import type { ReadResult } from '../store/reads';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
-import { loadTranscriptTurns } from './transcriptSource';
+import { continuesFrom, readTranscriptLines, withTranscriptFile, type ByteWindow, type TranscriptRead } from './transcriptSource';
+import { normalizeTranscript } from '../harnesses/registry';
+import { tailMark, type TranscriptFileCursor } from '../core/fileCursor';
+import { hashText } from '../core/hash';
+import { messageListFrom, START_STATE } from '../core/normalize';
 
 export interface SessionStartInput {
   harness: string;
@@ -39,9 +43,27 @@ export interface TranscriptWriteInput {
   runtimePath?: string;
   transcriptPath?: string;
   transcript?: unknown;
+  transcriptChunk?: TranscriptChunk;
+  /** `transcript` holds only the messages after this point of the session's list (docs/api.md). */
+  transcriptFrom?: InlineCursor;
   userMessage?: string;
   userPrompt?: string;
   lastAssistantMessage?: string;
+}
+
+/**
+ * Bytes of a transcript file a hook read itself, because the file is not under the server's
+ * roots (docs/security.md, "Transcripts outside the roots"): from `offset`, which must be where
+ * the session's last chunk of that path stopped (its tail mark too), or 0 to send it from the start.
+ */
+export interface TranscriptChunk {
+  path: string;
+  offset: number;
+  /** base64 */
+  data: string;
+  tailMark: string;
+  /** Whether `data` reaches the end of the file as the hook saw it (else more follows next time). */
+  eof: boolean;
 }
 
 export interface SearchInput {
@@ -57,6 +79,27 @@ export interface SearchInput {
 export function sessionStatus(s: SessionRecord, ttlMs?: number) {
   return { ...s, expiresAt: claimExpiresAt(s.claimedAt, ttlMs) };
 }
+
+/** The cursor key (and identity) of a session's inline message lists. */
+const INLINE_PATH = ':inline';
+
+/** Where a session's inline message lists stopped: how many messages, and the mark of the last. */
+export interface InlineCursor {
+  messages: number;
+  mark: string;
+}
+
+/** Recognises a message again in the next list: a hash of its JSON. */
+function messageMark(message: unknown): string {
+  return hashText(JSON.stringify(message) ?? '');
+}
+
+function turnsAnd(read: TranscriptRead): [Turn[], TranscriptRead] {
+  return [read.turns, read];
+}
+
+/** The identity of a transcript whose bytes a hook sends: the server never opened it. */
+const CLIENT_IDENTITY = 'client';
 
 export class SessionService {
   constructor(
@@ -145,23 +188,146 @@ export class SessionService {
     end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string },
   ) {
     const agentId = writeAgent(caller, input.agentId);
-    const turns = await loadTranscriptTurns(input, this.config.transcriptRoots, this.config.maxTranscriptBytes);
     const fromPayload: Turn[] = [];
     // The last reply closes the previous exchange, so it comes before the new prompt.
     if (input.lastAssistantMessage?.trim()) fromPayload.push({ role: 'assistant', text: input.lastAssistantMessage.trim() });
     const prompt = (input.userMessage ?? input.userPrompt)?.trim();
     if (prompt) fromPayload.push({ role: 'user', text: prompt });
-    return this.store.write('touchSession', {
-      agentId,
-      key: input.sessionKey,
-      harness: input.harness,
-      project: input.project ?? null,
-      runtimePath: input.runtimePath,
-      turns,
-      fromPayload,
-      end,
-      claimTtlMs: this.config.claimTtlMs,
-    });
+    const write = (turns: Turn[], read?: TranscriptRead) =>
+      this.store.write('touchSession', {
+        agentId,
+        key: input.sessionKey,
+        harness: input.harness,
+        project: input.project ?? null,
+        runtimePath: input.runtimePath,
+        turns,
+        fromPayload,
+        continuation: read?.continuation,
+        // A file read from its start becomes the source the cursor describes; an inline list keeps the old rule (a shorter copy does not move it).
+        file: read?.cursor ? { path: read.path, cursor: read.cursor, complete: read.complete, adopt: read.path !== INLINE_PATH } : undefined,
+        end,
+        claimTtlMs: this.config.claimTtlMs,
+      });
+    if (Array.isArray(input.transcript)) return this.writeMessageList(agentId, input, input.transcript, write);
+    if (input.transcriptFrom) throw new BatonError('invalid_request', 'transcriptFrom goes with a transcript message list');
+    if (input.transcript !== undefined && input.transcript !== null) {
+      const raw = typeof input.transcript === 'string' ? input.transcript : JSON.stringify(input.transcript);
+      return write(normalizeTranscript(raw, { harness: input.harness }));
+    }
+    if (input.transcriptChunk) return this.writeChunk(agentId, input, input.transcriptChunk, write);
+    if (!input.transcriptPath) return write([]);
+    const transcriptPath = input.transcriptPath;
+    const key = stripSessionPrefix(input.sessionKey);
+    // From where the last read stopped when the file is still that one; once again in full when
+    // it was rewritten, or when the session's cursor moved on since (docs/storage.md).
+    const readFile = (full: boolean) =>
+      withTranscriptFile(transcriptPath, this.config.transcriptRoots, async (file) => {
+        const from = full ? null : await this.store.read('transcriptFile', { agentId, key, path: file.path });
+        const resumed =
+          from && (await continuesFrom(file, from)) ? await readTranscriptLines(file, from, input.harness, this.config.maxTranscriptBytes) : 'restart';
+        if (resumed !== 'restart') return resumed;
+        const whole = await readTranscriptLines(file, null, input.harness, this.config.maxTranscriptBytes);
+        if (whole === 'restart') throw new BatonError('internal', 'a transcript read from its start could not be parsed consistently');
+        return whole;
+      });
+    // Another hook of the session may have written in between (stale): its read moved the cursor,
+    // so read on from there once more before reading the whole file again.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const read = await readFile(false);
+      const written = await write(read.turns, read);
+      if (!written.stale) return written;
+    }
+    const again = await readFile(true);
+    return write(again.turns, again);
+  }
+
+  /**
+   * An inline message list: only what follows the messages the session's last list covered is
+   * parsed. A client that knows that point (`transcriptFrom`, from the last reply) sends only the
+   * messages after it; a whole list whose covered part is unchanged skips that part.
+   */
+  private async writeMessageList<T extends { stale?: boolean; fileKept?: boolean }>(
+    agentId: string,
+    input: TranscriptWriteInput,
+    list: unknown[],
+    write: (turns: Turn[], read?: TranscriptRead) => Promise<T>,
+  ): Promise<T & { transcriptCursor: InlineCursor }> {
+    const key = stripSessionPrefix(input.sessionKey);
+    const from = await this.store.read('transcriptFile', { agentId, key, path: INLINE_PATH });
+    const given = input.transcriptFrom;
+    const conflict = () => new BatonError('conflict', 'transcriptFrom does not match what is stored; send the whole message list');
+    let start: number | null = null;
+    if (given) {
+      if (!from || from.offset !== given.messages || from.tail !== given.mark) throw conflict();
+      start = 0;
+    } else if (from && from.offset > 0 && list.length >= from.offset && messageMark(list[from.offset - 1]) === from.tail) {
+      start = from.offset;
+    }
+    const total = given ? given.messages + list.length : list.length;
+    const last = list.length > 0 ? messageMark(list[list.length - 1]) : (from?.tail ?? '');
+    const read = (resumed: TranscriptFileCursor | null, messages: unknown[]): TranscriptRead => {
+      const parsed = messageListFrom(messages, resumed?.parse ?? START_STATE);
+      return {
+        path: INLINE_PATH,
+        turns: parsed.turns,
+        cursor: { identity: INLINE_PATH, offset: total, tail: last, format: 'messages-json', parse: parsed.state },
+        complete: true,
+        ...(resumed ? { continuation: { sourceTurns: resumed.sourceTurns, sourceHash: resumed.sourceHash, sourceChars: resumed.sourceChars } } : {}),
+      };
+    };
+    const cursorOf = (written: T): InlineCursor => (written.fileKept ? { messages: total, mark: last } : { messages: 0, mark: '' });
+    if (start !== null) {
+      const written = await write(...turnsAnd(read(from, list.slice(start))));
+      if (!written.stale) return { ...written, transcriptCursor: cursorOf(written) };
+      if (given) throw conflict();
+    }
+    const written = await write(...turnsAnd(read(null, list)));
+    return { ...written, transcriptCursor: cursorOf(written) };
+  }
+
+  /** A transcript chunk a hook read itself: applied from where the session's last chunk of that path stopped. */
+  private async writeChunk<T extends { stale?: boolean }>(
+    agentId: string,
+    input: TranscriptWriteInput,
+    chunk: TranscriptChunk,
+    write: (turns: Turn[], read?: TranscriptRead) => Promise<T>,
+  ): Promise<T> {
+    const key = stripSessionPrefix(input.sessionKey);
+    const from = chunk.offset === 0 ? null : await this.store.read('transcriptFile', { agentId, key, path: chunk.path });
+    const conflict = () => new BatonError('conflict', 'transcriptChunk does not continue what is stored; send it from the offset transcript-cursor names');
+    if (
+      chunk.offset !== 0 &&
+      (!from || from.identity !== CLIENT_IDENTITY || from.offset !== chunk.offset || tailMark(Buffer.from(from.tail, 'base64')) !== chunk.tailMark)
+    ) {
+      throw conflict();
+    }
+    const data = Buffer.from(chunk.data, 'base64');
+    const window: ByteWindow & { path: string } = {
+      path: chunk.path,
+      identity: CLIENT_IDENTITY,
+      // Past the data when the hook has more: its last line may be torn.
+      size: chunk.offset + data.length + (chunk.eof ? 0 : 1),
+      read: async (offset, length) => data.subarray(Math.max(0, offset - chunk.offset), Math.max(0, offset - chunk.offset) + length),
+    };
+    const read = await readTranscriptLines(window, from, input.harness, data.length + 1);
+    if (read === 'restart') {
+      await this.store.write('forgetTranscriptFile', { agentId, key, path: chunk.path });
+      throw conflict();
+    }
+    const written = await write(read.turns, read);
+    if (written.stale) {
+      await this.store.write('forgetTranscriptFile', { agentId, key, path: chunk.path });
+      throw conflict();
+    }
+    return written;
+  }
+
+  /** Where the session's chunks of a hook-read transcript stopped: the offset and tail mark to continue from (0 and '' to start over). */
+  async transcriptCursor(caller: Caller, input: { sessionKey: string; agentId?: string; path: string }) {
+    const agentId = writeAgent(caller, input.agentId);
+    const from = await this.store.read('transcriptFile', { agentId, key: stripSessionPrefix(input.sessionKey), path: input.path });
+    if (!from || from.identity !== CLIENT_IDENTITY) return { offset: 0, tailMark: '' };
+    return { offset: from.offset, tailMark: tailMark(Buffer.from(from.tail, 'base64')) };
   }
 
   async entityInject(agentId: string, prompt: string): Promise<string> {

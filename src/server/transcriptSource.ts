@@ -8,7 +8,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
-import { normalizeTranscript } from '../harnesses/registry';
+import { completeLength, nextTail, type FileReadCursor, type TranscriptFileCursor } from '../core/fileCursor';
+import { asObj, parseJsonLines, START_STATE, tryParse, type LineParseState, type TranscriptParser } from '../core/normalize';
+import { lineParser, normalizeTranscript, transcriptFormat } from '../harnesses/registry';
 import type { Turn } from '../core/types';
 
 /**
@@ -72,28 +74,20 @@ async function openedUnderRoot(fd: number, opened: fs.Stats, real: string, roots
   }
 }
 
-/** Reads at most maxBytes from the descriptor; more than that is refused (the file may grow after fstat). */
-async function readCapped(handle: fs.promises.FileHandle, maxBytes: number, sizeHint: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    // Up to the size fstat saw, then on in whole chunks (a live transcript grows), one byte past the cap at most.
-    const want = total < sizeHint ? Math.min(CHUNK, sizeHint - total) : CHUNK;
-    const buf = Buffer.allocUnsafe(Math.min(want, maxBytes - total + 1));
-    const { bytesRead } = await handle.read(buf, 0, buf.length, null);
-    if (bytesRead === 0) break;
-    total += bytesRead;
-    if (total > maxBytes) throw new BatonError('invalid_request', `transcriptPath is larger than the limit of ${maxBytes} bytes`);
-    chunks.push(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
-  }
-  return Buffer.concat(chunks, total);
+/** An open transcript: its identity, its size when opened, and reads by position (async, in chunks). */
+export interface ByteWindow {
+  identity: string;
+  size: number;
+  /** Up to `length` bytes from `offset` (fewer at the end of the file). */
+  read(offset: number, length: number): Promise<Uint8Array>;
 }
 
 /**
- * The text of an allowed transcript file, read through one descriptor. Refused (400) when the path
- * is relative, does not lead to a file under an allowed root, is not a regular file or exceeds the cap.
+ * Opens an allowed transcript file with every protection described above and hands it to `use`
+ * while it is open. Refused (400) when the path is relative, does not lead to a file under an
+ * allowed root, or is not a regular file.
  */
-export async function readTranscriptFile(requested: string, roots: string[], maxBytes: number): Promise<string> {
+export async function withTranscriptFile<T>(requested: string, roots: string[], use: (file: ByteWindow & { path: string }) => Promise<T>): Promise<T> {
   if (!path.isAbsolute(requested)) throw new BatonError('invalid_request', 'transcriptPath must be an absolute path');
   const allowed = await realRoots(roots);
   // A first look by name, so that nothing outside the roots is even opened in the ordinary case.
@@ -117,28 +111,138 @@ export async function readTranscriptFile(requested: string, roots: string[], max
     if (!(await openedUnderRoot(handle.fd, stat, real, allowed))) throw unreadable();
     // From here on the file is known to be under a root, so saying what is wrong with it reveals nothing.
     if (!stat.isFile()) throw new BatonError('invalid_request', 'transcriptPath is not a regular file');
-    if (stat.size > maxBytes) throw new BatonError('invalid_request', `transcriptPath is ${stat.size} bytes; the limit is ${maxBytes}`);
-    return (await readCapped(handle, maxBytes, stat.size)).toString('utf8');
+    return await use({ path: real, identity: `${stat.dev}:${stat.ino}`, size: stat.size, read: (offset, length) => readAt(handle, offset, length) });
   } finally {
     await handle.close().catch(() => undefined);
   }
 }
 
-export interface TranscriptInput {
-  harness: string;
-  transcriptPath?: string;
-  transcript?: unknown;
+/** Reads up to `length` bytes at `offset` in CHUNK pieces (each one async), stopping at the end of the file. */
+async function readAt(handle: fs.promises.FileHandle, offset: number, length: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total < length) {
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK, length - total));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, offset + total);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    chunks.push(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
+  }
+  return Buffer.concat(chunks, total);
 }
 
-/** The turns of an inline transcript (string or message list) or of an allowed file; [] when neither. */
-export async function loadTranscriptTurns(input: TranscriptInput, roots: string[], maxBytes: number): Promise<Turn[]> {
-  if (input.transcript !== undefined && input.transcript !== null) {
-    const raw = typeof input.transcript === 'string' ? input.transcript : JSON.stringify(input.transcript);
-    return normalizeTranscript(raw, { harness: input.harness });
+/** What one read of a transcript gave: turns, and where the read stopped for the next one. */
+export interface TranscriptRead {
+  /** The real path: the file cursor's key. */
+  path: string;
+  turns: Turn[];
+  /** Set when `turns` are only what the file gained since `from` (an incremental read). */
+  continuation?: Pick<TranscriptFileCursor, 'sourceTurns' | 'sourceHash' | 'sourceChars' | 'rehash'>;
+  /** Where this read stopped; null for a format that is not read line by line (the next read is whole again). */
+  cursor: FileReadCursor | null;
+  /** Whether the read reached the end of the file (else the cap stopped it). */
+  complete: boolean;
+}
+
+/** Text parsed per slice; the event loop runs between slices, so a large append never blocks it for long. */
+const PARSE_SLICE = 512 * 1024;
+
+/**
+ * Reads what a transcript gained since `from` (or all of it when `from` is null), at most
+ * `maxBytes` per call: only complete lines are consumed, the rest waits for the next call.
+ * 'restart' when the new lines would change turns parsed before (read it again in full).
+ * A file in a format that is not line based is read whole, within the cap.
+ */
+export async function readTranscriptLines(
+  file: ByteWindow & { path: string },
+  from: TranscriptFileCursor | null,
+  harness: string,
+  maxBytes: number,
+): Promise<TranscriptRead | 'restart'> {
+  const read = await readLinesFrom(file, from, harness, maxBytes, {});
+  if (!('restart' in read)) return read;
+  if (from) return 'restart';
+  // A read from the start learned something about the whole file late (Claude Code: a main
+  // thread after sub-agent lines): once more, knowing it from the first line.
+  const again = await readLinesFrom(file, null, harness, maxBytes, read.restart);
+  return 'restart' in again ? 'restart' : again;
+}
+
+async function readLinesFrom(
+  file: ByteWindow & { path: string },
+  from: TranscriptFileCursor | null,
+  harness: string,
+  maxBytes: number,
+  knownFlags: Record<string, boolean>,
+): Promise<TranscriptRead | { restart: Record<string, boolean> }> {
+  const start = from?.offset ?? 0;
+  const bytes = await file.read(start, Math.min(maxBytes, Math.max(0, file.size - start)));
+  const atEof = start + bytes.length >= file.size;
+  let format = from?.format;
+  if (!format) {
+    const text = Buffer.from(bytes).toString('utf8');
+    format = transcriptFormat(text, { harness });
+    if (!lineParser(format)) {
+      // A message list or plain text: meaningful only whole, so the cap applies to the file.
+      if (!atEof) throw new BatonError('invalid_request', `transcriptPath is ${file.size} bytes; the limit is ${maxBytes}`);
+      return { path: file.path, turns: normalizeTranscript(text, { harness }), cursor: null, complete: true };
+    }
   }
-  if (input.transcriptPath) {
-    const text = await readTranscriptFile(input.transcriptPath, roots, maxBytes);
-    return normalizeTranscript(text, { harness: input.harness });
+  const parser = lineParser(format)!;
+  let consumed = completeLength(bytes, atEof);
+  // One line longer than the cap could never be read whole: it is skipped so the session goes on.
+  if (consumed === 0 && bytes.length >= maxBytes) consumed = bytes.length;
+  // Stopped by the cap: end before a line that starts afresh, so no turn is split between two reads.
+  else if (!atEof) consumed = freshStartBefore(bytes, consumed, parser);
+  const lines = bytes.subarray(0, consumed);
+  let state: LineParseState = from?.parse ?? { ...START_STATE, flags: knownFlags };
+  const turns: Turn[] = [];
+  for (let at = 0; at < lines.length;) {
+    let end = Math.min(lines.length, at + PARSE_SLICE);
+    if (end < lines.length) end = lines.lastIndexOf(0x0a, end - 1) + 1 || lines.indexOf(0x0a, end) + 1 || lines.length;
+    const text = Buffer.from(lines.subarray(at, end)).toString('utf8').replace(/\r\n?/g, '\n');
+    const parsed = parser.parseFrom(parseJsonLines(text), state);
+    if ('restart' in parsed) return parsed;
+    for (const turn of parsed.turns) turns.push(turn);
+    state = parsed.state;
+    at = end;
+    if (at < lines.length) await new Promise((resolve) => setImmediate(resolve));
   }
-  return [];
+  const previousTail = from ? Buffer.from(from.tail, 'base64') : new Uint8Array(0);
+  const cursor = {
+    identity: file.identity,
+    offset: start + consumed,
+    tail: Buffer.from(nextTail(previousTail, lines)).toString('base64'),
+    format,
+    parse: state,
+  };
+  return {
+    path: file.path,
+    turns,
+    cursor,
+    complete: atEof && consumed === bytes.length,
+    ...(from ? { continuation: { sourceTurns: from.sourceTurns, sourceHash: from.sourceHash, sourceChars: from.sourceChars, rehash: from.rehash } } : {}),
+  };
+}
+
+/** The start of the last of the (up to 10,000) last complete lines before `end` that starts afresh; `end` when none does. */
+function freshStartBefore(bytes: Uint8Array, end: number, parser: TranscriptParser): number {
+  let lineEnd = end - 1; // the newline ending the last complete line
+  for (let looked = 0; looked < 10_000 && lineEnd > 0; looked++) {
+    const start = bytes.lastIndexOf(0x0a, lineEnd - 1) + 1;
+    if (start === 0) return end; // never cut back to nothing: the read must move on
+    const record = asObj(tryParse(Buffer.from(bytes.subarray(start, lineEnd)).toString('utf8')));
+    if (record && parser.startsFresh(record)) return start;
+    lineEnd = start - 1;
+  }
+  return end;
+}
+
+/** Whether a file is still the one a cursor read: same identity, not shorter, and the same bytes before the offset. */
+export async function continuesFrom(file: ByteWindow, cursor: TranscriptFileCursor): Promise<boolean> {
+  if (cursor.identity !== file.identity || file.size < cursor.offset) return false;
+  const tail = Buffer.from(cursor.tail, 'base64');
+  if (tail.length > cursor.offset) return false;
+  const now = await file.read(cursor.offset - tail.length, tail.length);
+  return Buffer.compare(Buffer.from(now), tail) === 0;
 }

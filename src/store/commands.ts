@@ -10,8 +10,9 @@ import { titleFromTurns } from '../core/sessionTitle';
 import type { ExecutionMode, ReadPolicy, RunStatus, SubagentRun, SubagentRunContext, Turn } from '../core/types';
 import { all, one } from './db';
 import { findOwnSessionRow, getRun, type findSessionRow, stripSessionPrefix } from './queries';
-import { DEFAULT_AGENT, mayWriteRun, requireWritableSessionRow } from './ownership';
+import { DEFAULT_AGENT, mayWriteRun, requireWritableSessionRow, writableSessionRow } from './ownership';
 import type { RunFields, SessionFields, StoreRecord } from './records';
+import type { FileReadCursor, TranscriptFileCursor } from '../core/fileCursor';
 
 export interface CommandContext {
   db: Database;
@@ -51,14 +52,33 @@ export interface RecordTranscriptArgs {
   turns: Turn[];
   /** Turns known from the hook payload (prompt, last reply), stored when the source lags. */
   fromPayload?: Turn[];
+  /**
+   * Set when `turns` are only what a transcript file gained since the read this file cursor
+   * describes: the write applies only while the session's cursor is still that read's.
+   */
+  continuation?: Pick<TranscriptFileCursor, 'sourceTurns' | 'sourceHash' | 'sourceChars' | 'rehash'>;
+  /** The file the turns were read from, where its read stopped (saved with the turns), and whether it was read to its end. */
+  file?: {
+    path: string;
+    cursor: FileReadCursor;
+    complete: boolean;
+    /** The cursor takes this source even when it is shorter than what the cursor covered (a file read again from its start). */
+    adopt: boolean;
+  };
+}
+
+export interface RecordTranscriptResult {
+  appended: number;
+  turnCount: number;
+  charCount: number;
+  /** The session's cursor moved since the file was read (another write came first): nothing was written, read the file again in full. */
+  stale?: boolean;
+  /** Whether the file's cursor was kept (the next read may continue it). */
+  fileKept?: boolean;
 }
 
 /** `found`: the session's row when the caller has just looked it up (saves a second lookup). */
-export function recordTranscript(
-  ctx: CommandContext,
-  args: RecordTranscriptArgs,
-  found?: ReturnType<typeof findSessionRow>,
-): { appended: number; turnCount: number; charCount: number } {
+export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs, found?: ReturnType<typeof findSessionRow>): RecordTranscriptResult {
   const agentId = args.agentId ?? DEFAULT_AGENT;
   const key = stripSessionPrefix(args.key);
   let row = found?.agent_id === agentId && found.session_key === key ? found : findOwnSessionRow(ctx.db, agentId, key);
@@ -67,6 +87,10 @@ export function recordTranscript(
     row = findOwnSessionRow(ctx.db, agentId, key)!;
   }
   const sid = row.id;
+  const c = args.continuation;
+  if (c && (c.sourceTurns !== row.source_turns || c.sourceHash !== row.source_hash)) {
+    return { appended: 0, turnCount: row.turn_count, charCount: row.char_count, stale: true };
+  }
   const recent = all<{ role: Turn['role']; hash: string }>(ctx.db, 'SELECT role, hash FROM transcript_turns WHERE session_id = ? ORDER BY seq DESC LIMIT 16', [
     sid,
   ]).reverse();
@@ -76,6 +100,9 @@ export function recordTranscript(
     fromPayload: args.fromPayload ?? [],
     recentStored: recent,
     isStored: (hash) => one(ctx.db, 'SELECT 1 FROM transcript_turns WHERE session_id = ? AND hash = ? LIMIT 1', [sid, hash]) !== undefined,
+    continuation: c ? { sourceChars: c.sourceChars, byHash: c.rehash } : undefined,
+    // A file read from its start becomes the source the cursor describes, so the next read continues it.
+    adopt: args.file?.adopt === true,
   });
   const cursorMoved =
     plan.cursor.sourceTurns !== row.source_turns || plan.cursor.sourceHash !== row.source_hash || JSON.stringify(plan.cursor.pending) !== row.pending_turns;
@@ -90,8 +117,35 @@ export function recordTranscript(
     });
   }
   nameUntitledSession(ctx, agentId, key, row.title, plan.append);
+  if (args.file) {
+    // The file continues the session's cursor only when that cursor now describes all of it read so far.
+    const cursor =
+      plan.sourceChars !== null
+        ? {
+            ...args.file.cursor,
+            sourceTurns: plan.cursor.sourceTurns,
+            sourceHash: plan.cursor.sourceHash,
+            sourceChars: plan.sourceChars,
+            ...(plan.byHash && !args.file.complete ? { rehash: true } : {}),
+          }
+        : null;
+    ctx.emit({ t: 'transcriptFile', agentId, key, path: args.file.path, cursor, at: ctx.now() });
+  }
   const after = one<{ turn_count: number; char_count: number }>(ctx.db, 'SELECT turn_count, char_count FROM sessions WHERE id = ?', [sid])!;
-  return { appended: plan.append.length, turnCount: after.turn_count, charCount: after.char_count };
+  return {
+    appended: plan.append.length,
+    turnCount: after.turn_count,
+    charCount: after.char_count,
+    ...(args.file ? { fileKept: plan.sourceChars !== null } : {}),
+  };
+}
+
+/** Forgets where a session's reads of a transcript stopped: the next one starts from the beginning. */
+export function forgetTranscriptFile(ctx: CommandContext, args: { agentId: string; key: string; path: string }): { forgotten: boolean } {
+  const row = writableSessionRow(ctx.db, args.agentId, stripSessionPrefix(args.key));
+  if (!row || !one(ctx.db, 'SELECT 1 FROM transcript_files WHERE session_id = ? AND path = ?', [row.id, args.path])) return { forgotten: false };
+  ctx.emit({ t: 'transcriptFile', agentId: row.agent_id, key: row.session_key, path: args.path, cursor: null, at: ctx.now() });
+  return { forgotten: true };
 }
 
 /** A session the harness gave no title is named after its first user prompt (core/sessionTitle.ts). */

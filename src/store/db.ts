@@ -87,6 +87,16 @@ export function all<T = Row>(db: Database, sql: string, params: BindParams = [])
   });
 }
 
+/**
+ * Visits rows in order until `visit` returns false: a caller that needs only the first few rows
+ * of a long result (the newest segments of a long transcript) never copies the rest out of WASM.
+ */
+export function eachRow<T = Row>(db: Database, sql: string, params: BindParams, visit: (row: T) => boolean): void {
+  withStatement(db, sql, params, (stmt) => {
+    while (stmt.step()) if (!visit(rowObject(stmt) as T)) break;
+  });
+}
+
 export function one<T = Row>(db: Database, sql: string, params: BindParams = []): T | undefined {
   return withStatement(db, sql, params, (stmt) => (stmt.step() ? (rowObject(stmt) as T) : undefined));
 }

@@ -5,7 +5,7 @@
 import { BatonError } from '../core/errors';
 import { decideLineage, reparentSource } from '../harnesses/registry';
 import type { ExecutionMode, LineageSource, Turn } from '../core/types';
-import { recordTranscript, upsertSession, type CommandContext } from './commands';
+import { recordTranscript, upsertSession, type CommandContext, type RecordTranscriptArgs } from './commands';
 import { DEFAULT_AGENT, requireWritableSessionRow, writableSessionRow } from './ownership';
 import { one } from './db';
 import { findSessionRow, inheritSources, stripSessionPrefix } from './queries';
@@ -151,6 +151,9 @@ export interface TouchSessionArgs {
   runtimePath?: string;
   turns: Turn[];
   fromPayload: Turn[];
+  /** See RecordTranscriptArgs: turns a file gained since its last read, and where this read stopped. */
+  continuation?: RecordTranscriptArgs['continuation'];
+  file?: RecordTranscriptArgs['file'];
   /** Ends the session after the write (session-end). */
   end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string };
   claimTtlMs?: number;
@@ -163,6 +166,10 @@ export interface TouchSessionResult {
   appended: number;
   turnCount: number;
   charCount: number;
+  /** The file was read from a cursor the session has moved past: nothing was written (read it again in full). */
+  stale?: boolean;
+  /** Whether the file's cursor was kept (the next read may continue it). */
+  fileKept?: boolean;
   /**
    * What a prompt may take once (docs/runs.md, docs/inheritance.md), read in the same write so a
    * prompt with nothing waiting (nearly all) costs no further round trip to the store.
@@ -195,7 +202,12 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
     upsertSession(ctx, { agentId, key, harness: args.harness, project: args.project ?? null, status: 'active' });
     row = writableSessionRow(ctx.db, agentId, key)!;
   }
-  const written = recordTranscript(ctx, { agentId, key, turns: args.turns, fromPayload: args.fromPayload }, row);
+  const written = recordTranscript(
+    ctx,
+    { agentId, key, turns: args.turns, fromPayload: args.fromPayload, continuation: args.continuation, file: args.file },
+    row,
+  );
+  if (written.stale) return { sessionKey: key, agentId, bypassed: false, ...written };
   const set: Parameters<typeof upsertSession>[1] = { agentId, key };
   if (!row.project && args.project) set.project = args.project;
   if (args.end) {

@@ -8,7 +8,7 @@ import { BatonError } from '../core/errors';
 import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
 import { buildSnippet } from '../core/snippet';
 import { redactSecrets } from '../core/redact';
-import { all, one, remembered } from './db';
+import { all, eachRow, one, remembered } from './db';
 import { turnLineReader, type TurnSpan } from './records';
 import { catchUpIndex, indexShards } from './searchIndex';
 import { rankFromRareWord, type RankedTurn } from './rareWordMatches';
@@ -261,16 +261,19 @@ export function transcriptTail(db: Database, sessionId: number, chars: number, a
   }
   const pieces: string[] = [];
   let total = 0;
-  const segments = all<{ id: number; text: StoredSegment }>(db, 'SELECT id, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC', [
-    sessionId,
-  ]);
-  for (const segment of segments) {
-    const whole = segmentText(segment.text);
-    const text = segment.id === startSegment ? whole.slice(startOffset) : whole;
-    pieces.unshift(text);
-    total += text.length;
-    if (total >= chars + 1 || segment.id === startSegment) break;
-  }
+  // Newest first, and only as many segments as the tail needs: a long session has thousands.
+  eachRow<{ id: number; text: StoredSegment }>(
+    db,
+    'SELECT id, text FROM transcript_segments WHERE session_id = ? ORDER BY ordinal DESC',
+    [sessionId],
+    (segment) => {
+      const whole = segmentText(segment.text);
+      const text = segment.id === startSegment ? whole.slice(startOffset) : whole;
+      pieces.unshift(text);
+      total += text.length;
+      return total < chars + 1 && segment.id !== startSegment;
+    },
+  );
   let tail = pieces.join('');
   if (tail.endsWith('\n')) tail = tail.slice(0, -1);
   return tail.length > chars ? tail.slice(tail.length - chars) : tail;

@@ -11,6 +11,7 @@ import { sessionSubagents } from './subagentQueries';
 import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 import { writableSessionRow } from './ownership';
 import * as jobs from './jobs';
+import type { TranscriptFileCursor } from '../core/fileCursor';
 
 function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
   const row = q.findSessionRow(db, scope, key);
@@ -24,6 +25,12 @@ export const READ_QUERIES = {
   writableSession: (db: Database, a: { agentId: string; key: string }) => {
     const row = writableSessionRow(db, a.agentId, a.key);
     return row ? q.getSessionById(db, row.id) : null;
+  },
+  /** Where the last read of a transcript file for the session stopped (src/core/fileCursor.ts), or null. */
+  transcriptFile: (db: Database, a: { agentId: string; key: string; path: string }) => {
+    const row = writableSessionRow(db, a.agentId, a.key);
+    const found = row ? one<{ cursor: string }>(db, 'SELECT cursor FROM transcript_files WHERE session_id = ? AND path = ?', [row.id, a.path]) : undefined;
+    return found ? (JSON.parse(found.cursor) as TranscriptFileCursor) : null;
   },
   listSessions: (db: Database, a: { scope: q.Scope } & q.ListOptions) => q.listSessions(db, a.scope, a),
   tree: (db: Database, a: { scope: q.Scope; project?: string; limit?: number }) => q.sessionTree(db, a.scope, a),

@@ -6,6 +6,7 @@
 import type { Database } from 'sql.js';
 import type { ExecutionMode, LineageSource, ReadPolicy, Role, RunStatus, SessionStatus } from '../core/types';
 import type { TranscriptCursor } from '../core/transcriptDelta';
+import type { TranscriptFileCursor } from '../core/fileCursor';
 import { renderTurn } from '../core/normalize';
 import { lastId, metaNumber, one, run, setMetaNumber, utf8 } from './db';
 import { sealSegment, segmentText, type StoredSegment } from './segmentText';
@@ -71,6 +72,8 @@ export type StoreRecord =
       cursor: TranscriptCursor;
       at: string;
     }
+  /** Where a transcript file's read stopped; null forgets it (the next read is a full one). */
+  | { t: 'transcriptFile'; agentId: string; key: string; path: string; cursor: TranscriptFileCursor | null; at: string }
   | {
       t: 'checkpoint';
       agentId: string;
@@ -354,6 +357,18 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
     case 'turns':
       applyTurns(db, rec);
       return;
+    case 'transcriptFile': {
+      const sid = sessionId(db, rec.agentId, rec.key);
+      if (rec.cursor === null) run(db, 'DELETE FROM transcript_files WHERE session_id = ? AND path = ?', [sid, rec.path]);
+      else
+        run(db, 'INSERT OR REPLACE INTO transcript_files (session_id, path, cursor, updated_at) VALUES (?, ?, ?, ?)', [
+          sid,
+          rec.path,
+          JSON.stringify(rec.cursor),
+          rec.at,
+        ]);
+      return;
+    }
     case 'checkpoint': {
       const sid = sessionId(db, rec.agentId, rec.key);
       run(db, 'INSERT INTO checkpoints (session_id, digest, focal_entities, extraction_cursor, source, created_at) VALUES (?, ?, ?, ?, ?, ?)', [

@@ -342,6 +342,21 @@ CREATE INDEX jobs_by_status ON jobs (status, created_at);
 CREATE INDEX jobs_by_session ON jobs (agent_id, session_key, kind, status);
 `,
   },
+  {
+    // Where the last read of each harness transcript file stopped (src/core/fileCursor.ts), so a
+    // hook reads only what was appended and a restart does not read a long session again.
+    version: 8,
+    name: 'transcript file cursors',
+    sql: `
+CREATE TABLE transcript_files (
+  session_id   INTEGER NOT NULL REFERENCES sessions(id),
+  path         TEXT NOT NULL,
+  cursor       TEXT NOT NULL,
+  updated_at   TEXT NOT NULL,
+  PRIMARY KEY (session_id, path)
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

@@ -17,6 +17,7 @@ export const WRITE_COMMANDS = {
   setAgentPolicy: c.setAgentPolicy,
   upsertSession: c.upsertSession,
   recordTranscript: c.recordTranscript,
+  forgetTranscriptFile: c.forgetTranscriptFile,
   updateSession: c.updateSession,
   startSession: life.startSession,
   touchSession: life.touchSession,

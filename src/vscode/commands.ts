@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 import type { SessionView } from '../client/batonClient';
 import { renderMarkdownSession } from '../core/format';
 import type { SessionRecord } from '../core/session';
+import type { HostSettingChange } from '../harnesses/harness';
+import { editSettingsFile } from '../harnesses/jsoncSettings';
 import { hookHealthHarnesses, installableHarnesses } from '../harnesses/registry';
 import { renderHookHealthMarkdown } from '../core/hookHealth';
 import { readHookHealthReport } from '../node/hookHealth';
@@ -71,6 +73,30 @@ async function allTurns(deps: CommandDeps, key: string) {
     from = page.turns[page.turns.length - 1].seq + 1;
   }
   return turns;
+}
+
+/**
+ * User-setting changes an install hands back (harness.ts, HostSettingChange), applied to VS Code's
+ * user settings. VS Code refuses to write a setting it does not know (an older VS Code, or the
+ * feature off): then the user settings.json beside the extension's global storage is edited.
+ */
+async function applyHostSettings(deps: CommandDeps, changes: HostSettingChange[] | undefined): Promise<Array<{ key: string; via: string }>> {
+  const applied: Array<{ key: string; via: string }> = [];
+  for (const change of changes ?? []) {
+    const config = vscode.workspace.getConfiguration();
+    const current = config.inspect(change.key)?.globalValue;
+    const next = change.apply(current);
+    try {
+      if (JSON.stringify(next) !== JSON.stringify(current)) await config.update(change.key, next, vscode.ConfigurationTarget.Global);
+      applied.push({ key: change.key, via: 'configuration' });
+    } catch (err) {
+      const file = path.join(path.dirname(path.dirname(deps.context.globalStorageUri.fsPath)), 'settings.json');
+      deps.log.info(`VS Code did not take ${change.key} (${(err as Error).message}); editing ${file}`);
+      editSettingsFile(file, change);
+      applied.push({ key: change.key, via: file });
+    }
+  }
+  return applied;
 }
 
 function requireTrust(action: string): void {
@@ -205,7 +231,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (at === 'project' && !projectDir) throw new Error('Open a folder to install project hooks, or choose the user settings.');
       const { messages: _messages, ...result } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` },
-        async () => installer.install({ scope: at, projectDir, command: hookCommandOptions(deps) }),
+        async () => {
+          const { hostSettings, ...installed } = await installer.install({ scope: at, projectDir, command: hookCommandOptions(deps), hostSettings: true });
+          const settings = await applyHostSettings(deps, hostSettings);
+          return settings.length ? { ...installed, settings } : installed;
+        },
       );
       log.info(`Installed ${name} hooks in ${result.file}`);
       void vscode.window.showInformationMessage(`Baton hooks installed in ${result.file}.${installer.notice ?? ''}`);
@@ -226,9 +256,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!installer) throw new Error(`Baton cannot remove hooks of ${choice}.`);
       const projectDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const at = scope === 'user' || !projectDir || !installer.scopes.includes('project') ? 'user' : 'project';
-      const { file, removed } = installer.uninstall({ scope: at, projectDir });
+      const { file, removed, hostSettings } = installer.uninstall({ scope: at, projectDir, hostSettings: true });
+      const settings = await applyHostSettings(deps, hostSettings);
       void vscode.window.showInformationMessage(removed ? `Baton hooks removed from ${file}.` : `No Baton hooks in ${file}.`);
-      return { file, removed };
+      return settings.length ? { file, removed, settings } : { file, removed };
     }),
     reg('baton.openDataFolder', async () => {
       const opened = await vscode.env.openExternal(vscode.Uri.file(host.dataDir));

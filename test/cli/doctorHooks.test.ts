@@ -41,8 +41,10 @@ describe('baton doctor: the Hooks section (real hook command, real server, built
   it('shows per harness when hooks last fired, the recent failures grouped, and the fix for each', async () => {
     const dataDir = tempDir();
     const foreign = tempDir('baton-foreign-');
+    // Outside the roots and unreadable for the hook too (a folder where the file should be), so the
+    // hook cannot send the bytes itself (docs/security.md, "Transcripts outside the roots").
     const parentFile = path.join(foreign, 'p.jsonl');
-    fs.writeFileSync(parentFile, JSON.stringify({ type: 'user', uuid: 'u', sessionId: 'p', message: { role: 'user', content: 'x' } }) + '\n');
+    fs.mkdirSync(parentFile);
     const daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [tempDir('baton-roots-')] } });
     const firedFrom = new Date().toISOString();
     try {

@@ -32,15 +32,15 @@ describe('harness registry', () => {
 
   it('lists each harness once, with what the CLI, the server and VS Code iterate', () => {
     const ids = HARNESSES.map((h) => h.id);
-    assert.deepEqual(ids, ['claude-code', 'codex', 'opencode', 'openclaw']);
+    assert.deepEqual(ids, ['claude-code', 'codex', 'opencode', 'openclaw', 'copilot']);
     assert.equal(new Set(ids).size, ids.length);
     assert.deepEqual(
       hookHarnesses().map((h) => h.id),
-      ['claude-code', 'codex'],
+      ['claude-code', 'codex', 'copilot'],
     );
     assert.deepEqual(
       installableHarnesses().map((h) => h.id),
-      ['claude-code', 'codex', 'opencode'],
+      ['claude-code', 'codex', 'opencode', 'copilot'],
     );
     for (const h of installableHarnesses()) {
       assert.ok(h.install.menu.length > 0, `${h.id} is offered in VS Code's install menu`);
@@ -48,19 +48,32 @@ describe('harness registry', () => {
     }
   });
 
-  it('takes transcript roots from the harnesses, honouring CLAUDE_CONFIG_DIR, CODEX_HOME and XDG_DATA_HOME', () => {
+  it('takes transcript roots from the harnesses, honouring CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_* and BATON_VSCODE_USER_DATA_DIRS', () => {
+    const vscode = (config: string, data: string) => [
+      `${config}/Code/User/workspaceStorage`,
+      `${config}/Code - Insiders/User/workspaceStorage`,
+      `${config}/Code - OSS/User/workspaceStorage`,
+      `${config}/VSCodium/User/workspaceStorage`,
+      '/home/u/Library/Application Support/Code/User/workspaceStorage',
+      '/home/u/Library/Application Support/Code - Insiders/User/workspaceStorage',
+      '/home/u/Library/Application Support/Code - OSS/User/workspaceStorage',
+      '/home/u/Library/Application Support/VSCodium/User/workspaceStorage',
+      `${data}/code-server/User/workspaceStorage`,
+    ];
     assert.deepEqual(harnessTranscriptRoots({}, '/home/u'), [
       '/home/u/.claude/projects',
       '/home/u/.codex/sessions',
       '/home/u/.local/share/opencode',
       '/home/u/.openclaw',
+      ...vscode('/home/u/.config', '/home/u/.local/share'),
     ]);
-    assert.deepEqual(harnessTranscriptRoots({ CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', XDG_DATA_HOME: '/d' }, '/home/u'), [
-      '/c/projects',
-      '/x/sessions',
-      '/d/opencode',
-      '/home/u/.openclaw',
-    ]);
+    assert.deepEqual(
+      harnessTranscriptRoots(
+        { CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', XDG_DATA_HOME: '/d', XDG_CONFIG_HOME: '/g', BATON_VSCODE_USER_DATA_DIRS: '/cs1:/cs2' },
+        '/home/u',
+      ),
+      ['/c/projects', '/x/sessions', '/d/opencode', '/home/u/.openclaw', ...vscode('/g', '/d'), '/cs1/User/workspaceStorage', '/cs2/User/workspaceStorage'],
+    );
   });
 
   it('decides lineage with every harness signal, in the order of the matrix', () => {
@@ -82,6 +95,8 @@ describe('harness registry', () => {
     assert.equal(reparentSource('claude-code'), 'claude-code-subagent');
     assert.equal(reparentSource('codex'), 'codex-subagent');
     assert.equal(reparentSource('opencode'), 'opencode-parent');
+    assert.equal(reparentSource('copilot'), 'copilot-subagent');
+    assert.deepEqual(decideLineage({ harness: 'copilot', sessionKey: 's/agent-call_1', harnessAgentId: 'call_1' }), { kind: 'none' });
     assert.equal(harnessById('nope'), undefined);
   });
 

@@ -1,7 +1,9 @@
 // Degrade, never drop: the built hook command (dist/hook.js) against a real server whose transcript
-// roots do not cover the files the hooks name. Each event still does what it can (the child opens
-// with a block from what is stored, the stopped sub-agent ends with its last message) and each
-// failed step is one hooks.log line naming harness, event, step and reason.
+// roots do not cover the paths the hooks name, and where the hook cannot send the bytes itself
+// either (docs/security.md, "Transcripts outside the roots"): a folder stands where the harness's
+// file should be. Each event still does what it can (the child opens with a block from what is
+// stored, the stopped sub-agent ends with its last message) and each failed step is one
+// hooks.log line naming harness, event, step and reason.
 
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
@@ -54,12 +56,22 @@ describe('hooks degrade, never drop (dist/hook.js against a real server)', funct
     cleanupTempDirs();
   });
 
+  /**
+   * A transcript path outside the roots that the hook cannot read either: a folder named like the
+   * file, with the lines it would hold inside (so nothing of them may ever be stored).
+   */
+  const unreadable = (name: string, lines: unknown[]): string => {
+    const at = path.join(outside, name);
+    fs.mkdirSync(at);
+    fs.writeFileSync(path.join(at, 'lines.jsonl'), jsonl(lines));
+    return at;
+  };
+
   it('SubagentStart whose parent transcript is refused still opens the child under the parent and prints the block from what is stored', async () => {
-    const parentFile = path.join(outside, 'sess-d.jsonl');
-    fs.writeFileSync(
-      parentFile,
-      jsonl([{ type: 'user', uuid: 'u1', sessionId: 'sess-d', message: { role: 'user', content: 'Only in the file: FILE-ONLY-7731' } }]),
-    );
+    // Unreadable for the server and the hook alike; what would be in it never reaches the store.
+    const parentFile = unreadable('sess-d.jsonl', [
+      { type: 'user', uuid: 'u1', sessionId: 'sess-d', message: { role: 'user', content: 'Only in the file: FILE-ONLY-7731' } },
+    ]);
     // What the store holds of the parent: a prompt sent without its file.
     const submit = await runHook('claude-code', dataDir, {
       hook_event_name: 'UserPromptSubmit',
@@ -97,20 +109,16 @@ describe('hooks degrade, never drop (dist/hook.js against a real server)', funct
 
   it('SubagentStop whose sub-agent transcript is refused still ends the child with its last message', async () => {
     await runHook('claude-code', dataDir, { hook_event_name: 'SubagentStart', session_id: 'sess-e', cwd: '/repo-e', agent_id: 'e1', agent_type: 'Explore' });
-    const agentFile = path.join(outside, 'agent-e1.jsonl');
-    fs.writeFileSync(
-      agentFile,
-      jsonl([
-        { type: 'user', uuid: 's1', isSidechain: true, sessionId: 'sess-e', message: { role: 'user', content: 'Look at invoices' } },
-        {
-          type: 'assistant',
-          uuid: 's2',
-          isSidechain: true,
-          sessionId: 'sess-e',
-          message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Invoices are stored in cents.' }] },
-        },
-      ]),
-    );
+    const agentFile = unreadable('agent-e1.jsonl', [
+      { type: 'user', uuid: 's1', isSidechain: true, sessionId: 'sess-e', message: { role: 'user', content: 'Look at invoices' } },
+      {
+        type: 'assistant',
+        uuid: 's2',
+        isSidechain: true,
+        sessionId: 'sess-e',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Invoices are stored in cents.' }] },
+      },
+    ]);
     const before = hooksLog(dataDir).length;
     const stop = await runHook('claude-code', dataDir, {
       hook_event_name: 'SubagentStop',
@@ -135,8 +143,7 @@ describe('hooks degrade, never drop (dist/hook.js against a real server)', funct
   });
 
   it('SessionEnd and PreCompact with a refused transcript still end the session and still prepare the compaction', async () => {
-    const file = path.join(outside, 'sess-f.jsonl');
-    fs.writeFileSync(file, jsonl([{ type: 'user', uuid: 'u1', sessionId: 'sess-f', message: { role: 'user', content: 'hello' } }]));
+    const file = unreadable('sess-f.jsonl', [{ type: 'user', uuid: 'u1', sessionId: 'sess-f', message: { role: 'user', content: 'hello' } }]);
     const common = { session_id: 'sess-f', cwd: '/repo-f', transcript_path: file };
     await runHook('claude-code', dataDir, { ...common, hook_event_name: 'SessionStart', source: 'startup' });
     const before = hooksLog(dataDir).length;
@@ -166,8 +173,7 @@ describe('hooks degrade, never drop (dist/hook.js against a real server)', funct
   });
 
   it('Codex: a refused child rollout still ends the child with its last message', async () => {
-    const rollout = path.join(outside, 'rollout-g.jsonl');
-    fs.writeFileSync(rollout, jsonl([{ type: 'session_meta', payload: { id: 'thread-g1' } }]));
+    const rollout = unreadable('rollout-g.jsonl', [{ type: 'session_meta', payload: { id: 'thread-g1' } }]);
     await runHook('codex', dataDir, { hook_event_name: 'UserPromptSubmit', session_id: 'root-g', cwd: '/cg', prompt: 'parent CODEX-G-MARK' });
     const start = await runHook('codex', dataDir, {
       hook_event_name: 'SubagentStart',

@@ -145,9 +145,11 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     const rule = await api.post('/api/constraints', { sessionKey: 'claimed', content: 'Always keep amounts in cents.' });
     assert.equal(rule.status, 200);
     // Lifecycle hooks take the claim in their own store write; entities are the agent's, not a
-    // session's; a spawn writes a new child session, never its parent.
+    // session's; a spawn writes a new child session, never its parent; the transcript cursor only
+    // reads where the hook's own chunks stopped (the write that follows is a lifecycle hook).
     const notSessionWrites = new Set([
       'sessionStart',
+      'transcriptCursor',
       'userPromptSubmit',
       'sessionEnd',
       'claudeCodeHook',

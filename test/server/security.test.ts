@@ -1487,7 +1487,7 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       await tp?.daemon.stop();
     });
 
-    it('refuses paths outside the roots, symlink escapes, relative paths, directories, missing and oversized files (400), and changes nothing', async () => {
+    it('refuses paths outside the roots, symlink escapes, relative paths, directories and missing files (400), and changes nothing', async () => {
       const bad = [
         path.join(outside, 'secret.json'),
         path.join(root, 'link.json'),
@@ -1498,7 +1498,6 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         './ok.json',
         path.join(root, 'subdir'),
         path.join(root, 'missing.json'),
-        path.join(root, 'big.json'),
         '/etc/passwd',
         `${root}-sibling/ok.json`,
       ];
@@ -1531,6 +1530,18 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
       const t = await send(tp.port, { path: '/api/sessions/tp-session/transcript', token: tp.token });
       assert.ok(t.json.content.includes('allowed transcript zebra'));
       assert.ok(!t.json.content.includes(OUTSIDE_TEXT));
+    });
+
+    it('caps what one call reads, not the file: a message list over the cap is refused, a JSONL line over it is skipped', async () => {
+      const body = (harness: string) => ({ harness, sessionKey: `big-${harness}`, transcriptPath: path.join(root, 'big.json') });
+      // A message list means something only whole.
+      const list = await send(tp.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: tp.token, body: body('opencode') });
+      expectError(list, 400, 'invalid_request', 'a message list over the cap');
+      assert.match(list.json.error, /the limit is 2048/);
+      // A harness's JSONL is read a cap at a time; one line longer than the cap can never be read whole.
+      const lines = await send(tp.port, { method: 'POST', path: '/api/hooks/user-prompt-submit', token: tp.token, body: body(HARNESS) });
+      expectOk(lines, 'a JSONL transcript over the cap');
+      assert.equal(lines.json.appended, 0);
     });
   });
 

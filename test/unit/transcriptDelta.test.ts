@@ -249,7 +249,22 @@ describe('planTranscriptDelta', () => {
 
   it('an empty incoming list on a fresh session appends nothing', () => {
     const plan = planTranscriptDelta({ cursor: EMPTY_CURSOR, incoming: [], fromPayload: [], recentStored: [], isStored: () => false });
-    assert.deepEqual(plan, { append: [], cursor: { sourceTurns: 0, sourceHash: '', pending: [] } });
+    assert.deepEqual(plan, { append: [], cursor: { sourceTurns: 0, sourceHash: '', pending: [] }, sourceChars: null, byHash: false });
+  });
+
+  it('a continuation (only the turns after the cursor) plans exactly what the whole source plans', () => {
+    const source: Turn[] = [
+      { role: 'user', text: 'first question' },
+      { role: 'assistant', text: 'first answer' },
+      { role: 'user', text: 'second question' },
+      { role: 'assistant', text: 'second answer' },
+    ];
+    const base = { fromPayload: [{ role: 'user' as const, text: 'third question' }], recentStored: [], isStored: () => false };
+    const first = planTranscriptDelta({ ...base, cursor: EMPTY_CURSOR, incoming: source.slice(0, 2) });
+    const whole = planTranscriptDelta({ ...base, cursor: first.cursor, incoming: source });
+    const tail = planTranscriptDelta({ ...base, cursor: first.cursor, incoming: source.slice(2), continuation: { sourceChars: first.sourceChars! } });
+    assert.deepEqual(tail, whole);
+    assert.equal(whole.byHash, false);
   });
 
   it('does not mutate the cursor it was given', () => {

@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ApiPoster, HookOutput, HookRun } from '../harness';
 import { handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
+import { handleCopilotEvent } from '../copilot/hooks';
+import { isCopilotPayload } from '../copilot/payload';
 
 export { subagentKey, type ApiPoster, type HookOutput };
 export type ClaudeCodePayload = ClaudeStylePayload;
@@ -60,7 +62,12 @@ const quirks: ClaudeStyleQuirks = {
   },
 };
 
-/** Claude Code's hook: the shared mapping, with Claude Code's quirks. */
+/**
+ * Claude Code's hook: the shared mapping, with Claude Code's quirks. VS Code agent mode runs the
+ * same hook command once the user turns on `chat.useClaudeHooks`: its payloads go to its own mapping.
+ */
 export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
+  const raw = payload as Record<string, unknown>;
+  if (isCopilotPayload(raw)) return handleCopilotEvent(raw, client, run);
   return handleClaudeStyleEvent(quirks, payload, client, run);
 }

@@ -1,8 +1,19 @@
 // Claude Code's transcript format: JSONL under <config dir>/projects/<project>/<session>.jsonl,
 // sub-agents in <session>/subagents/agent-<id>.jsonl (docs/harnesses.md). Pure: no I/O.
 
-import { asObj, asString, TurnSink, toolCallText, toolResultText, type Obj, type TranscriptParser } from '../../core/normalize';
-import type { Role, Turn } from '../../core/types';
+import {
+  asObj,
+  asString,
+  START_STATE,
+  TurnSink,
+  toolCallText,
+  toolResultText,
+  type LineParseResult,
+  type LineParseState,
+  type Obj,
+  type TranscriptParser,
+} from '../../core/normalize';
+import type { Role } from '../../core/types';
 
 export const CLAUDE_CODE_JSONL = 'claude-code-jsonl';
 
@@ -15,17 +26,33 @@ function isClaudeCodeRecord(r: Obj): boolean {
 export const claudeCodeTranscript: TranscriptParser = {
   format: CLAUDE_CODE_JSONL,
   recognizes: isClaudeCodeRecord,
-  parse: fromClaudeCode,
+  parse: (records) => {
+    // The whole file at once: whether it has a main thread is known before the first line.
+    const parsed = fromClaudeCode(records, { ...START_STATE, flags: { mainThread: records.some(isMainThread) } });
+    return 'restart' in parsed ? [] : parsed.turns;
+  },
+  parseFrom: fromClaudeCode,
+  // Only an assistant line merges into the turn before it (the blocks of one message).
+  startsFresh: (record) => record.type !== 'assistant',
 };
 
-function fromClaudeCode(records: Obj[]): Turn[] {
-  const sink = new TurnSink();
+function isMainThread(r: Obj): boolean {
+  return (r.type === 'user' || r.type === 'assistant') && r.isSidechain !== true;
+}
+
+function fromClaudeCode(records: Obj[], state: LineParseState): LineParseResult {
+  const sink = new TurnSink(state.open);
   // Older Claude Code wrote sub-agent lines (isSidechain) into the parent's file; a sub-agent's
   // own file is all sidechain. Drop sidechain lines only when there is a main thread beside them.
-  const hasMainThread = records.some((r) => (r.type === 'user' || r.type === 'assistant') && r.isSidechain !== true);
+  // Read in pieces, a main thread first seen now would drop sidechain turns already produced.
+  const hasMainThread = state.flags.mainThread === true || records.some(isMainThread);
+  if (hasMainThread && state.flags.keptSidechain === true) return { restart: { mainThread: true } };
+  let keptSidechain = state.flags.keptSidechain === true;
 
-  records.forEach((r, index) => {
+  records.forEach((r, at0) => {
+    const index = state.records + at0;
     if (r.isMeta === true) return;
+    if (r.isSidechain === true) keptSidechain = keptSidechain || !hasMainThread;
     if (hasMainThread && r.isSidechain === true) return;
     const at = asString(r.timestamp);
     const message = asObj(r.message);
@@ -47,7 +74,8 @@ function fromClaudeCode(records: Obj[]): Turn[] {
         return; // attachments, file-history snapshots, queue operations, future types
     }
   });
-  return sink.turns;
+  if (sink.mergedIntoCarried) return { restart: {} };
+  return { turns: sink.turns, state: { records: state.records + records.length, open: sink.open, flags: { mainThread: hasMainThread, keptSidechain } } };
 }
 
 function claudeUser(message: Obj, line: Obj, at: string | undefined, index: number, sink: TurnSink): void {

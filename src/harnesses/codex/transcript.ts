@@ -1,8 +1,21 @@
 // Codex's transcript format: rollout JSONL under $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl
 // (docs/harnesses.md). Pure: no I/O.
 
-import { asObj, asString, flattenText, mapRole, TurnSink, toolCallText, toolResultText, tryParse, type Obj, type TranscriptParser } from '../../core/normalize';
-import type { Turn } from '../../core/types';
+import {
+  asObj,
+  asString,
+  flattenText,
+  mapRole,
+  START_STATE,
+  TurnSink,
+  toolCallText,
+  toolResultText,
+  tryParse,
+  type LineParseResult,
+  type LineParseState,
+  type Obj,
+  type TranscriptParser,
+} from '../../core/normalize';
 
 export const CODEX_JSONL = 'codex-jsonl';
 
@@ -15,14 +28,20 @@ function isCodexRecord(r: Obj): boolean {
 export const codexTranscript: TranscriptParser = {
   format: CODEX_JSONL,
   recognizes: isCodexRecord,
-  parse: fromCodex,
+  parse: (records) => {
+    const parsed = fromCodex(records, START_STATE);
+    return 'restart' in parsed ? [] : parsed.turns;
+  },
+  parseFrom: fromCodex,
+  startsFresh: () => true,
 };
 
 /** User messages Codex writes for the model's benefit, not typed by the user. */
 const CODEX_INJECTED_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for '];
 
-function fromCodex(records: Obj[]): Turn[] {
-  const sink = new TurnSink();
+/** Line by line with no state across lines: Codex never merges pushes (no merge keys). */
+function fromCodex(records: Obj[], state: LineParseState): LineParseResult {
+  const sink = new TurnSink(state.open);
   for (const r of records) {
     const at = asString(r.timestamp);
     const p = asObj(r.payload);
@@ -57,7 +76,8 @@ function fromCodex(records: Obj[]): Turn[] {
         break; // reasoning, web_search_call, future item types
     }
   }
-  return sink.turns;
+  if (sink.mergedIntoCarried) return { restart: {} };
+  return { turns: sink.turns, state: { records: state.records + records.length, open: sink.open, flags: {} } };
 }
 
 /** Older Codex wrapped shell output as the JSON string `{"output": "...", "metadata": {...}}`. */

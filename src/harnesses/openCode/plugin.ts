@@ -9,6 +9,7 @@
 // swallowed and noted in <data dir>/hooks.log.
 
 import { HOOK_HEADER, ROUTES } from '../../api/routes';
+import { hashText } from '../../core/hash';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { layout, resolveDataDir } from '../../node/paths';
@@ -120,8 +121,13 @@ function endpoint(): Endpoint | null {
 // moment, so one hook never waits out several timeouts in a row.
 let unreachable = { url: '', until: 0 };
 
-/** POST to Baton; the reply's JSON, or null on any failure (logged). */
-async function post(route: string, body: Obj, event: string | undefined): Promise<Reply | null> {
+/** The answer of a POST the server refused with 409 when the caller asked to hear it (not logged). */
+const CONFLICT = 'conflict';
+
+/** POST to Baton; the reply's JSON, or null on any failure (logged); CONFLICT for a 409 when `conflictOk`. */
+async function post(route: string, body: Obj, event: string | undefined): Promise<Reply | null>;
+async function post(route: string, body: Obj, event: string | undefined, conflictOk: true): Promise<Reply | null | typeof CONFLICT>;
+async function post(route: string, body: Obj, event: string | undefined, conflictOk = false): Promise<Reply | null | typeof CONFLICT> {
   const ep = endpoint();
   if (!ep) {
     log(event, 'no running Baton endpoint for ' + dataDir());
@@ -137,6 +143,7 @@ async function post(route: string, body: Obj, event: string | undefined): Promis
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const json = (await res.json().catch(() => undefined)) as Reply | undefined;
+    if (res.status === 409 && conflictOk) return CONFLICT;
     if (!res.ok) {
       // The server's stable error code only: its message may quote what was sent.
       const code = json && typeof json.code === 'string' && /^[a-z_]{1,40}$/.test(json.code) ? ' ' + json.code : '';
@@ -204,14 +211,35 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
     }
   }
 
-  /** Sends the session's whole message list; Baton stores only what is new. */
+  /** Per session: how many messages Baton's last reply said it covers, and the mark of the last of them. */
+  const covered = new Map<string, { messages: number; mark: string }>();
+
+  /**
+   * Sends the messages Baton does not hold yet: after the point its last reply named, when that
+   * message is unchanged here; else (or when Baton no longer agrees: 409) the whole list.
+   */
   async function syncTranscript(id: string, event: string, end?: Obj): Promise<Reply | null> {
     const list = await messagesOf(id);
     const transcript = list && list.length > 0 ? list : null;
-    const body = { harness: HARNESS, sessionKey: id, project: directory, ...(transcript ? { transcript } : {}) };
-    if (end) return post(ROUTES.sessionEnd.path, { ...body, ...end }, event);
-    if (transcript) return post(ROUTES.userPromptSubmit.path, body, event);
-    return null;
+    const base = { harness: HARNESS, sessionKey: id, project: directory };
+    const route = end ? ROUTES.sessionEnd.path : ROUTES.userPromptSubmit.path;
+    if (!transcript && !end) return null;
+    const known = covered.get(id);
+    let reply: Reply | null | typeof CONFLICT = CONFLICT;
+    if (
+      transcript &&
+      known &&
+      known.messages > 0 &&
+      transcript.length >= known.messages &&
+      hashText(JSON.stringify(transcript[known.messages - 1])) === known.mark
+    ) {
+      reply = await post(route, { ...base, ...end, transcript: transcript.slice(known.messages), transcriptFrom: known }, event, true);
+    }
+    if (reply === CONFLICT) reply = await post(route, { ...base, ...end, ...(transcript ? { transcript } : {}) }, event);
+    const cursor = reply && (reply.transcriptCursor as { messages?: unknown; mark?: unknown } | undefined);
+    if (cursor && typeof cursor.messages === 'number' && typeof cursor.mark === 'string') covered.set(id, { messages: cursor.messages, mark: cursor.mark });
+    else covered.delete(id);
+    return reply;
   }
 
   async function startSession(id: string, given: SessionInfo | undefined, event: string): Promise<Started | null> {

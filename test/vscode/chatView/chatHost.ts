@@ -48,6 +48,10 @@ export interface ChatHostOptions {
   settings?: Record<string, unknown>;
   /** Files to create in the workspace before it opens (relative path → content). */
   files?: Record<string, string>;
+  /** Environment for code-server on top of the test's (e.g. a HOME of the test's own). */
+  env?: NodeJS.ProcessEnv;
+  /** Runs once the folders exist, before code-server starts (e.g. an install command writing user settings). */
+  beforeStart?: (dirs: { workspace: string; userData: string; batonData: string }) => void | Promise<void>;
 }
 
 export interface ChatHost {
@@ -93,6 +97,7 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
     'workbench.tips.enabled': false,
     ...options.settings,
   });
+  await options.beforeStart?.(dirs);
 
   const script = await startScriptServer();
   let codeServer: ChildProcess | undefined;
@@ -121,7 +126,7 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
       disableWorkspaceTrust: true,
       developmentPayload: true,
       cwd: dirs.workspace,
-      env: { ...process.env, BATON_DATA_DIR: dirs.batonData, BATON_SCRIPTED_MODEL_URL: script.url },
+      env: { ...process.env, ...options.env, BATON_DATA_DIR: dirs.batonData, BATON_SCRIPTED_MODEL_URL: script.url },
     });
     for (const stream of [codeServer.stdout!, codeServer.stderr!]) {
       stream.on('data', (chunk: Buffer) => {

@@ -145,6 +145,38 @@ describe('Commands', () => {
     fs.rmSync(mcpFile, { force: true });
   });
 
+  it("baton.installHooks ('copilot', 'user') writes Baton's VS Code hook file and lists its folder in chat.hookFilesLocations; uninstall takes both back", async function () {
+    this.timeout(30_000);
+    const hookFile = path.join(os.homedir(), '.baton', 'vscode-hooks', 'baton.json');
+    if (fs.existsSync(hookFile)) this.skip(); // someone's real install: not ours to touch
+    // Through the configuration API, or (a VS Code that does not know the setting, as 1.100) in the user settings.json.
+    type Applied = { settings?: Array<{ key: string; via: string }> };
+    const listed = (applied: Applied): boolean => {
+      const via = applied.settings?.find((s) => s.key === 'chat.hookFilesLocations')?.via;
+      assert.ok(via, 'the setting was applied');
+      if (via === 'configuration')
+        return vscode.workspace.getConfiguration().inspect<Record<string, boolean>>('chat.hookFilesLocations')?.globalValue?.['~/.baton/vscode-hooks'] === true;
+      return fs.readFileSync(via, 'utf8').includes('"~/.baton/vscode-hooks": true');
+    };
+    try {
+      const result = (await vscode.commands.executeCommand('baton.installHooks', 'copilot:user')) as { file: string } & Applied;
+      assert.equal(result.file, hookFile);
+      const hooks = JSON.parse(fs.readFileSync(hookFile, 'utf8')) as { hooks: Record<string, Array<{ type: string; command: string }>> };
+      const hookJs = path.join(vscode.extensions.getExtension('baton-dev.baton')!.extensionPath, 'dist', 'hook.js');
+      for (const event of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop']) {
+        const entry = hooks.hooks[event]?.[0];
+        assert.ok(entry && entry.type === 'command' && entry.command.includes(hookJs) && entry.command.includes(' copilot '), `${event}: ${entry?.command}`);
+      }
+      assert.ok(listed(result), 'chat.hookFilesLocations lists ~/.baton/vscode-hooks');
+      const removed = (await vscode.commands.executeCommand('baton.uninstallHooks', 'copilot', 'user')) as { removed: boolean } & Applied;
+      assert.equal(removed.removed, true);
+      assert.equal(fs.existsSync(hookFile), false);
+      assert.equal(listed(removed), false, 'the entry is gone again');
+    } finally {
+      fs.rmSync(hookFile, { force: true });
+    }
+  });
+
   it('the installed hook command records a Claude Code session in this store', async function () {
     this.timeout(30_000);
     const folder = workspaceFolder();

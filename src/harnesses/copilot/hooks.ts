@@ -1,0 +1,240 @@
+// VS Code agent mode's hooks mapped onto the sessions & hooks API (docs/harnesses.md, "VS Code
+// agent mode"). The chat session id is the session key. A sub-agent is a `runSubagent` tool call:
+// - PreToolUse(runSubagent) carries its task (`tool_input: {prompt, description}`) and the call id
+//   `call_X__vscode-N`: noted (subagentState.ts), nothing stored yet;
+// - SubagentStart (`agent_id` = `call_X`, the parent's session_id) opens the child session
+//   `<session>/agent-call_X` under that exact parent, with the task as its first prompt, and
+//   hands the inherited block back as additionalContext (it reaches the sub-agent's first request);
+// - SubagentStop ends the child; PostToolUse(runSubagent) records its result (tool_response).
+// Every hook fired inside a sub-agent carries the parent's session id only: its own prompt
+// (UserPromptSubmit with the recorded task's text) and its tool calls go to the running child.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseJsonLines } from '../../core/normalize';
+import { resolveDataDir } from '../../node/paths';
+import { existing, HookInputError, subagentKey } from '../claudeStyleHooks';
+import type { ApiPoster, HookOutput, HookRun } from '../harness';
+import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
+import { SubagentNotes, type SubagentNote } from './subagentState';
+import { copilotTurns, runSubagentArguments } from './transcript';
+
+export const HARNESS = 'copilot';
+
+/** The events VS Code agent mode runs hooks for, all installed. */
+export const COPILOT_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop'] as const;
+
+/** The tool through which agent mode starts a sub-agent. */
+export const RUN_SUBAGENT = 'runSubagent';
+
+function context(event: string, inject: unknown): HookOutput | null {
+  return typeof inject === 'string' && inject.trim() ? { hookSpecificOutput: { hookEventName: event, additionalContext: inject } } : null;
+}
+
+/** The running sub-agent a tool hook most likely came from: the newest one started (one at a time is exact). */
+function runningChild(notes: SubagentNote[]): SubagentNote | undefined {
+  return notes.filter((n) => n.phase === 'running').at(-1);
+}
+
+class CopilotHook {
+  readonly sessionId: string;
+  readonly project: string | undefined;
+  readonly transcriptPath: string | undefined;
+  readonly notes: SubagentNotes;
+
+  constructor(
+    readonly p: CopilotPayload,
+    readonly client: ApiPoster,
+    dataDir: string,
+  ) {
+    if (!p.session_id || typeof p.session_id !== 'string') throw new HookInputError('session_id: is required');
+    this.sessionId = p.session_id;
+    this.project = typeof p.cwd === 'string' && p.cwd ? path.resolve(p.cwd) : undefined;
+    this.transcriptPath = typeof p.transcript_path === 'string' ? existing(p.transcript_path) : undefined;
+    this.notes = new SubagentNotes(dataDir, this.sessionId);
+  }
+
+  get base() {
+    return { harness: HARNESS, sessionKey: this.sessionId, project: this.project };
+  }
+
+  childKey(callId: string): string {
+    return subagentKey(this.sessionId, callId);
+  }
+
+  /**
+   * The parent's prompt-submit write with its transcript file. A server that may not read the file
+   * (outside its transcript folders, e.g. a VS Code started with another --user-data-dir) refuses
+   * the whole write: then it is sent again without the file, so the payload's own text still counts.
+   */
+  async parentWrite(extra: { userPrompt?: string; lastAssistantMessage?: string } = {}) {
+    const body = { ...this.base, ...extra };
+    if (!this.transcriptPath) return this.client.call('userPromptSubmit', { body });
+    try {
+      return await this.client.call('userPromptSubmit', { body: { ...body, transcriptPath: this.transcriptPath } });
+    } catch {
+      // Nothing of the payload's own to keep: the refresh is given up, the hook goes on (a sub-agent still gets its block).
+      if (!extra.userPrompt?.trim() && !extra.lastAssistantMessage?.trim()) return undefined;
+      return this.client.call('userPromptSubmit', { body });
+    }
+  }
+
+  /** The parent's transcript, brought up to date from its file (the inherited block is built from it). */
+  async refreshParent(extra: { lastAssistantMessage?: string } = {}): Promise<void> {
+    if (this.transcriptPath || extra.lastAssistantMessage) await this.parentWrite(extra);
+  }
+
+  /** Opens (or re-opens) the child session of a runSubagent call under this chat session; its task becomes its first prompt. */
+  async openChild(callId: string, note: SubagentNote | undefined, agentType?: string) {
+    const started = await this.client.call('sessionStart', {
+      body: {
+        harness: HARNESS,
+        sessionKey: this.childKey(callId),
+        parentSessionKey: this.sessionId,
+        harnessAgentId: callId,
+        harnessAgentType: agentType ?? note?.agentType ?? note?.agentName,
+        title: note?.description?.slice(0, 500),
+        project: this.project,
+      },
+    });
+    if (note?.prompt)
+      await this.client.call('userPromptSubmit', {
+        body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, userPrompt: note.prompt },
+      });
+    this.notes.update(callId, { phase: 'running', agentType });
+    return started;
+  }
+
+  /** A tool call or result seen inside a running sub-agent, added to its transcript. */
+  async childTool(child: SubagentNote, message: Record<string, unknown>): Promise<void> {
+    await this.client.call('userPromptSubmit', {
+      body: { harness: HARNESS, sessionKey: this.childKey(child.callId), project: this.project, transcript: [message] },
+    });
+  }
+
+  async handle(): Promise<HookOutput | null> {
+    const p = this.p;
+    const event = p.hook_event_name ?? '';
+    switch (event) {
+      case 'SessionStart': {
+        const r = await this.client.call('sessionStart', { body: { ...this.base, source: p.source } });
+        return context(event, r.inject);
+      }
+      case 'UserPromptSubmit': {
+        // The sub-agent's own prompt arrives with the parent's session id: it is the child's.
+        const child = this.notes.all().find((n) => n.phase !== 'stopped' && samePrompt(n.prompt, p.prompt));
+        if (child) {
+          // Before SubagentStart (which records the task as the child's first prompt) there is nothing to add.
+          if (child.phase === 'running')
+            await this.client.call('userPromptSubmit', {
+              body: { harness: HARNESS, sessionKey: this.childKey(child.callId), project: this.project, userPrompt: p.prompt },
+            });
+          return null;
+        }
+        const r = await this.parentWrite({ userPrompt: p.prompt });
+        return context(event, r?.inject);
+      }
+      case 'PreToolUse': {
+        if (p.tool_name === RUN_SUBAGENT && typeof p.tool_use_id === 'string') {
+          const task = subagentTask(p.tool_input);
+          this.notes.update(subagentCallId(p.tool_use_id), { ...task, phase: 'pending' });
+          return null;
+        }
+        const child = runningChild(this.notes.all());
+        if (child)
+          await this.childTool(child, { role: 'assistant', tool_calls: [{ function: { name: p.tool_name ?? 'tool', arguments: p.tool_input ?? {} } }] });
+        return null;
+      }
+      case 'PostToolUse': {
+        if (p.tool_name === RUN_SUBAGENT && typeof p.tool_use_id === 'string') {
+          await this.recordResult(subagentCallId(p.tool_use_id), responseText(p.tool_response));
+          await this.refreshParent();
+          return null;
+        }
+        const child = runningChild(this.notes.all());
+        const text = responseText(p.tool_response);
+        if (child && text?.trim()) await this.childTool(child, { role: 'tool', content: text });
+        return null;
+      }
+      case 'SubagentStart': {
+        if (!p.agent_id) throw new HookInputError('agent_id: is required for SubagentStart');
+        const callId = subagentCallId(p.agent_id);
+        await this.refreshParent();
+        const r = await this.openChild(callId, this.notes.get(callId) ?? this.noteFromTranscript(callId), p.agent_type);
+        return context(event, r.inject);
+      }
+      case 'SubagentStop': {
+        if (!p.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
+        const callId = subagentCallId(p.agent_id);
+        const note = this.notes.get(callId);
+        if (!note || note.phase === 'pending') await this.openChild(callId, note, p.agent_type);
+        if (note?.phase !== 'stopped') await this.endChild(callId, p.last_assistant_message, 'subagent-stop');
+        this.notes.update(callId, { phase: 'stopped' });
+        return null;
+      }
+      case 'Stop':
+        // VS Code 1.139 sends no last_assistant_message: the reply is read from the transcript, so it
+        // is kept even when the server may not read that file itself.
+        await this.refreshParent({ lastAssistantMessage: p.last_assistant_message ?? this.lastReplyFromTranscript() });
+        return null;
+      case 'PreCompact':
+        await this.refreshParent();
+        await this.client.call('preCompaction', { body: this.base });
+        return null;
+      case 'SessionEnd':
+        await this.client.call('sessionEnd', { body: { ...this.base, transcriptPath: this.transcriptPath } });
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  /** The chat session's own last reply in its transcript (a sub-agent's replies are not its). */
+  lastReplyFromTranscript(): string | undefined {
+    if (!this.transcriptPath) return undefined;
+    try {
+      return copilotTurns(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')))
+        .filter((t) => t.role === 'assistant')
+        .at(-1)?.text;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Without PreToolUse's note (its hook did not run): the task as the parent's transcript recorded the call. */
+  noteFromTranscript(callId: string): SubagentNote | undefined {
+    if (!this.transcriptPath) return undefined;
+    try {
+      const args = runSubagentArguments(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')), callId);
+      return args ? { callId, ...subagentTask(args), phase: 'pending', createdAt: Date.now() } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async endChild(callId: string, result: string | undefined, reason: string): Promise<void> {
+    await this.client.call('sessionEnd', {
+      body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, status: 'completed', reason, lastAssistantMessage: result },
+    });
+  }
+
+  /** The runSubagent call returned: its text is the child's result; the child ends if SubagentStop did not end it. */
+  async recordResult(callId: string, result: string | undefined): Promise<void> {
+    const note = this.notes.get(callId);
+    if (!note || note.phase === 'pending') await this.openChild(callId, note);
+    if (note?.phase === 'stopped') {
+      if (result?.trim())
+        await this.client.call('userPromptSubmit', {
+          body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, lastAssistantMessage: result },
+        });
+    } else {
+      await this.endChild(callId, result, 'subagent-result');
+    }
+    this.notes.remove(callId);
+  }
+}
+
+/** One VS Code agent-mode hook: the payload (either spelling) mapped onto the API; returns what to print. */
+export function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
+  return new CopilotHook(normalizeCopilotPayload(raw), client, run?.dataDir ?? resolveDataDir()).handle();
+}
