@@ -257,6 +257,96 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key })).content, 'User: Child task PROMPT-FIRST-2');
     });
 
+    it('gives each of two parallel sub-agents its own tool calls, from the transcript chains, when the hooks cannot tell them apart', async () => {
+      const sid = 'b7c6d5e4-0000-4000-8000-parallel0001';
+      const file = path.join(roots, 'User', 'workspaceStorage', 'para11e1', 'GitHub.copilot-chat', 'transcripts', `${sid}.jsonl`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const base = { session_id: sid, cwd: '/work/shop', transcript_path: file };
+      const tasks = {
+        call_pA: { prompt: 'List the invoices folder PARA-TASK-A', description: 'invoices' },
+        call_pB: { prompt: 'Read the refunds module PARA-TASK-B', description: 'refunds' },
+      };
+      // What VS Code writes: each sub-agent's events chained by parentId to its runSubagent start,
+      // interleaved in one file because both run at once.
+      let n = 0;
+      const events: object[] = [];
+      const event = (type: string, data: object, parentId: string | null) => {
+        const id = `ev${++n}`;
+        events.push({ type, data, id, timestamp: `2026-11-27T09:00:${String(n).padStart(2, '0')}.000Z`, parentId });
+        return id;
+      };
+      const flush = () => fs.writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+      const root = event('session.start', { sessionId: sid }, null);
+      const asked = event('user.message', { content: 'Audit refunds and invoices PARA-PARENT' }, root);
+      await runHook('copilot', dataDir, { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'Audit refunds and invoices PARA-PARENT' });
+      const startA = event('tool.execution_start', { toolCallId: 'call_pA', toolName: 'runSubagent', arguments: tasks.call_pA }, asked);
+      const startB = event('tool.execution_start', { toolCallId: 'call_pB', toolName: 'runSubagent', arguments: tasks.call_pB }, startA);
+      flush();
+      for (const call of ['call_pA', 'call_pB'] as const) {
+        await runHook('copilot', dataDir, {
+          ...base,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'runSubagent',
+          tool_input: tasks[call],
+          tool_use_id: `${call}__vscode-1`,
+        });
+        await runHook('copilot', dataDir, { ...base, hook_event_name: 'SubagentStart', agent_id: call, agent_type: 'default' });
+      }
+      const promptA = event('user.message', { content: tasks.call_pA.prompt }, startA);
+      const promptB = event('user.message', { content: tasks.call_pB.prompt }, startB);
+      const lsA = event('tool.execution_start', { toolCallId: 'call_lsA', toolName: 'list_dir', arguments: { path: 'invoices-PARA-TOOL-A' } }, promptA);
+      const readB = event('tool.execution_start', { toolCallId: 'call_rdB', toolName: 'read_file', arguments: { path: 'refunds-PARA-TOOL-B' } }, promptB);
+      const doneB = event('assistant.message', { messageId: 'mB', content: 'Refunds read PARA-DONE-B', toolRequests: [] }, readB);
+      const doneA = event('assistant.message', { messageId: 'mA', content: 'Invoices listed PARA-DONE-A', toolRequests: [] }, lsA);
+      flush();
+      // The tool hooks name no sub-agent: with two running, neither may take them blindly.
+      await runHook('copilot', dataDir, {
+        ...base,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'read_file',
+        tool_input: { path: 'refunds-PARA-TOOL-B' },
+        tool_use_id: 'call_rdB__vscode-3',
+      });
+      await runHook('copilot', dataDir, {
+        ...base,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'list_dir',
+        tool_input: { path: 'invoices-PARA-TOOL-A' },
+        tool_use_id: 'call_lsA__vscode-4',
+      });
+      event('tool.execution_complete', { toolCallId: 'call_pB', success: true }, doneB);
+      event('tool.execution_complete', { toolCallId: 'call_pA', success: true }, doneA);
+      flush();
+      for (const [call, done] of [
+        ['call_pB', 'Refunds read PARA-DONE-B'],
+        ['call_pA', 'Invoices listed PARA-DONE-A'],
+      ] as const) {
+        await runHook('copilot', dataDir, { ...base, hook_event_name: 'SubagentStop', agent_id: call, agent_type: 'default', last_assistant_message: done });
+        await runHook('copilot', dataDir, {
+          ...base,
+          hook_event_name: 'PostToolUse',
+          tool_name: 'runSubagent',
+          tool_input: tasks[call],
+          tool_use_id: `${call}__vscode-1`,
+          tool_response: done,
+        });
+      }
+      const childText = async (call: string) => (await daemon.store.read('transcript', { scope: 'all', key: `${sid}/agent-${call}` })).content;
+      const a = await childText('call_pA');
+      const b = await childText('call_pB');
+      assert.match(a, /PARA-TOOL-A/);
+      assert.doesNotMatch(a, /PARA-TOOL-B/);
+      assert.match(b, /PARA-TOOL-B/);
+      assert.doesNotMatch(b, /PARA-TOOL-A/);
+      assert.match(a, /PARA-DONE-A/);
+      assert.match(b, /PARA-DONE-B/);
+      // Each tool call once, and the task prompt once.
+      assert.equal(a.split('PARA-TOOL-A').length - 1, 1, a);
+      assert.equal(a.split('PARA-TASK-A').length - 1, 1, a);
+      const parent = (await daemon.store.read('transcript', { scope: 'all', key: sid })).content;
+      assert.doesNotMatch(parent, /PARA-TOOL-/);
+    });
+
     it("keeps the payload's prompt and still hands over the block when neither the server nor the hook can read the transcript", async () => {
       const sid = 'f5e4d3c2-0000-4000-8000-outsideroot';
       const outside = path.join(tempDir('baton-elsewhere-'), 'ws', 'GitHub.copilot-chat', 'transcripts', `${sid}.jsonl`);

@@ -7,7 +7,8 @@
 //   hands the inherited block back as additionalContext (it reaches the sub-agent's first request);
 // - SubagentStop ends the child; PostToolUse(runSubagent) records its result (tool_response).
 // Every hook fired inside a sub-agent carries the parent's session id only: its own prompt
-// (UserPromptSubmit with the recorded task's text) and its tool calls go to the running child.
+// (UserPromptSubmit with the recorded task's text) and its tool calls go to the running child; with
+// several running, each takes its own from the transcript at its end (toolOfChild).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -31,9 +32,9 @@ function context(event: string, inject: unknown): HookOutput | null {
   return typeof inject === 'string' && inject.trim() ? { hookSpecificOutput: { hookEventName: event, additionalContext: inject } } : null;
 }
 
-/** The running sub-agent a tool hook most likely came from: the newest one started (one at a time is exact). */
-function runningChild(notes: SubagentNote[]): SubagentNote | undefined {
-  return notes.filter((n) => n.phase === 'running').at(-1);
+/** The sub-agents running now: a tool hook (which names no sub-agent) is one of theirs. */
+function runningChildren(notes: SubagentNote[]): SubagentNote[] {
+  return notes.filter((n) => n.phase === 'running');
 }
 
 class CopilotHook {
@@ -112,6 +113,39 @@ class CopilotHook {
     });
   }
 
+  /**
+   * A tool call or result fired inside a sub-agent (its hook carries the parent's session id only).
+   * With one sub-agent running it is that one's. With several running in parallel it could be any
+   * of them: nothing is stored now, and each of them takes its own tool calls from the transcript
+   * when it ends (backfillChild), where VS Code chains them to their runSubagent call.
+   */
+  async toolOfChild(message: Record<string, unknown>): Promise<void> {
+    const running = runningChildren(this.notes.all());
+    if (running.length === 1) return this.childTool(running[0], message);
+    for (const child of running) if (!child.ambiguous) this.notes.update(child.callId, { ambiguous: true });
+  }
+
+  /** A sub-agent that ran beside others: its turns as the transcript chains them to its call (stored turns are skipped by hash). */
+  async backfillChild(callId: string): Promise<void> {
+    if (!this.notes.get(callId)?.ambiguous || !this.transcriptPath) return;
+    let turns: ReturnType<typeof copilotTurns>;
+    try {
+      turns = copilotTurns(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')), callId);
+    } catch {
+      return; // pruned or unreadable: the child keeps its task and result
+    }
+    if (turns.length === 0) return;
+    await this.client.call('userPromptSubmit', {
+      body: {
+        harness: HARNESS,
+        sessionKey: this.childKey(callId),
+        project: this.project,
+        transcript: turns.map((t) => ({ role: t.role, content: t.text })),
+      },
+    });
+    this.notes.update(callId, { ambiguous: false });
+  }
+
   async handle(): Promise<HookOutput | null> {
     const p = this.p;
     const event = p.hook_event_name ?? '';
@@ -140,9 +174,7 @@ class CopilotHook {
           this.notes.update(subagentCallId(p.tool_use_id), { ...task, phase: 'pending' });
           return null;
         }
-        const child = runningChild(this.notes.all());
-        if (child)
-          await this.childTool(child, { role: 'assistant', tool_calls: [{ function: { name: p.tool_name ?? 'tool', arguments: p.tool_input ?? {} } }] });
+        await this.toolOfChild({ role: 'assistant', tool_calls: [{ function: { name: p.tool_name ?? 'tool', arguments: p.tool_input ?? {} } }] });
         return null;
       }
       case 'PostToolUse': {
@@ -151,9 +183,8 @@ class CopilotHook {
           await this.refreshParent();
           return null;
         }
-        const child = runningChild(this.notes.all());
         const text = responseText(p.tool_response);
-        if (child && text?.trim()) await this.childTool(child, { role: 'tool', content: text });
+        if (text?.trim()) await this.toolOfChild({ role: 'tool', content: text });
         return null;
       }
       case 'SubagentStart': {
@@ -168,6 +199,7 @@ class CopilotHook {
         const callId = subagentCallId(p.agent_id);
         const note = this.notes.get(callId);
         if (!note || note.phase === 'pending') await this.openChild(callId, note, p.agent_type);
+        await this.backfillChild(callId);
         if (note?.phase !== 'stopped') await this.endChild(callId, p.last_assistant_message, 'subagent-stop');
         this.notes.update(callId, { phase: 'stopped' });
         return null;
@@ -222,6 +254,7 @@ class CopilotHook {
   async recordResult(callId: string, result: string | undefined): Promise<void> {
     const note = this.notes.get(callId);
     if (!note || note.phase === 'pending') await this.openChild(callId, note);
+    await this.backfillChild(callId);
     if (note?.phase === 'stopped') {
       if (result?.trim())
         await this.client.call('userPromptSubmit', {

@@ -21,6 +21,8 @@ export interface SubagentNote {
   phase: SubagentPhase;
   /** When the note was first written (ms since the epoch): orders parallel sub-agents. */
   createdAt: number;
+  /** A tool hook fired while it ran beside others: whose it was is read from the transcript at its end. */
+  ambiguous?: boolean;
 }
 
 /** Notes older than this belong to sub-agents whose end never reached Baton. */
