@@ -3,28 +3,17 @@
 // got through, the recent failures from hooks.log grouped, and the fix for each.
 
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hookHealthReport, parseHookLogLine, renderHookHealth } from '../../src/core/hookHealth';
 import { HookHealthRecorder, readHookFirings } from '../../src/node/hookHealth';
 import { startDaemon } from '../../src/server/daemon';
-import { ROOT, runCli } from '../helpers/child';
+import { runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { runHook as runHookProcess } from '../helpers/hookProcess';
 
-const HOOK = path.join(ROOT, 'dist', 'hook.js');
-
-function runHook(harness: string, dataDir: string, payload: unknown): Promise<number | null> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [HOOK, harness, '--data-dir', dataDir], { stdio: ['pipe', 'ignore', 'ignore'] });
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.on('exit', (status) => {
-      clearTimeout(kill);
-      resolve(status);
-    });
-    child.stdin.end(JSON.stringify(payload));
-  });
-}
+/** The hook's exit status (its output is not what these tests look at). */
+const runHook = async (harness: string, dataDir: string, payload: unknown) => (await runHookProcess(harness, dataDir, payload)).status;
 
 interface HarnessJson {
   id: string;

@@ -16,25 +16,11 @@ import { normalizeTranscript } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { ROOT, runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { runHook } from '../helpers/hookProcess';
 
-const HOOK = path.join(ROOT, 'dist', 'hook.js');
 const FIXTURE_SID = '7d1c2f0e-5b8a-4c61-9e3f-2a4b6c8d0e1f';
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'copilot', 'transcripts', `${FIXTURE_SID}.jsonl`);
 const TASK = 'Find every caller of chargeCustomer in src/billing and list them with file and line.';
-
-function runHook(harness: string, dataDir: string, payload: unknown): Promise<{ status: number | null; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [HOOK, harness, '--data-dir', dataDir], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.on('exit', (status) => {
-      clearTimeout(kill);
-      resolve({ status, stdout });
-    });
-    child.stdin.end(JSON.stringify(payload));
-  });
-}
 
 describe('VS Code agent mode (copilot harness)', function () {
   this.timeout(60_000);

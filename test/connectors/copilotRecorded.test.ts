@@ -3,7 +3,6 @@
 // BATON_COPILOT_FIXTURES): the hook transcript, the chat session log and every hook payload.
 
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines } from '../../src/core/normalize';
@@ -13,6 +12,7 @@ import { copilotTurns, runSubagentArguments } from '../../src/harnesses/copilot/
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { ROOT } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { runHook as runHookProcess } from '../helpers/hookProcess';
 
 const DIR = path.join(ROOT, 'test', 'fixtures', 'copilot', 'recorded');
 const read = (name: string) => fs.readFileSync(path.join(DIR, name), 'utf8');
@@ -124,19 +124,7 @@ describe('copilot harness on a recorded VS Code 1.139.1 run', () => {
       cleanupTempDirs();
     });
 
-    function runHook(payload: unknown): Promise<{ status: number | null; stdout: string }> {
-      return new Promise((resolve) => {
-        const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'hook.js'), 'copilot', '--data-dir', dataDir], { stdio: ['pipe', 'pipe', 'pipe'] });
-        let stdout = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c));
-        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.on('exit', (status) => {
-          clearTimeout(kill);
-          resolve({ status, stdout });
-        });
-        child.stdin.end(JSON.stringify(payload));
-      });
-    }
+    const runHook = (payload: unknown) => runHookProcess('copilot', dataDir, payload);
 
     it("keeps the parent's last reply from Stop, which carries none, by reading it from the transcript", async function () {
       this.timeout(60_000);

@@ -6,33 +6,11 @@
 // hooks.log line naming harness, event, step and reason.
 
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { ROOT } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
-
-const HOOK = path.join(ROOT, 'dist', 'hook.js');
-
-function runHook(harness: string, dataDir: string, payload: unknown): Promise<{ status: number | null; stdout: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [HOOK, harness, '--data-dir', dataDir], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.on('exit', (status) => {
-      clearTimeout(kill);
-      resolve({ status, stdout, ms: Date.now() - started });
-    });
-    child.stdin.end(JSON.stringify(payload));
-  });
-}
-
-function jsonl(lines: unknown[]): string {
-  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-}
+import { jsonl, runHook } from '../helpers/hookProcess';
 
 function hooksLog(dataDir: string): string[] {
   const file = path.join(dataDir, 'hooks.log');

@@ -2,7 +2,6 @@
 // real server; and the installers on real settings files.
 
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -11,33 +10,7 @@ import { installCodex, uninstallCodex } from '../../src/harnesses/codex/install'
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { ROOT } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
-
-const HOOK = path.join(ROOT, 'dist', 'hook.js');
-
-/** Runs the hook as a child process. Asynchronously: the server under test lives in this process. */
-function runHook(
-  harness: string,
-  dataDir: string,
-  payload: unknown,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ status: number | null; stdout: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [HOOK, harness, '--data-dir', dataDir], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.on('exit', (status) => {
-      clearTimeout(kill);
-      resolve({ status, stdout, ms: Date.now() - started });
-    });
-    child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
-  });
-}
-
-function jsonl(lines: unknown[]): string {
-  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-}
+import { jsonl, runHook } from '../helpers/hookProcess';
 
 describe('hook command (dist/hook.js) against a real server', function () {
   this.timeout(60_000);
