@@ -19,7 +19,7 @@
 
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback, withJsonBody } from './loopbackServer';
 
 export type RequestRole = 'parent-first' | 'subagent' | 'parent-followup' | 'other';
 
@@ -232,16 +232,8 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
   };
 
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Json;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        body = undefined;
-      }
+    withJsonBody(req, (parsed) => {
+      const body = parsed as Json;
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const record: RecordedRequest = { seq: requests.length, method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body };
       requests.push(record);
@@ -264,7 +256,7 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
               usage: { ...usage, output_tokens: 20 },
             });
         } else if (record.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
-          writeJson(res, 200, { input_tokens: Math.max(1, Math.ceil(raw.length / 4)) });
+          writeJson(res, 200, { input_tokens: Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4)) });
         } else if (record.method === 'HEAD') {
           res.writeHead(200);
           res.end();
@@ -287,23 +279,13 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
       }
     });
   });
-  server.keepAliveTimeout = 1000;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenOnLoopback(server);
   return {
     port,
     url: `http://127.0.0.1:${port}`,
     requests,
     messages: () => requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages'),
     agentToolUseId: () => agentToolId,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

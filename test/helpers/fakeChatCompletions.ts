@@ -12,7 +12,7 @@
 // Every request is recorded (parsed body, headers) in arrival order.
 
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback, withJsonBody } from './loopbackServer';
 
 export type ChatRole = 'parent-first' | 'parent-followup' | 'subagent' | 'other';
 
@@ -76,15 +76,8 @@ export async function startFakeChatCompletions(script: FakeChatScript): Promise<
   };
 
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let body: Json;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        body = undefined;
-      }
+    withJsonBody(req, (parsed) => {
+      const body = parsed as Json;
       const record: ChatRequest = { seq: requests.length, path: (req.url ?? '/').split('?')[0], headers: req.headers, body };
       requests.push(record);
       if (req.method !== 'POST' || !record.path.endsWith('/chat/completions')) {
@@ -132,20 +125,11 @@ export async function startFakeChatCompletions(script: FakeChatScript): Promise<
       res.end('data: [DONE]\n\n');
     });
   });
-  server.keepAliveTimeout = 1000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenOnLoopback(server);
   return {
     port,
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
