@@ -28,6 +28,11 @@ export interface BatonExtensionApi {
   chat: BatonChat;
   runs: RunManager;
   archivist: Archivist;
+  /**
+   * Where this window imports VS Code agent-mode chats from (workspaceStorage/<hash>/chatSessions,
+   * see docs/harnesses.md); undefined without a workspace storage folder. Read-only.
+   */
+  readonly chatSessionsFolder: string | undefined;
   /** Records a session (and its parent); returns the inherited block a child receives. */
   registerSession(session: {
     key: string;
@@ -160,6 +165,7 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     chat,
     runs,
     archivist,
+    chatSessionsFolder: chatImport ? chatFolder : undefined,
     registerSession: async (session) => {
       const r = await (await client()).call('sessionStart', { body: { ...session, sessionKey: session.key } });
       return { sessionKey: r.sessionKey, inject: r.inject ?? '' };

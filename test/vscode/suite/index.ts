@@ -18,6 +18,7 @@ const files: Array<[name: string, load: () => unknown]> = [
   ['chat.test.ts', () => require('./chat.test')],
   ['tools.test.ts', () => require('./tools.test')],
   ['scale.test.ts', () => require('./scale.test')],
+  ['chatSessionImport.test.ts', () => require('./chatSessionImport.test')],
   // Restarts the leader (the inherit profile settings): after the suites that keep one endpoint.
   ['inheritance.test.ts', () => require('./inheritance.test')],
   // Switches the window to a demo data directory and back (a leader restart each way).
