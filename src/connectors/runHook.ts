@@ -1,23 +1,23 @@
 // The hook command: payload on stdin, hook output on stdout. Loaded by the small dist/hook.js
 // bundle too, so it must stay light (no CLI parser, no store, no schema library). Which harness
-// maps the payload comes from the registry (src/harnesses/, docs/harnesses.md).
+// maps the payload comes from the hook mappings (src/harnesses/hookMappings.ts, checked against the registry; docs/harnesses.md).
 
 import { errorClassOf } from '../core/errors';
 import { JsonInputError, parseJsonSafely } from '../core/safeJson';
 import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure, HookStepTimeout } from '../harnesses/claudeStyleHooks';
 import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
-import { hookHarnesses } from '../harnesses/registry';
+import { HOOK_MAPPINGS } from '../harnesses/hookMappings';
 import { withTranscriptChunks } from './transcriptChunks';
 import { resolveDataDir } from '../node/paths';
 import { HOOK_HEADER } from '../api/routes';
 
 /** `baton hook <id>` / `hook.js <id>`: the harnesses whose hooks run Baton's hook command. */
-export const HOOK_HARNESS_IDS: string[] = hookHarnesses().map((h) => h.id);
+export const HOOK_HARNESS_IDS: string[] = HOOK_MAPPINGS.map((h) => h.id);
 
 /** A hook must answer within this budget, whatever happens (Claude Code waits on it). */
 export const HOOK_BUDGET_MS = 900;
 
-const KNOWN_EVENTS = new Set<string>([...CLAUDE_STYLE_EVENTS, ...hookHarnesses().flatMap((h) => h.hooks.events)]);
+const KNOWN_EVENTS = new Set<string>([...CLAUDE_STYLE_EVENTS, ...HOOK_MAPPINGS.flatMap((h) => h.hooks.events)]);
 
 /** The event name for a log line: a known one, else a placeholder (the field is free text from stdin). */
 function eventLabel(name: unknown): string {
@@ -39,7 +39,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
   const dataDir = resolveDataDir({ flag: dataDirFlag });
   let event = '';
   try {
-    const hooks = hookHarnesses().find((h) => h.id === harness)?.hooks;
+    const hooks = HOOK_MAPPINGS.find((h) => h.id === harness)?.hooks;
     if (!hooks) throw new Error(`no hook mapping for harness ${harness}`);
     const raw = await readStdin(deadline);
     const parsed = parseJsonSafely(raw || '{}', 'hook payload');

@@ -94,6 +94,12 @@ export interface MenuItem {
   scope: InstallScope;
 }
 
+/** A harness's hook mapping: the raw payload of each event onto the sessions & hooks API. */
+export interface HarnessHooks {
+  events: readonly string[];
+  handle(payload: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null>;
+}
+
 export interface Harness {
   /** The `harness` value in the API, and the argument of `baton hook|install|uninstall`. */
   id: string;
@@ -113,10 +119,7 @@ export interface Harness {
   lineage: HarnessLineage;
 
   /** Harnesses that run Baton's hook command: the raw payload mapped onto the sessions & hooks API. */
-  hooks?: {
-    events: readonly string[];
-    handle(payload: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null>;
-  };
+  hooks?: HarnessHooks;
 
   /** `baton install|uninstall <id>`; absent when Baton cannot install anything for it. */
   install?: {

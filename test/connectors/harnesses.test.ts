@@ -17,6 +17,7 @@ import {
 } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { HOOK_MAPPINGS } from '../../src/harnesses/hookMappings';
 
 const SRC = path.join(__dirname, '..', '..', 'src');
 
@@ -98,6 +99,13 @@ describe('harness registry', () => {
     assert.equal(reparentSource('copilot'), 'copilot-subagent');
     assert.deepEqual(decideLineage({ harness: 'copilot', sessionKey: 's/agent-call_1', harnessAgentId: 'call_1' }), { kind: 'none' });
     assert.equal(harnessById('nope'), undefined);
+  });
+
+  it("the hook command's mappings are exactly the registry's hook harnesses, without their installers", () => {
+    assert.deepEqual(
+      HOOK_MAPPINGS.map((m) => [m.id, m.hooks]),
+      hookHarnesses().map((h) => [h.id, h.hooks]),
+    );
   });
 
   it('names no harness outside src/harnesses/: no branch on a harness id anywhere else', () => {

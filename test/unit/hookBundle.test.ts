@@ -34,6 +34,11 @@ describe('the hook bundle (src/hook.ts)', function () {
       [],
       'no store or server code in the hook bundle',
     );
+    assert.deepEqual(
+      inputs.filter((f) => /^src\/harnesses\/.*(install|trust|jsoncSettings|settingsFile)\.ts$/.test(f)),
+      [],
+      'no installer in the hook bundle (the hook command loads harnesses/hookMappings.ts, not the registry)',
+    );
     assert.ok(inputs.includes('src/api/routes.ts'), 'the hook names routes from the route table');
     const bytes = result.outputFiles[0].contents.byteLength;
     assert.ok(bytes < 100 * 1024, `the hook bundle is ${bytes} bytes`);

@@ -4,8 +4,8 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApiPoster, HookOutput, HookRun } from '../harness';
-import { handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
+import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
+import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
 
@@ -71,3 +71,8 @@ export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPos
   if (isCopilotPayload(raw)) return handleCopilotEvent(raw, client, run);
   return handleClaudeStyleEvent(quirks, payload, client, run);
 }
+
+export const claudeCodeHooks: HarnessHooks = {
+  events: CLAUDE_STYLE_EVENTS,
+  handle: (payload, client, run) => handleClaudeCodeEvent(payload as ClaudeCodePayload, client, run),
+};

@@ -2,9 +2,8 @@
 // under $CLAUDE_CONFIG_DIR/projects, MCP server in .mcp.json / ~/.claude.json.
 
 import * as path from 'node:path';
-import { CLAUDE_STYLE_EVENTS, type ClaudeStylePayload } from '../claudeStyleHooks';
 import type { Harness } from '../harness';
-import { handleClaudeCodeEvent, HARNESS } from './hooks';
+import { claudeCodeHooks, HARNESS } from './hooks';
 import { claudeConfigDir, installClaudeCode, uninstallClaudeCode, type InstallTarget } from './install';
 import { CLAUDE_CODE_JSONL, claudeCodeTranscript } from './transcript';
 import type { HarnessLineage } from '../../core/lineage';
@@ -32,10 +31,7 @@ export const claudeCode: Harness = {
     roots: (env, home) => [path.join(claudeConfigDir(env, home), 'projects')],
   },
   lineage: claudeCodeLineage,
-  hooks: {
-    events: CLAUDE_STYLE_EVENTS,
-    handle: (payload, client, run) => handleClaudeCodeEvent(payload as ClaudeStylePayload, client, run),
-  },
+  hooks: claudeCodeHooks,
   install: {
     scopes: ['project', 'user'],
     install(ctx) {

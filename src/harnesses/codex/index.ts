@@ -2,10 +2,9 @@
 // transcripts under $CODEX_HOME/sessions, MCP server in $CODEX_HOME/config.toml. User scope only.
 
 import * as path from 'node:path';
-import * as fs from 'node:fs';
-import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
-import type { ApiPoster, Harness, HookOutput, HookRun } from '../harness';
-import { codexConfigPath, codexHome, HARNESS, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
+import type { Harness } from '../harness';
+import { codexHooks, HARNESS } from './hooks';
+import { codexConfigPath, codexHome, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
 import { trustCodexHooks, type TrustOutcome } from './trust';
 import { CODEX_JSONL, codexTranscript } from './transcript';
 import type { HarnessLineage } from '../../core/lineage';
@@ -17,38 +16,6 @@ import type { HarnessLineage } from '../../core/lineage';
 export const codexLineage: HarnessLineage = {
   reparentSource: 'codex-subagent',
 };
-
-// The hook mapping: Claude Code's shape, with Codex's quirks for the shared flow
-// (claudeStyleHooks.ts): SubagentStart carries the *child's* rollout, whose first line
-// (session_meta) names the spawning thread of a nested sub-agent.
-function firstLine(file: string): string {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).toString('utf8').split('\n')[0];
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** The spawner of a nested sub-agent: the rollout's session_meta `parent_thread_id`, unless it is the root. */
-function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): string | null {
-  if (!agentTranscriptPath) return null;
-  try {
-    const meta = JSON.parse(firstLine(agentTranscriptPath)) as { type?: string; payload?: { parent_thread_id?: unknown } };
-    const parent = meta.type === 'session_meta' ? meta.payload?.parent_thread_id : undefined;
-    return typeof parent === 'string' && parent && parent !== sessionId ? parent : null;
-  } catch {
-    return null;
-  }
-}
-
-const quirks: ClaudeStyleQuirks = { harness: HARNESS, subagentStartTranscript: 'child', spawnerOf };
-
-export function handleCodexEvent(payload: ClaudeStylePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
-  return handleClaudeStyleEvent(quirks, payload, client, run);
-}
 
 function trustMessage(t: TrustOutcome): string {
   const how =
@@ -70,10 +37,7 @@ export const codex: Harness = {
     roots: (env, home) => [path.join(codexHome(env, home), 'sessions')],
   },
   lineage: codexLineage,
-  hooks: {
-    events: CLAUDE_STYLE_EVENTS,
-    handle: (payload, client, run) => handleCodexEvent(payload as ClaudeStylePayload, client, run),
-  },
+  hooks: codexHooks,
   install: {
     scopes: ['user'],
     async install(ctx) {

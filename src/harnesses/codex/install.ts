@@ -14,9 +14,9 @@ import { hookCommand, mcpArgs, withoutOurs, type Matcher } from '../hookCommand'
 import { readJsonFile, writeJsonFile } from '../settingsFile';
 import { removeTomlTables } from './tomlTables';
 import { batonHookTrust, CODEX_SESSION_END_MAX_TIMEOUT, removeCodexTrust } from './trust';
+import { HARNESS } from './hooks';
 
 /** Codex's harness id, as its hook command line names it. */
-export const HARNESS = 'codex';
 
 export const CODEX_EVENTS = CLAUDE_STYLE_EVENTS;
 

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { parseJsonLines } from '../../core/normalize';
 import { resolveDataDir } from '../../node/paths';
 import { existing, HookInputError, subagentKey } from '../claudeStyleHooks';
-import type { ApiPoster, HookOutput, HookRun } from '../harness';
+import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
 import { SubagentNotes, type SubagentNote } from './subagentState';
 import { copilotTurns, runSubagentArguments } from './transcript';
@@ -271,3 +271,8 @@ class CopilotHook {
 export function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
   return new CopilotHook(normalizeCopilotPayload(raw), client, run?.dataDir ?? resolveDataDir()).handle();
 }
+
+export const copilotHooks: HarnessHooks = {
+  events: COPILOT_EVENTS,
+  handle: (payload, client, run) => handleCopilotEvent(payload, client, run),
+};

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import type { HarnessLineage } from '../../core/lineage';
 import type { Harness } from '../harness';
-import { COPILOT_EVENTS, handleCopilotEvent, HARNESS } from './hooks';
+import { copilotHooks, HARNESS } from './hooks';
 import { installVscode, uninstallVscode } from './install';
 import { COPILOT_JSONL, copilotTranscript } from './transcript';
 
@@ -45,10 +45,7 @@ export const copilot: Harness = {
     roots: vscodeWorkspaceStorageRoots,
   },
   lineage: copilotLineage,
-  hooks: {
-    events: COPILOT_EVENTS,
-    handle: (payload, client, run) => handleCopilotEvent(payload, client, run),
-  },
+  hooks: copilotHooks,
   install: {
     scopes: ['user'],
     aliases: ['vscode'],

@@ -229,9 +229,11 @@ describe('Commands', () => {
     const { spawn } = await import('node:child_process');
     const hookJs = path.join(vscode.extensions.getExtension('baton-dev.baton')!.extensionPath, 'dist', 'hook.js');
     const sessionId = uid('hookhealth');
-    // A parent transcript outside every folder the server reads: the refresh is refused, the child still opens.
+    // A parent transcript outside every folder the server reads, which the hook cannot send itself
+    // either (a folder where the file should be; a readable file would be sent as chunks): the
+    // refresh is refused, the child still opens.
     const foreign = path.join(tmp, 'foreign.jsonl');
-    fs.writeFileSync(foreign, JSON.stringify({ type: 'user', uuid: 'u', sessionId, message: { role: 'user', content: 'x' } }) + '\n');
+    fs.mkdirSync(foreign, { recursive: true });
     // Asynchronously: the server answering the hook runs in this extension host.
     const fire = (payload: object) =>
       new Promise<number | null>((resolve) => {
