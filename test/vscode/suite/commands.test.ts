@@ -263,10 +263,12 @@ describe('Commands', () => {
       claude.failures.some((f) => f.step === 'refresh-parent' && f.kind === 'transcript-refused'),
       JSON.stringify(claude.failures),
     );
+    // Shown in an editor (visible, not necessarily the active one: the Output panel an earlier test
+    // focused can keep the focus).
     const editor = await waitFor(
-      () => vscode.window.activeTextEditor?.document.getText().startsWith('# Baton hooks') && vscode.window.activeTextEditor,
-      5_000,
-      'the hooks document',
+      () => vscode.window.visibleTextEditors.find((e) => e.document.getText() === result.markdown),
+      10_000,
+      'the hooks document in a visible editor',
     );
     const text = editor.document.getText();
     assert.equal(text, result.markdown);
@@ -274,6 +276,7 @@ describe('Commands', () => {
     assert.match(text, /- SubagentStart \(step refresh-parent\): `\/api\/hooks\/user-prompt-submit: HTTP 400 invalid_request`/);
     assert.match(text, /The server refused a transcript file .*`baton install claude-code`/);
     assert.match(text, /## Codex \(`codex`\)\n\n- Last fired: never/);
+    await vscode.window.showTextDocument(editor.document);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 });
