@@ -94,10 +94,6 @@ function messageMark(message: unknown): string {
   return hashText(JSON.stringify(message) ?? '');
 }
 
-function turnsAnd(read: TranscriptRead): [Turn[], TranscriptRead] {
-  return [read.turns, read];
-}
-
 /** The identity of a transcript whose bytes a hook sends: the server never opened it. */
 const CLIENT_IDENTITY = 'client';
 
@@ -277,11 +273,13 @@ export class SessionService {
     };
     const cursorOf = (written: T): InlineCursor => (written.fileKept ? { messages: total, mark: last } : { messages: 0, mark: '' });
     if (start !== null) {
-      const written = await write(...turnsAnd(read(from, list.slice(start))));
+      const resumed = read(from, list.slice(start));
+      const written = await write(resumed.turns, resumed);
       if (!written.stale) return { ...written, transcriptCursor: cursorOf(written) };
       if (given) throw conflict();
     }
-    const written = await write(...turnsAnd(read(null, list)));
+    const whole = read(null, list);
+    const written = await write(whole.turns, whole);
     return { ...written, transcriptCursor: cursorOf(written) };
   }
 

@@ -12,7 +12,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseJsonLines } from '../../core/normalize';
+import { parseJsonLines, type Obj } from '../../core/normalize';
 import { resolveDataDir } from '../../node/paths';
 import { existing, HookInputError, subagentKey } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
@@ -127,13 +127,10 @@ class CopilotHook {
 
   /** A sub-agent that ran beside others: its turns as the transcript chains them to its call (stored turns are skipped by hash). */
   async backfillChild(callId: string): Promise<void> {
-    if (!this.notes.get(callId)?.ambiguous || !this.transcriptPath) return;
-    let turns: ReturnType<typeof copilotTurns>;
-    try {
-      turns = copilotTurns(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')), callId);
-    } catch {
-      return; // pruned or unreadable: the child keeps its task and result
-    }
+    if (!this.notes.get(callId)?.ambiguous) return;
+    // Pruned or unreadable: the child keeps its task and result.
+    const records = this.transcriptRecords();
+    const turns = records ? copilotTurns(records, callId) : [];
     if (turns.length === 0) return;
     await this.client.call('userPromptSubmit', {
       body: {
@@ -221,27 +218,31 @@ class CopilotHook {
     }
   }
 
-  /** The chat session's own last reply in its transcript (a sub-agent's replies are not its). */
-  lastReplyFromTranscript(): string | undefined {
+  /** The hook transcript's records as VS Code has flushed them; undefined without a readable file (it is pruned soon after a session). */
+  transcriptRecords(): Obj[] | undefined {
     if (!this.transcriptPath) return undefined;
     try {
-      return copilotTurns(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')))
-        .filter((t) => t.role === 'assistant')
-        .at(-1)?.text;
+      return parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8'));
     } catch {
       return undefined;
     }
   }
 
+  /** The chat session's own last reply in its transcript (a sub-agent's replies are not its). */
+  lastReplyFromTranscript(): string | undefined {
+    const records = this.transcriptRecords();
+    return records
+      ? copilotTurns(records)
+          .filter((t) => t.role === 'assistant')
+          .at(-1)?.text
+      : undefined;
+  }
+
   /** Without PreToolUse's note (its hook did not run): the task as the parent's transcript recorded the call. */
   noteFromTranscript(callId: string): SubagentNote | undefined {
-    if (!this.transcriptPath) return undefined;
-    try {
-      const args = runSubagentArguments(parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8')), callId);
-      return args ? { callId, ...subagentTask(args), phase: 'pending', createdAt: Date.now() } : undefined;
-    } catch {
-      return undefined;
-    }
+    const records = this.transcriptRecords();
+    const args = records ? runSubagentArguments(records, callId) : undefined;
+    return args ? { callId, ...subagentTask(args), phase: 'pending', createdAt: Date.now() } : undefined;
   }
 
   async endChild(callId: string, result: string | undefined, reason: string): Promise<void> {
