@@ -305,7 +305,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         const id = choice ? buttons.get(choice) : undefined;
         if (id) void vscode.commands.executeCommand('baton.installHooks', id);
       });
-      return { report, markdown };
+      // The document too: a caller (the host test) checks what was opened without hunting for it among the editors.
+      return { report, markdown, document: doc };
     }),
     reg('baton.copyEndpointEnv', async () => {
       const text = `export BATON_DATA_DIR=${JSON.stringify(host.dataDir)}${host.port ? `\nexport BATON_URL=http://127.0.0.1:${host.port}` : ''}\n`;

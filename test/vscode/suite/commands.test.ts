@@ -255,6 +255,7 @@ describe('Commands', () => {
     const result = (await vscode.commands.executeCommand('baton.checkHooks')) as {
       report: { harnesses: Array<{ id: string; lastFired: { event: string } | null; failures: Array<{ step: string | null; kind: string }> }> };
       markdown: string;
+      document: vscode.TextDocument;
     };
     assert.ok(result, 'checkHooks returned nothing (see the Baton log)');
     const claude = result.report.harnesses.find((h) => h.id === 'claude-code')!;
@@ -263,9 +264,11 @@ describe('Commands', () => {
       claude.failures.some((f) => f.step === 'refresh-parent' && f.kind === 'transcript-refused'),
       JSON.stringify(claude.failures),
     );
-    // The report is opened as a Markdown document (which editor shows it after the suite's UI
-    // tests, and whether it has the focus, is the workbench's business).
-    const doc = await waitFor(() => vscode.workspace.textDocuments.find((d) => d.getText() === result.markdown), 10_000, 'the hooks document');
+    // The report is opened as a Markdown document; the command hands back the one it opened
+    // (which editor shows it after the suite's UI tests, and whether it has the focus, is the
+    // workbench's business).
+    const doc = result.document;
+    assert.ok(doc, 'checkHooks returned the document it opened');
     assert.equal(doc.languageId, 'markdown');
     const text = doc.getText();
     assert.equal(text, result.markdown);
