@@ -10,6 +10,7 @@ import { Archivist } from './vscode/archive';
 import { BatonChat, PARTICIPANT_ID, type BatonChatResult } from './vscode/chat';
 import { ChatSessionImport } from './vscode/chatSessionImport';
 import { registerCommands } from './vscode/commands';
+import { registerReportDocuments } from './vscode/reportDocuments';
 import { LanguageModelRunner, pickModel } from './vscode/lmRunner';
 import { registerTools } from './vscode/tools';
 import { BatonHost, readSettings } from './vscode/host';
@@ -55,7 +56,8 @@ let host: BatonHost | undefined;
 
 export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   const log = vscode.window.createOutputChannel('Baton', { log: true });
-  context.subscriptions.push(log);
+  // Reports (Check Hooks, doctor, recovery details) may open while the store is still starting.
+  context.subscriptions.push(log, registerReportDocuments());
   const { settings, errors } = readSettings();
   for (const error of errors) {
     log.warn(error);

@@ -3,11 +3,13 @@
 // tree, search, preview and `@baton` have something real to show before any harness is installed.
 // Never the user's data directory; idempotent; `--remove` deletes it again.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { BatonError } from '../core/errors';
 import { claudeCode as claudeCodeHarness } from '../harnesses/claudeCode';
-import { importClaudeCode, scanClaudeProjects, type ImportResult } from '../harnesses/claudeCode/import';
+import type { ApiAccess } from '../api/client';
+import { importClaudeCode, scanClaudeProjects } from '../harnesses/claudeCode/import';
 import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker, removeDemoDataDir, writeDemoMarker } from '../node/demoData';
 import { liveEndpoint } from '../node/endpoint';
 import { resolveDataDir } from '../node/paths';
@@ -36,21 +38,42 @@ function featuredSession(projectsDir: string): string | null {
   return best;
 }
 
+/** What one harness's import reports, in the demo's terms. */
+interface DemoImported {
+  sessions: number;
+  subagents: number;
+  turnsAdded: number;
+}
+
+/**
+ * The recorded harnesses: the folder `demo/sessions/<harness id>` (in that harness's own layout)
+ * and the import `baton import <harness>` runs on it. A folder that is missing is skipped.
+ */
+const DEMO_SOURCES: Array<{ harness: string; importFolder(folder: string, open: () => Promise<ApiAccess>): Promise<DemoImported> }> = [
+  { harness: claudeCodeHarness.id, importFolder: (folder, open) => importClaudeCode({ projectsDir: folder, open }) },
+];
+
 /** Imports the recorded sessions into `dataDir` (made a demo directory first). */
 export async function prepareDemo(dataDir: string, sessionsDir: string): Promise<DemoResult> {
   assertDemoTarget(dataDir);
   // The marker first: a directory left half-imported is still recognisably the demo (and removable).
   const previous = readDemoMarker(dataDir);
-  writeDemoMarker(dataDir, { demo: true, createdAt: previous?.createdAt ?? new Date().toISOString(), sessions: previous?.sessions ?? 0, featured: null });
-  // One folder per harness, named by its id (demo/README.md).
-  const claudeCode = path.join(sessionsDir, claudeCodeHarness.id);
-  const result: ImportResult = await importClaudeCode({
-    projectsDir: claudeCode,
-    open: () => openApi(dataDir, { holder: 'baton demo', onRecovery: printRecoveryLine }, 60_000),
-  });
-  const featured = featuredSession(claudeCode);
-  writeDemoMarker(dataDir, { demo: true, createdAt: previous?.createdAt ?? new Date().toISOString(), sessions: result.sessions, featured });
-  return { dataDir, sessions: result.sessions, subagents: result.subagents, turnsAdded: result.turnsAdded, featured };
+  const createdAt = previous?.createdAt ?? new Date().toISOString();
+  writeDemoMarker(dataDir, { demo: true, createdAt, sessions: previous?.sessions ?? 0, featured: null });
+  const open = () => openApi(dataDir, { holder: 'baton demo', onRecovery: printRecoveryLine }, 60_000);
+  const total: DemoImported = { sessions: 0, subagents: 0, turnsAdded: 0 };
+  for (const source of DEMO_SOURCES) {
+    const folder = path.join(sessionsDir, source.harness);
+    if (!fs.existsSync(folder)) continue;
+    const result = await source.importFolder(folder, open);
+    total.sessions += result.sessions;
+    total.subagents += result.subagents;
+    total.turnsAdded += result.turnsAdded;
+  }
+  // The featured session is the Claude Code story's: its lineage is the deepest.
+  const featured = featuredSession(path.join(sessionsDir, claudeCodeHarness.id));
+  writeDemoMarker(dataDir, { demo: true, createdAt, sessions: total.sessions, featured });
+  return { dataDir, ...total, featured };
 }
 
 export function registerDemoCommand(program: Command, { out }: Helpers): void {

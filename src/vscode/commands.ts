@@ -14,6 +14,7 @@ import { readHookHealthReport } from '../node/hookHealth';
 import { runDoctor } from '../store/doctor';
 import type { BatonHost } from './host';
 import type { Panels } from './panels';
+import { openReport } from './reportDocuments';
 import { searchSessions } from './search';
 import { ConstraintNode, type SessionNode, type SessionsTree, type TreeNode } from './sessionsTree';
 
@@ -283,16 +284,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         `- Integrity: ${report.integrity?.join('; ') ?? 'checked by the holder at open (the store is in use)'}`,
         ...(report.problems.length ? ['', '## Problems', ...report.problems.map((p) => `- ${p}`)] : ['', 'No problems found.']),
       ];
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: lines.join('\n') + '\n' });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await openReport('Baton doctor.md', lines.join('\n') + '\n');
       return report;
     }),
     reg('baton.checkHooks', async () => {
       // Per harness: when its hooks last got through, what failed lately, and the fix (docs/harnesses.md).
       const report = readHookHealthReport(host.dataDir, hookHealthHarnesses());
       const markdown = renderHookHealthMarkdown(report, host.dataDir);
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      const doc = await openReport('Baton hooks.md', markdown);
       // The fixes VS Code can apply: installing a harness's hooks (the same as `baton install <id>`).
       const installs = report.harnesses.filter((h) => h.fixes.some((f) => f.command === `baton install ${h.id}`));
       const buttons = new Map(installs.map((h) => [`Install ${h.displayName} Hooks`, h.id]));

@@ -4,12 +4,12 @@
 
 import * as vscode from 'vscode';
 import type { RecoveryEvent } from '../store/recovery';
+import { openReport } from './reportDocuments';
 
 const SHOW = 'Show details';
 
 async function showDetails(title: string, lines: string[]): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'plaintext', content: [title, '', ...lines, ''].join('\n') });
-  await vscode.window.showTextDocument(doc, { preview: true });
+  await openReport('Baton store recovery.txt', [title, '', ...lines, ''].join('\n'));
 }
 
 /** The store opened, but recovered from damage: say what it did. */

@@ -218,6 +218,8 @@ describe('Commands', () => {
       'the doctor document',
     );
     assert.equal(editor.document.languageId, 'markdown');
+    // Its own read-only document, not an untitled one whose name (and, briefly, text) VS Code reuses.
+    assert.equal(editor.document.uri.scheme, 'baton-report');
     const text = editor.document.getText();
     assert.ok(text.includes(`- Data directory: \`${a.host.dataDir}\``));
     assert.ok(text.includes(`- Role of this window: leader (endpoint 127.0.0.1:${a.host.port})`));
@@ -270,6 +272,7 @@ describe('Commands', () => {
     const doc = result.document;
     assert.ok(doc, 'checkHooks returned the document it opened');
     assert.equal(doc.languageId, 'markdown');
+    assert.equal(doc.uri.scheme, 'baton-report');
     const text = doc.getText();
     assert.equal(text, result.markdown);
     assert.match(text, /## Claude Code \(`claude-code`\)\n\n- Last fired: \S+ \(SubagentStart\)/);
