@@ -138,7 +138,7 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** The steps of one event: preparing ones report their failure and let the event go on; the essential one throws. */
-class Steps {
+export class Steps {
   constructor(private readonly run: HookRun) {}
 
   /** Time a step may take: what is left before `reserveMs` of the deadline (unbounded without a deadline). */
@@ -182,22 +182,21 @@ class Steps {
    * A call that names a transcript file, then, if the server refused it for what it carried, the
    * same call without the file: the session still moves on (ended, touched) with what it was sent.
    */
-  async withTranscriptOrWithout(
+  async withTranscriptOrWithout<T>(
     step: string,
     fallbackStep: string,
     transcriptPath: string | undefined,
-    send: (transcriptPath: string | undefined) => Promise<unknown>,
-  ): Promise<void> {
+    send: (transcriptPath: string | undefined) => Promise<T>,
+  ): Promise<T> {
     if (transcriptPath) {
       try {
-        await send(transcriptPath);
-        return;
+        return await send(transcriptPath);
       } catch (err) {
         if (!refusedForContent(err)) throw new HookStepFailure(step, err);
         this.failed(step, err);
       }
     }
-    await this.essential(fallbackStep, () => send(undefined));
+    return this.essential(fallbackStep, () => send(undefined));
   }
 }
 
@@ -228,7 +227,10 @@ export async function handleClaudeStyleEvent(
       return context(event, r.inject);
     }
     case 'UserPromptSubmit': {
-      const r = await client.call('userPromptSubmit', { body: { ...base, transcriptPath, userPrompt: payload.prompt } });
+      // A refused transcript must not cost the prompt: it is sent again on its own.
+      const r = await steps.withTranscriptOrWithout('transcript', 'prompt', transcriptPath, (file) =>
+        client.call('userPromptSubmit', { body: { ...base, transcriptPath: file, userPrompt: payload.prompt } }),
+      );
       return context(event, r.inject);
     }
     case 'SubagentStart': {

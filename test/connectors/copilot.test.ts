@@ -343,6 +343,10 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal((await daemon.store.read('transcript', { scope: 'all', key: sid })).content, 'User: Outside the roots OUTSIDE-MARK-77');
       const start = await runHook('copilot', dataDir, { ...base, hook_event_name: 'SubagentStart', agent_id: 'call_out', agent_type: 'default' });
       assert.match(start.stdout, /OUTSIDE-MARK-77/);
+      // Each refusal is a step line in hooks.log (and counts in the hook health report).
+      const log = fs.readFileSync(path.join(dataDir, 'hooks.log'), 'utf8');
+      assert.match(log, /copilot UserPromptSubmit: step transcript: \/api\/hooks\/user-prompt-submit: HTTP 400/);
+      assert.match(log, /copilot SubagentStart: step refresh-parent: \/api\/hooks\/user-prompt-submit: HTTP 400/);
     });
 
     it("routes VS Code payloads that reach Claude Code's hook command (chat.useClaudeHooks) to the copilot mapping", async () => {

@@ -85,6 +85,26 @@ describe('hooks degrade, never drop (dist/hook.js against a real server)', funct
     assert.doesNotMatch(lines[0], /sess-d|foreign-config|FILE-ONLY/, 'no payload values in the log');
   });
 
+  it('UserPromptSubmit whose transcript is refused still records the prompt and answers with the context', async () => {
+    const file = unreadable('sess-p.jsonl', [{ type: 'user', uuid: 'u1', sessionId: 'sess-p', message: { role: 'user', content: 'FILE-ONLY-5150' } }]);
+    const before = hooksLog(dataDir).length;
+    const r = await runHook('claude-code', dataDir, {
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 'sess-p',
+      cwd: '/repo-p',
+      transcript_path: file,
+      prompt: 'Keep this prompt PROMPT-MARK-2208',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const content = (await daemon.store.read('transcript', { scope: 'all', key: 'sess-p' })).content;
+    assert.match(content, /PROMPT-MARK-2208/);
+    assert.doesNotMatch(content, /FILE-ONLY-5150/);
+    assert.match(
+      hooksLog(dataDir).slice(before).join('\n'),
+      /^\S+ claude-code UserPromptSubmit: step transcript: \/api\/hooks\/user-prompt-submit: HTTP 400 invalid_request/,
+    );
+  });
+
   it('SubagentStop whose sub-agent transcript is refused still ends the child with its last message', async () => {
     await runHook('claude-code', dataDir, { hook_event_name: 'SubagentStart', session_id: 'sess-e', cwd: '/repo-e', agent_id: 'e1', agent_type: 'Explore' });
     const agentFile = unreadable('agent-e1.jsonl', [

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines, type Obj } from '../../core/normalize';
 import { resolveDataDir } from '../../node/paths';
-import { existing, HookInputError, subagentKey } from '../claudeStyleHooks';
+import { existing, HookInputError, Steps, subagentKey } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
 import { SubagentNotes, type SubagentNote } from './subagentState';
@@ -32,6 +32,9 @@ function context(event: string, inject: unknown): HookOutput | null {
   return typeof inject === 'string' && inject.trim() ? { hookSpecificOutput: { hookEventName: event, additionalContext: inject } } : null;
 }
 
+/** Without the hook command's reporting (tests, the server's HTTP hooks): failed steps go unrecorded. */
+const UNREPORTED: HookRun = { stepFailed: () => undefined };
+
 /** The sub-agents running now: a tool hook (which names no sub-agent) is one of theirs. */
 function runningChildren(notes: SubagentNote[]): SubagentNote[] {
   return notes.filter((n) => n.phase === 'running');
@@ -42,12 +45,16 @@ class CopilotHook {
   readonly project: string | undefined;
   readonly transcriptPath: string | undefined;
   readonly notes: SubagentNotes;
+  /** Failed steps go to hooks.log and the hook health report (docs/harnesses.md, "Degrade, never drop"). */
+  readonly steps: Steps;
 
   constructor(
     readonly p: CopilotPayload,
     readonly client: ApiPoster,
+    run: HookRun,
     dataDir: string,
   ) {
+    this.steps = new Steps(run);
     if (!p.session_id || typeof p.session_id !== 'string') throw new HookInputError('session_id: is required');
     this.sessionId = p.session_id;
     this.project = typeof p.cwd === 'string' && p.cwd ? path.resolve(p.cwd) : undefined;
@@ -64,25 +71,29 @@ class CopilotHook {
   }
 
   /**
-   * The parent's prompt-submit write with its transcript file. A server that may not read the file
-   * (outside its transcript folders, e.g. a VS Code started with another --user-data-dir) refuses
-   * the whole write: then it is sent again without the file, so the payload's own text still counts.
+   * The parent's prompt-submit write with its transcript file. A server that refuses the file for
+   * what it is (outside its transcript folders, e.g. a VS Code started with another
+   * --user-data-dir) gets the write again without it: the payload's own text still counts.
    */
-  async parentWrite(extra: { userPrompt?: string; lastAssistantMessage?: string } = {}) {
+  parentWrite(extra: { userPrompt?: string; lastAssistantMessage?: string }) {
     const body = { ...this.base, ...extra };
-    if (!this.transcriptPath) return this.client.call('userPromptSubmit', { body });
-    try {
-      return await this.client.call('userPromptSubmit', { body: { ...body, transcriptPath: this.transcriptPath } });
-    } catch {
-      // Nothing of the payload's own to keep: the refresh is given up, the hook goes on (a sub-agent still gets its block).
-      if (!extra.userPrompt?.trim() && !extra.lastAssistantMessage?.trim()) return undefined;
-      return this.client.call('userPromptSubmit', { body });
-    }
+    return this.steps.withTranscriptOrWithout('transcript', extra.userPrompt !== undefined ? 'prompt' : 'last-message', this.transcriptPath, (file) =>
+      this.client.call('userPromptSubmit', { body: { ...body, transcriptPath: file } }),
+    );
   }
 
-  /** The parent's transcript, brought up to date from its file (the inherited block is built from it). */
+  /**
+   * The parent's transcript brought up to date from its file (the inherited block is built from
+   * it), with the turn's last reply when there is one. Without a reply of its own it only prepares:
+   * when it fails the hook goes on (a sub-agent still opens, inheriting what is stored).
+   */
   async refreshParent(extra: { lastAssistantMessage?: string } = {}): Promise<void> {
-    if (this.transcriptPath || extra.lastAssistantMessage) await this.parentWrite(extra);
+    if (extra.lastAssistantMessage?.trim()) {
+      await this.parentWrite(extra);
+      return;
+    }
+    if (this.transcriptPath)
+      await this.steps.optional('refresh-parent', () => this.client.call('userPromptSubmit', { body: { ...this.base, transcriptPath: this.transcriptPath } }));
   }
 
   /** Opens (or re-opens) the child session of a runSubagent call under this chat session; its task becomes its first prompt. */
@@ -269,8 +280,8 @@ class CopilotHook {
 }
 
 /** One VS Code agent-mode hook: the payload (either spelling) mapped onto the API; returns what to print. */
-export function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
-  return new CopilotHook(normalizeCopilotPayload(raw), client, run?.dataDir ?? resolveDataDir()).handle();
+export function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, run: HookRun = UNREPORTED): Promise<HookOutput | null> {
+  return new CopilotHook(normalizeCopilotPayload(raw), client, run, run.dataDir ?? resolveDataDir()).handle();
 }
 
 export const copilotHooks: HarnessHooks = {
