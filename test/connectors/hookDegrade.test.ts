@@ -95,7 +95,7 @@ describe('hooks degrade, never drop (dist/hook.js against a real server)', funct
       transcript_path: file,
       prompt: 'Keep this prompt PROMPT-MARK-2208',
     });
-    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.status, 0);
     const content = (await daemon.store.read('transcript', { scope: 'all', key: 'sess-p' })).content;
     assert.match(content, /PROMPT-MARK-2208/);
     assert.doesNotMatch(content, /FILE-ONLY-5150/);
