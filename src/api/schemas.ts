@@ -461,6 +461,7 @@ export const runView = z.object({
 const hitView = z
   .object({
     sessionKey: z.string(),
+    title: nullableString,
     project: nullableString,
     updatedAt: z.string(),
     excerpt: z.string(),

@@ -25,6 +25,8 @@ export type HarnessLineageSource = `${string}-key` | `${string}-subagent` | `${s
 
 export interface SearchHit {
   sessionKey: string;
+  /** The session's title (its harness's, or its first prompt's), to show instead of the key. */
+  title: string | null;
   agentId: string;
   harness: string;
   project: string | null;

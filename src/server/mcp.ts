@@ -71,7 +71,9 @@ function buildServer(ctx: Context): McpServer {
     },
     safe(async (args: { query: string; sessionKey?: string; currentSessionKey?: string; project?: string; limit?: number }) => {
       const result = await ctx.sessions.search(ctx.caller, { ...args, currentSessionKey: args.currentSessionKey ?? ctx.callerSession ?? undefined });
-      const lines = result.hits.map((h) => `- ${h.sessionKey} (${h.harness}${h.project ? `, ${h.project}` : ''}, ${h.updatedAt}): ${h.excerpt}`);
+      const lines = result.hits.map(
+        (h) => `- ${h.sessionKey}${h.title ? ` "${h.title}"` : ''} (${h.harness}${h.project ? `, ${h.project}` : ''}, ${h.updatedAt}): ${h.excerpt}`,
+      );
       return text(lines.length ? lines.join('\n') : `No matches for ${JSON.stringify(args.query)}.`, result as unknown as Record<string, unknown>);
     }),
   );

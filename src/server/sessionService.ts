@@ -363,6 +363,7 @@ export class SessionService {
     const searchedParent = found.searchedParent;
     const out = found.hits.map((h) => ({
       sessionKey: h.sessionKey,
+      title: h.title,
       project: h.project,
       updatedAt: h.updatedAt,
       excerpt: redactSecrets(h.excerpt),
@@ -376,6 +377,7 @@ export class SessionService {
     if (named && !out.some((h) => h.sessionKey === named.key)) {
       out.unshift({
         sessionKey: named.key,
+        title: named.title ?? null,
         project: named.project,
         updatedAt: named.updatedAt,
         excerpt: redactSecrets(found.named!.tail.replace(/\s+/g, ' ')),

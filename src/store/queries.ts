@@ -438,6 +438,7 @@ function searchCompiled(
     const excerpt = buildSnippet(lineOf(hit), { terms: compiled.terms, prefixTerms: compiled.prefixTerms, open: HIT_OPEN, close: HIT_CLOSE });
     return {
       sessionKey: session.session_key,
+      title: session.title,
       agentId: session.agent_id,
       harness: session.harness,
       project: session.project,

@@ -228,7 +228,7 @@ export class BatonChat {
       hits
         .map(
           (h) =>
-            `- ${openLink(h.sessionKey, h.sessionKey, h.turnSeq)} — ${h.harness}, ${age(h.updatedAt)} ago\n  > ${h.excerpt.replace(/\[\[/g, '**').replace(/\]\]/g, '**')}`,
+            `- ${openLink(h.sessionKey, h.sessionKey, h.turnSeq)} — ${h.title ? `“${h.title}”, ` : ''}${h.harness}, ${age(h.updatedAt)} ago\n  > ${h.excerpt.replace(/\[\[/g, '**').replace(/\]\]/g, '**')}`,
         )
         .join('\n'),
     );

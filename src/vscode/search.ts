@@ -49,8 +49,8 @@ export function searchSessions(host: BatonHost, panels: Panels, limit: number, s
       if (mine !== generation) return; // a newer query owns the list
       pick.items = hits.length
         ? hits.map((hit) => ({
-            label: `$(comment-discussion) ${hit.sessionKey}`,
-            description: [hit.harness, `${age(hit.updatedAt)} ago`, hit.project].filter(Boolean).join(' · '),
+            label: `$(comment-discussion) ${hit.title ?? hit.sessionKey}`,
+            description: [hit.title ? hit.sessionKey : null, hit.harness, `${age(hit.updatedAt)} ago`, hit.project].filter(Boolean).join(' · '),
             detail: plainExcerpt(hit.excerpt),
             alwaysShow: true,
             hit,

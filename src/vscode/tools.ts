@@ -30,7 +30,11 @@ export class SearchSessionsTool implements vscode.LanguageModelTool<SearchInput>
     const client = await this.host.requireClient();
     const hits = await client.search(query, { sessionKey, limit: Math.min(Math.max(limit ?? 5, 1), 20) });
     if (hits.length === 0) return result(`No session transcript matches ${JSON.stringify(query)}. Try fewer or different words.`);
-    return result(hits.map((h) => `session ${h.sessionKey} (${h.harness}, updated ${h.updatedAt}, turn ${h.turnSeq}): ${h.excerpt}`).join('\n'));
+    return result(
+      hits
+        .map((h) => `session ${h.sessionKey}${h.title ? ` "${h.title}"` : ''} (${h.harness}, updated ${h.updatedAt}, turn ${h.turnSeq}): ${h.excerpt}`)
+        .join('\n'),
+    );
   }
 }
 

@@ -369,6 +369,11 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       const all = await api.post('/api/sessions/search', { query: 'juniper', limit: 100 });
       assert.deepEqual(all.body.hits.map((h: any) => h.sessionKey).sort(), ['root', 'sibling']);
       for (const k of ['sessionKey', 'project', 'updatedAt', 'excerpt', 'rank']) assert.ok(k in all.body.hits[0], k);
+      // Each hit carries its session's title (the first prompt's, here), for surfaces to show instead of the key.
+      const rootHit = all.body.hits.find((h: any) => h.sessionKey === 'root');
+      const rootTitle = (await api.get('/api/sessions/root')).body.title;
+      assert.ok(rootTitle, 'root has a title');
+      assert.equal(rootHit.title, rootTitle);
       assert.equal((await api.post('/api/sessions/search', { query: 'juniper', limit: 0 })).body.count, 1);
       const fromKid = await api.post('/api/sessions/search', { query: 'juniper', currentSessionKey: 'kid' });
       assert.deepEqual(
