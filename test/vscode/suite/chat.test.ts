@@ -423,7 +423,7 @@ describe('@baton chat: participant', () => {
     const hitSeq = seedLinks[0][1] as number;
     assert.ok(seedTurns.find((t) => t.seq === hitSeq)?.text.includes(word), `the link's turn #${hitSeq} does not mention ${word}`);
     assert.ok(text.includes(`**${word}**`), 'the hit word is not bold in the excerpt');
-    assert.match(text, new RegExp(`- \\[${seed}\\]\\(command:baton\\.openTranscript\\?[^)]+\\) — claude-code, \\S+ ago\\n  > `));
+    assert.match(text, new RegExp(`- \\[${seed}\\]\\(command:baton\\.openTranscript\\?[^)]+\\) — “Chat seed ${seed}”, claude-code, \\S+ ago\\n  > `));
     // The links only work when the markdown trusts that command.
     const md = stream.markdowns.find((m) => typeof m !== 'string' && m.value.includes(seed)) as vscode.MarkdownString;
     assert.ok(

@@ -89,7 +89,7 @@ describe('@baton tools', () => {
     const lines = text.split('\n');
     const hit = lines.find((l) => l.startsWith(`session ${seed} `));
     assert.ok(hit, text);
-    assert.match(hit, new RegExp(`^session ${seed} \\(claude-code, updated \\S+, turn \\d+\\): .*\\[\\[${word}\\]\\]`));
+    assert.match(hit, new RegExp(`^session ${seed} "Tool seed" \\(claude-code, updated \\S+, turn \\d+\\): .*\\[\\[${word}\\]\\]`));
     assert.ok(
       lines.some((l) => l.startsWith(`session ${other} `)),
       text,
