@@ -18,20 +18,11 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult } from '../helpers/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../helpers/fakeAnthropic';
+import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const AGENT_PROMPT = 'Investigate the auth module and report back';
 const INHERIT_HEADING = 'Inherited from Parent Session';
-
-interface SessionRow {
-  key: string;
-  parentSessionKey: string | null;
-  harness: string;
-  harnessAgentId: string | null;
-  harnessAgentType: string | null;
-  status: string;
-  turnCount: number;
-}
 
 describe('Claude Code end to end (real CLI, scripted Messages API, live Baton daemon)', function () {
   this.timeout(180_000);
@@ -53,12 +44,8 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
   let parentKey: string;
   let subagentRequests: RecordedRequest[];
 
-  const diagnostics = () => {
-    const hooksLog = dataDir ? path.join(dataDir, 'hooks.log') : '';
-    const log = hooksLog && fs.existsSync(hooksLog) ? fs.readFileSync(hooksLog, 'utf8') : '(no hooks.log)';
-    const reqs = fake ? fake.requests.map((r) => `${r.seq} ${r.method} ${r.path} ${r.role ?? ''}`).join('\n') : '';
-    return `\n--- claude exit ${claude?.code} signal ${claude?.signal} timedOut ${claude?.timedOut} in ${claude?.ms} ms\n--- stdout\n${claude?.stdout.slice(0, 4000)}\n--- stderr\n${claude?.stderr.slice(0, 4000)}\n--- requests\n${reqs}\n--- hooks.log\n${log}`;
-  };
+  const diagnostics = () =>
+    e2eReport({ runs: [['claude', claude]], requests: fake?.requests.map((r) => `${r.seq} ${r.method} ${r.path} ${r.role ?? ''}`), dataDir });
 
   /** Claude Code's own transcript of a sub-agent (for failure messages). */
   const claudeSubagentFile = (agentId: string | null): string => {
@@ -164,9 +151,7 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
   });
 
   it("(b) `baton sessions --json` (through the running server) lists the sub-agent as the parent's child", async () => {
-    const listed = await baton(['sessions', '--json', '--data-dir', dataDir], batonEnv);
-    assert.equal(listed.code, 0, listed.stderr);
-    const { sessions } = JSON.parse(listed.stdout) as { sessions: SessionRow[] };
+    const { listed, sessions } = await storedSessions(dataDir, batonEnv);
     const parent = sessions.find((s) => s.key === parentKey);
     assert.ok(parent, `parent session ${parentKey} listed: ${listed.stdout}${diagnostics()}`);
     assert.equal(parent.harness, 'claude-code');
@@ -189,8 +174,8 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
   });
 
   it("(c) the sub-agent's transcript was stored (`baton transcript <child key>`)", async () => {
-    const listed = JSON.parse((await baton(['sessions', '--json', '--data-dir', dataDir], batonEnv)).stdout) as { sessions: SessionRow[] };
-    const child = listed.sessions.find((s) => s.parentSessionKey === parentKey);
+    const { sessions } = await storedSessions(dataDir, batonEnv);
+    const child = sessions.find((s) => s.parentSessionKey === parentKey);
     assert.ok(child, `a child of ${parentKey} exists${diagnostics()}`);
     const transcript = await baton(['transcript', child.key, '--data-dir', dataDir], batonEnv);
     const why = () =>

@@ -16,6 +16,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI, ROOT } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult } from '../helpers/claudeCli';
 import { contentText, requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../helpers/fakeAnthropic';
+import { e2eReport } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const ECHO = path.join(ROOT, 'test', 'fixtures', 'echoRunner.js');
@@ -39,14 +40,7 @@ describe('Claude Code end to end: an ASYNC_CALLBACK run reaches the parent at it
   let parentKey = '';
   const outputs: RunResult[] = [];
 
-  const diagnostics = () => {
-    const hooksLog = dataDir ? path.join(dataDir, 'hooks.log') : '';
-    const log = hooksLog && fs.existsSync(hooksLog) ? fs.readFileSync(hooksLog, 'utf8') : '(no hooks.log)';
-    const runs = outputs
-      .map((o, i) => `--- claude #${i + 1}: exit ${o.code} timedOut ${o.timedOut}\n${o.stdout.slice(0, 2000)}\n${o.stderr.slice(0, 2000)}`)
-      .join('\n');
-    return `\n${runs}\n--- hooks.log\n${log.slice(-4000)}`;
-  };
+  const diagnostics = () => e2eReport({ runs: outputs.map((o, i) => [`claude #${i + 1}`, o]), dataDir });
 
   const claude = async (args: string[]): Promise<RunResult> => {
     const out = await run(claudeBin(), [...args, '--output-format', 'json'], { cwd: project, env, timeoutMs: CLAUDE_TIMEOUT_MS });

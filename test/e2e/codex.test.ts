@@ -18,18 +18,12 @@ import { CLI } from '../helpers/child';
 import { baton, run, type RunResult } from '../helpers/claudeCli';
 import { responsesText, startFakeResponses, type FakeResponses } from '../helpers/fakeResponses';
 import { requireHarnessCli } from '../helpers/harnessClis';
+import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const CODEX_TIMEOUT_MS = 120_000;
 const AGENT_PROMPT = 'Investigate the auth module and report back';
 const INHERIT_HEADING = 'Inherited from Parent Session';
-
-interface SessionRow {
-  key: string;
-  parentSessionKey: string | null;
-  harness: string;
-  harnessAgentId: string | null;
-}
 
 describe('Codex end to end (real codex exec, scripted Responses API, hooks from a plain `baton install codex`)', function () {
   this.timeout(240_000);
@@ -47,11 +41,15 @@ describe('Codex end to end (real codex exec, scripted Responses API, hooks from 
   let installed: RunResult;
   let codex: RunResult;
 
-  const diagnostics = () => {
-    const hooksLog = dataDir && fs.existsSync(path.join(dataDir, 'hooks.log')) ? fs.readFileSync(path.join(dataDir, 'hooks.log'), 'utf8') : '(no hooks.log)';
-    const reqs = fake ? fake.requests.map((r) => `${r.seq} ${r.path} ${r.role ?? ''}`).join('\n') : '';
-    return `\n--- install\n${installed?.stdout}${installed?.stderr}\n--- codex exit ${codex?.code} signal ${codex?.signal} timedOut ${codex?.timedOut} in ${codex?.ms} ms\n--- stdout\n${codex?.stdout.slice(-4000)}\n--- stderr\n${codex?.stderr.slice(-4000)}\n--- requests\n${reqs}\n--- hooks.log\n${hooksLog.slice(-4000)}`;
-  };
+  const diagnostics = () =>
+    e2eReport({
+      runs: [
+        ['baton install codex', installed],
+        ['codex', codex],
+      ],
+      requests: fake?.requests.map((r) => `${r.seq} ${r.path} ${r.role ?? ''}`),
+      dataDir,
+    });
 
   before(async function () {
     const codexBin = requireHarnessCli(this, 'codex');
@@ -139,9 +137,7 @@ describe('Codex end to end (real codex exec, scripted Responses API, hooks from 
   });
 
   it('stores the lineage: the sub-agent is a codex session under the parent', async () => {
-    const listed = await baton(['sessions', '--json', '--data-dir', dataDir], env);
-    assert.equal(listed.code, 0, listed.stderr);
-    const { sessions } = JSON.parse(listed.stdout) as { sessions: SessionRow[] };
+    const { listed, sessions } = await storedSessions(dataDir, env);
     const parentId = String(fake!.requests.find((r) => r.role === 'parent-first')?.headers['session-id'] ?? '');
     const parent = sessions.find((s) => s.key === parentId);
     assert.ok(parent, `parent session ${parentId} listed: ${listed.stdout}${diagnostics()}`);

@@ -15,6 +15,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult } from '../helpers/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic';
+import { e2eReport, hooksLogText } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const AGENT_PROMPT = 'Investigate the billing module and report back';
@@ -37,9 +38,8 @@ describe('Claude Code with a config folder the server does not know (real CLI)',
   let claude: RunResult;
   let parentKey = '';
 
-  const hooksLog = () => (fs.existsSync(path.join(dataDir, 'hooks.log')) ? fs.readFileSync(path.join(dataDir, 'hooks.log'), 'utf8') : '(no hooks.log)');
-  const diagnostics = () =>
-    `\n--- claude exit ${claude?.code} in ${claude?.ms} ms\n--- stdout\n${claude?.stdout.slice(0, 3000)}\n--- stderr\n${claude?.stderr.slice(0, 3000)}\n--- hooks.log\n${hooksLog()}`;
+  const hooksLog = () => hooksLogText(dataDir, Infinity);
+  const diagnostics = () => e2eReport({ runs: [['claude', claude]], dataDir });
 
   before(async function () {
     const bin = claudeBin();

@@ -22,18 +22,13 @@ import { CLI } from '../helpers/child';
 import { baton, run, type RunResult } from '../helpers/claudeCli';
 import { chatText, startFakeChatCompletions, type FakeChatCompletions } from '../helpers/fakeChatCompletions';
 import { requireHarnessCli } from '../helpers/harnessClis';
+import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const OPENCODE_TIMEOUT_MS = 150_000;
 const PLUGIN_VERSION = '1.18.33';
 const AGENT_PROMPT = 'Investigate the auth module and report back';
 const INHERIT_HEADING = 'Inherited from Parent Session';
-
-interface SessionRow {
-  key: string;
-  parentSessionKey: string | null;
-  harness: string;
-}
 
 /** The files that tell OpenCode its plugin package is already installed in a config folder. */
 function markPluginInstalled(dir: string): void {
@@ -61,11 +56,15 @@ describe('OpenCode end to end (real opencode run, scripted Chat Completions, plu
   let installed: RunResult;
   let opencode: RunResult;
 
-  const diagnostics = () => {
-    const hooksLog = dataDir && fs.existsSync(path.join(dataDir, 'hooks.log')) ? fs.readFileSync(path.join(dataDir, 'hooks.log'), 'utf8') : '(no hooks.log)';
-    const reqs = fake ? fake.requests.map((r) => `${r.seq} ${r.path} ${r.role ?? ''}`).join('\n') : '';
-    return `\n--- install\n${installed?.stdout}${installed?.stderr}\n--- opencode exit ${opencode?.code} signal ${opencode?.signal} timedOut ${opencode?.timedOut} in ${opencode?.ms} ms\n--- stdout\n${opencode?.stdout.slice(-4000)}\n--- stderr\n${opencode?.stderr.slice(-4000)}\n--- requests\n${reqs}\n--- hooks.log\n${hooksLog.slice(-4000)}`;
-  };
+  const diagnostics = () =>
+    e2eReport({
+      runs: [
+        ['baton install opencode', installed],
+        ['opencode', opencode],
+      ],
+      requests: fake?.requests.map((r) => `${r.seq} ${r.path} ${r.role ?? ''}`),
+      dataDir,
+    });
 
   before(async function () {
     const bin = requireHarnessCli(this, 'opencode');
@@ -172,9 +171,8 @@ describe('OpenCode end to end (real opencode run, scripted Chat Completions, plu
   });
 
   it('stores the lineage: the task child is an opencode session under the parent', async () => {
-    const listed = await baton(['sessions', '--json', '--data-dir', dataDir], env);
-    assert.equal(listed.code, 0, listed.stderr);
-    const sessions = (JSON.parse(listed.stdout) as { sessions: SessionRow[] }).sessions.filter((s) => s.harness === 'opencode');
+    const { listed, sessions: all } = await storedSessions(dataDir, env);
+    const sessions = all.filter((s) => s.harness === 'opencode');
     const roots = sessions.filter((s) => s.parentSessionKey === null);
     assert.equal(roots.length, 1, `one parent session: ${listed.stdout}${diagnostics()}`);
     const children = sessions.filter((s) => s.parentSessionKey === roots[0].key);
