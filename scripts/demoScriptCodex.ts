@@ -29,7 +29,7 @@ interface Step {
 
 const P = {
   refundRounding:
-    'Refunds for EUR orders come out one cent short when a refund is split across invoice lines. Find out why and fix it. Never touch the production database: use billing-staging for every query.',
+    'Refunds for EUR orders come out one cent short when a refund is split across invoice lines. Find out why and fix it. Every query runs on billing-staging, never on production.',
   roundingAudit: 'Audit every place in src/ that rounds money (Math.round, toFixed, division by 100). Report file, line and whether it can lose a cent.',
   providerRounding: 'Check how the payment provider rounds partial refunds: does it round half up or half to even? Look at the notes in this project.',
   refundTest: 'Write test/refunds.test.mjs: a 10.00 EUR refund split across three lines must add up to exactly 1000 cents.',
@@ -122,7 +122,7 @@ const SCRIPTS: Record<string, Step[]> = {
     { say: 'The audit confirms it: each line is rounded on its own. Splitting with a remainder on the last line fixes it.', patch: SPLIT_PATCH },
     { shell: ['node --test test/'] },
     {
-      say: 'Fixed: `splitRefund` in src/refunds.ts floors every part and gives the last line the remainder, so a split refund always adds up to what was asked (10.00 EUR over 333/333/334 is now exactly 1000 cents). test/refunds.test.mjs covers it and the suite passes. Nothing touched a database; any counting goes to billing-staging.',
+      say: 'Fixed: `splitRefund` in src/refunds.ts floors every part and gives the last line the remainder, so a split refund always adds up to what was asked (10.00 EUR over 333/333/334 is now exactly 1000 cents). test/refunds.test.mjs covers it and the suite passes. Nothing ran against billing data; any counting goes to billing-staging.',
     },
   ],
   [P.roundingAudit]: [
@@ -163,7 +163,7 @@ const SCRIPTS: Record<string, Step[]> = {
   [P.migrationsCheck]: [
     { shell: ['ls db/migrations', 'cat db/migrations/*.sql'] },
     {
-      say: 'Only db/migrations/003_invoices.sql is in this checkout. Nothing here says which ones billing-staging has; `psql "$BILLING_DB_URL" -c "select * from schema_migrations"` on billing-staging would tell. I ran nothing against any database, production least of all.',
+      say: 'Only db/migrations/003_invoices.sql is in this checkout. Nothing here says which ones billing-staging has; `psql "$BILLING_DB_URL" -c "select * from schema_migrations"` on billing-staging would tell. I ran nothing anywhere, production least of all.',
     },
   ],
 };
