@@ -1,8 +1,7 @@
 // What every `baton import <harness>` of transcript files shares once the harness's own code has
 // found the files and reduced each to what Baton reads: writing a session (new, or only the turns
 // the store lacks) through the API, and importing the lineage level by level so that every parent
-// is written before its children. The Codex import uses it; Claude Code's (claudeCode/import.ts)
-// follows the same steps.
+// is written before its children. Used by the Claude Code and Codex imports.
 
 import * as fs from 'node:fs';
 import type { ApiAccess, ApiClient } from '../api/client';
