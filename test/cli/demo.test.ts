@@ -108,6 +108,12 @@ describe('baton demo (built CLI, recorded Claude Code and Codex sessions)', func
 
   it('imports the recorded Codex sessions with their sub-agents: parallel, and nested under the spawning sub-agent', () => {
     assert.ok(codexRoots.length >= 2, `${codexRoots.length} recorded Codex sessions`);
+    const bytes = codexRecorded.reduce((n, i) => n + fs.statSync(i.file).size, 0);
+    assert.ok(bytes < 500 * 1024, `${bytes} bytes of Codex rollouts`);
+    assert.ok(
+      codexRecorded.every((i) => !/baton-demo-codex-/.test(fs.readFileSync(i.file, 'utf8'))),
+      'temp paths were scrubbed',
+    );
     const { sessions } = json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']);
     for (const item of codexRecorded) {
       const stored = sessions.find((s) => s.key === item.key);
