@@ -102,6 +102,19 @@ describe('baton import codex (built CLI, rollouts the real Codex wrote)', functi
     );
   });
 
+  it("a sub-agent's completion notice Codex writes into its spawner's thread is a system turn, not the user's", () => {
+    const spawner = scanCodexSessions(RECORDED).find((i) => /<subagent_notification>/.test(fs.readFileSync(i.file, 'utf8')));
+    assert.ok(spawner, 'a recorded rollout holds a notification');
+    const turns = normalizeTranscript(reduceRollout(fs.readFileSync(spawner.file, 'utf8'))!.text, { harness: 'codex' });
+    const notices = turns.filter((t) => t.text.startsWith('<subagent_notification>'));
+    assert.ok(notices.length > 0);
+    for (const t of notices) assert.equal(t.role, 'system');
+    assert.ok(
+      turns.some((t) => t.role === 'user' && /one cent short/.test(t.text)),
+      "the user's own prompt stays a user turn",
+    );
+  });
+
   it('imports into the store (no server): lineage and transcripts; a garbage and a foreign file are skipped with a warning; twice adds nothing', async () => {
     const dir = path.join(tempDir('baton-import-codex-'), 'sessions');
     fs.cpSync(RECORDED, dir, { recursive: true });
