@@ -102,6 +102,23 @@ describe('baton import codex (built CLI, rollouts the real Codex wrote)', functi
     );
   });
 
+  it('derives the same keys from rollouts without session_id (the root found along parent_thread_id)', () => {
+    const dir = path.join(tempDir('baton-import-codex-old-'), 'sessions');
+    fs.cpSync(RECORDED, dir, { recursive: true });
+    const withId = scanCodexSessions(dir);
+    for (const item of withId) {
+      const [first, ...rest] = fs.readFileSync(item.file, 'utf8').split('\n');
+      const meta = JSON.parse(first) as { payload: Record<string, unknown> };
+      delete meta.payload.session_id;
+      fs.writeFileSync(item.file, [JSON.stringify(meta), ...rest].join('\n'));
+    }
+    const without = scanCodexSessions(dir);
+    assert.deepEqual(
+      without.map((i) => [i.key, i.parentKey, i.depth]),
+      withId.map((i) => [i.key, i.parentKey, i.depth]),
+    );
+  });
+
   it("a sub-agent's completion notice Codex writes into its spawner's thread is a system turn, not the user's", () => {
     const spawner = scanCodexSessions(RECORDED).find((i) => /<subagent_notification>/.test(fs.readFileSync(i.file, 'utf8')));
     assert.ok(spawner, 'a recorded rollout holds a notification');
