@@ -1,9 +1,11 @@
-// `baton import claude-code [DIR]` and `baton import copilot [--path P]`: backfill existing harness
-// history into the store.
+// `baton import claude-code [DIR]`, `baton import codex [DIR]` and `baton import copilot [--path P]`:
+// backfill existing harness history into the store.
 
 import { Command, Option } from 'commander';
 import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
+import { HARNESS as CODEX } from '../harnesses/codex/hooks';
+import { defaultCodexSessionsDir, importCodex } from '../harnesses/codex/import';
 import { COPILOT } from '../harnesses/copilot';
 import { importCopilotChatSessions } from '../harnesses/copilot/import';
 import { liveEndpoint } from '../node/endpoint';
@@ -77,6 +79,29 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
       const progress = new ProgressLine('importing Claude Code history');
       const result = await importClaudeCode({
         projectsDir: dir ?? defaultClaudeProjectsDir(),
+        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
+        onProgress: (done, total) => progress.update(done, total),
+        onWarning: (message) => {
+          progress.clear();
+          process.stderr.write(`warning: ${message}\n`);
+        },
+      }).finally(() => progress.clear());
+      out(opts.json ? JSON.stringify(result, null, 2) : importSummary(result));
+    });
+
+  importCommand
+    .command(CODEX)
+    .description('import Codex sessions and their sub-agents from its rollout files')
+    .argument('[dir]', 'the sessions folder (default: $CODEX_HOME/sessions or ~/.codex/sessions)')
+    .addOption(dataDirOption())
+    .option('--json', 'machine-readable summary')
+    .action(async (dir: string | undefined, opts: { dataDir?: string; json?: boolean }) => {
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
+      warnAboutPermissions(dataDir);
+      const progress = new ProgressLine('importing Codex history');
+      const result = await importCodex({
+        sessionsDir: dir ?? defaultCodexSessionsDir(),
         open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
         onProgress: (done, total) => progress.update(done, total),
         onWarning: (message) => {

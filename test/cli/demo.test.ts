@@ -1,18 +1,21 @@
 // `baton demo` with the built CLI (dist/cli.js: `npm run build` first), real processes, real files:
-// the recorded Claude Code transcripts in demo/sessions/ go through `baton import`'s code into a
-// marked demo data directory; lineage (parallel and nested sub-agents), the stated constraint,
-// search and the compaction come out of the store; it never writes into the user's data.
+// the recorded Claude Code transcripts and Codex rollouts in demo/sessions/ go through `baton
+// import`'s code into a marked demo data directory; lineage (parallel and nested sub-agents), the
+// stated constraint, search and the compaction come out of the store; it never writes into the
+// user's data.
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { scanClaudeProjects } from '../../src/harnesses/claudeCode/import';
+import { scanCodexSessions } from '../../src/harnesses/codex/import';
 import { DEMO_MARKER, readDemoMarker } from '../../src/node/demoData';
 import { prepareStartDemo } from '../../scripts/startDemo';
 import { CLI, ROOT, runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const RECORDED = path.join(ROOT, 'demo', 'sessions', 'claude-code');
+const RECORDED_CODEX = path.join(ROOT, 'demo', 'sessions', 'codex');
 const CONSTRAINT = 'Never touch the production database';
 
 interface SessionRow {
@@ -23,7 +26,7 @@ interface SessionRow {
   turnCount: number;
 }
 
-describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
+describe('baton demo (built CLI, recorded Claude Code and Codex sessions)', function () {
   this.timeout(120_000);
 
   let home: string;
@@ -32,6 +35,10 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
   const recorded = scanClaudeProjects(RECORDED);
   const roots = recorded.filter((i) => i.depth === 0);
   const subagents = recorded.filter((i) => i.depth > 0);
+  const codexRecorded = scanCodexSessions(RECORDED_CODEX);
+  const codexRoots = codexRecorded.filter((i) => i.depth === 0);
+  /** Every recorded session, of both harnesses. */
+  const allSessions = recorded.length + codexRecorded.length;
 
   const cli = (args: string[]) => runCli(args, { env, timeout: 90_000 });
   const json = <T>(args: string[]): T => {
@@ -70,18 +77,18 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
   it('imports every recorded session into a marked demo directory, and again adds nothing', () => {
     const first = json<{ dataDir: string; sessions: number; subagents: number; turnsAdded: number; featured: string }>(['demo', '--data-dir', dataDir]);
     assert.equal(first.dataDir, dataDir);
-    assert.equal(first.sessions, recorded.length);
-    assert.equal(first.subagents, subagents.length);
+    assert.equal(first.sessions, allSessions);
+    assert.equal(first.subagents, subagents.length + codexRecorded.length - codexRoots.length);
     assert.ok(first.turnsAdded >= 200, `${first.turnsAdded} turns`);
     const marker = readDemoMarker(dataDir);
     assert.ok(marker, `${DEMO_MARKER} written`);
     assert.equal(marker.featured, first.featured);
-    assert.equal(marker.sessions, recorded.length);
+    assert.equal(marker.sessions, allSessions);
 
     const again = json<{ sessions: number; turnsAdded: number }>(['demo', '--data-dir', dataDir]);
-    assert.equal(again.sessions, recorded.length);
+    assert.equal(again.sessions, allSessions);
     assert.equal(again.turnsAdded, 0);
-    assert.equal(json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']).sessions.length, recorded.length);
+    assert.equal(json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']).sessions.length, allSessions);
     assert.ok(!fs.existsSync(env.BATON_DATA_DIR!), "the user's data directory was not created");
   });
 
@@ -96,7 +103,43 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
     const nested = sessions.filter((s) => children.some((c) => c.key === s.parentSessionKey));
     assert.equal(nested.length, 1, 'one nested sub-agent');
     assert.ok(nested[0].key.startsWith(`${featured}/agent-`));
-    assert.equal(sessions.filter((s) => s.parentSessionKey === null).length, roots.length);
+    assert.equal(sessions.filter((s) => s.parentSessionKey === null).length, roots.length + codexRoots.length);
+  });
+
+  it('imports the recorded Codex sessions with their sub-agents: parallel, and nested under the spawning sub-agent', () => {
+    assert.ok(codexRoots.length >= 2, `${codexRoots.length} recorded Codex sessions`);
+    const bytes = codexRecorded.reduce((n, i) => n + fs.statSync(i.file).size, 0);
+    assert.ok(bytes < 500 * 1024, `${bytes} bytes of Codex rollouts`);
+    assert.ok(
+      codexRecorded.every((i) => !/baton-demo-codex-/.test(fs.readFileSync(i.file, 'utf8'))),
+      'temp paths were scrubbed',
+    );
+    const { sessions } = json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']);
+    for (const item of codexRecorded) {
+      const stored = sessions.find((s) => s.key === item.key);
+      assert.ok(stored, `${item.key} stored`);
+      assert.equal(stored.harness, 'codex');
+      assert.equal(stored.parentSessionKey, item.parentKey ?? null, `${item.key}'s parent`);
+      assert.ok(stored.turnCount > 0, `${item.key} has turns`);
+    }
+    // The story's first session spawns two sub-agents at once; one of them spawns its own.
+    const spawner = codexRoots.find((r) => codexRecorded.filter((i) => i.parentKey === r.key).length >= 2);
+    assert.ok(spawner, 'a Codex session with parallel sub-agents');
+    const nested = codexRecorded.filter((i) => i.depth === 2);
+    assert.equal(nested.length, 1, 'one nested Codex sub-agent');
+    assert.ok(nested[0].key.startsWith(`${spawner.key}/agent-`), 'keyed under its root thread, as the live hooks key it');
+    assert.ok(
+      codexRecorded.some((i) => i.key === nested[0].parentKey && i.parentKey === spawner.key),
+      'its parent is the sub-agent that spawned it',
+    );
+  });
+
+  it('search finds the billing-staging rule in sessions of both harnesses', () => {
+    const { sessions } = json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']);
+    const harnessOf = new Map(sessions.map((s) => [s.key, s.harness]));
+    const { hits } = json<{ hits: Array<{ sessionKey: string }> }>(['search', 'billing-staging', '--data-dir', dataDir, '--limit', '100']);
+    const harnesses = new Set(hits.map((h) => harnessOf.get(h.sessionKey)));
+    assert.ok(harnesses.has('claude-code') && harnesses.has('codex'), `hits from ${[...harnesses].join(', ')}`);
   });
 
   it("the user's constraint is a constraint of its session and searchable", () => {

@@ -35,6 +35,11 @@ export interface FakeResponsesScript {
   agentPrompt: string;
   subagentReply: string;
   parentFinal: string;
+  /**
+   * Answers a request itself (the output items of the reply) before the script above is asked;
+   * undefined leaves it to the script. The demo recorder plays its whole story through this.
+   */
+  respond?(body: Json, headers: http.IncomingHttpHeaders): Json[] | undefined;
 }
 
 export interface FakeResponses {
@@ -143,13 +148,14 @@ export async function startFakeResponses(script: FakeResponsesScript): Promise<F
         return;
       }
       const thread = typeof req.headers['thread-id'] === 'string' ? req.headers['thread-id'] : undefined;
-      record.role = classify(body, thread);
+      const own = script.respond?.(body, req.headers);
+      if (!own) record.role = classify(body, thread);
       if (record.role === 'parent-first') parentThread ??= thread;
       const id = `resp_${++n}`;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const send = (event: Json) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
       send({ type: 'response.created', response: { id } });
-      itemsFor(record.role, body).forEach((item, i) => send({ type: 'response.output_item.done', output_index: i, item }));
+      (own ?? itemsFor(record.role!, body)).forEach((item, i) => send({ type: 'response.output_item.done', output_index: i, item }));
       send({
         type: 'response.completed',
         response: { id, usage: { input_tokens: 10, input_tokens_details: null, output_tokens: 5, output_tokens_details: null, total_tokens: 15 } },

@@ -3,30 +3,26 @@
 // agent-<id>.jsonl` a sub-agent keyed `<session>/agent-<id>` (as the live connector keys it), whose
 // parent is the session, or the sub-agent its `agent-<id>.meta.json` names as `parentAgentId`.
 // Writes go through the running server when one holds the data directory, else straight to the
-// store. Parents are written before their children. Transcripts are stored as deltas, so importing
-// twice adds nothing. A file that cannot be read or parsed is skipped with a warning.
+// store (sessionImport.ts, shared with the Codex import). Parents are written before their
+// children. Transcripts are stored as deltas, so importing twice adds nothing. A file that cannot
+// be read or parsed is skipped with a warning.
 // Not part of the Harness object (registry.ts): it needs the store, which hooks must not load.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApiAccess, ApiClient } from '../../api/client';
+import type { ApiAccess } from '../../api/client';
 import { BatonError } from '../../core/errors';
-import { DEFAULT_AGENT } from '../../core/agents';
 import { HARNESS, subagentKey } from './hooks';
 import { claudeConfigDir } from './install';
 import { normalizeTranscript } from '../registry';
+import { importByLevel, writeImportedSession, type ImportedSession, type ImportResult } from '../sessionImport';
 
-export interface ImportItem {
+export type { ImportResult };
+
+export interface ImportItem extends ImportedSession {
   /** Baton session key: `<session>` or `<session>/agent-<id>`. */
   key: string;
-  file: string;
   sessionId: string;
-  /** Sub-agents only. */
-  agentId?: string;
-  parentKey?: string;
-  agentType?: string;
-  /** 0 for main sessions, 1 for their sub-agents, 2 for sub-agents of sub-agents… */
-  depth: number;
 }
 
 export interface ImportOptions {
@@ -36,21 +32,6 @@ export interface ImportOptions {
   open(): Promise<ApiAccess>;
   onProgress?(done: number, total: number): void;
   onWarning?(message: string): void;
-}
-
-export interface ImportResult {
-  source: string;
-  /** How the data was written: through the running server, or by opening the store. */
-  via: 'server' | 'store';
-  /** Sessions written (new or already known), sub-agents included. */
-  sessions: number;
-  subagents: number;
-  /** Sessions that did not exist before this import. */
-  created: number;
-  turnsAdded: number;
-  /** Files skipped: unreadable, not a Claude Code transcript, or without any turn. */
-  skipped: number;
-  warnings: string[];
 }
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
@@ -182,45 +163,6 @@ export function parseClaudeTranscript(raw: string): ParsedTranscript | null {
   return records === 0 ? null : { text: out.join('\n') + (out.length ? '\n' : ''), cwd, startedAt, records };
 }
 
-interface WriteArgs {
-  item: ImportItem;
-  project?: string;
-  /** The reduced JSONL text. */
-  transcript: string;
-}
-
-/** Files written at the same time (within one level of the lineage). */
-const CONCURRENCY = 8;
-
-/** Bodies above this go by file path (the server caps request bodies, 8 MB by default). */
-const INLINE_LIMIT = 7 * 1024 * 1024;
-
-/**
- * Creates (and ends) a new session, or adds the missing turns of a known one, through the API
- * (the running server's, or the same handlers in-process): returns turns added and whether it was new.
- */
-async function writeSession(api: ApiClient, { item, project, transcript }: WriteArgs): Promise<{ appended: number; created: boolean }> {
-  // The import writes as the default agent: a session of the key in another agent is not this one.
-  const known = await api.callOrNull('getSession', { params: { key: item.key } });
-  const created = known === null || known.agentId !== DEFAULT_AGENT;
-  const base = { harness: HARNESS, sessionKey: item.key, project };
-  if (created) {
-    await api.call('sessionStart', {
-      body: {
-        ...base,
-        source: 'import',
-        ...(item.parentKey ? { parentSessionKey: item.parentKey, harnessAgentId: item.agentId, harnessAgentType: item.agentType } : {}),
-      },
-    });
-  }
-  // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
-  const source = Buffer.byteLength(JSON.stringify(transcript)) > INLINE_LIMIT ? { transcriptPath: fs.realpathSync(item.file) } : { transcript };
-  const reply = created
-    ? await api.call('sessionEnd', { body: { ...base, ...source, status: 'ended', reason: 'import' } })
-    : await api.call('userPromptSubmit', { body: { ...base, ...source } });
-  return { appended: reply.appended ?? 0, created };
-}
-
 export async function importClaudeCode(options: ImportOptions): Promise<ImportResult> {
   const source = path.resolve(options.projectsDir);
   if (!fs.existsSync(source) || !fs.statSync(source).isDirectory())
@@ -259,7 +201,8 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
     const project = parsed.cwd ? path.resolve(parsed.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
     if (project) projects.set(item.key, project);
     try {
-      const written = await writeSession(writer.api, { item, project, transcript: parsed.text });
+      // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
+      const written = await writeImportedSession(writer.api, HARNESS, item, project, parsed.text);
       result.sessions++;
       if (item.parentKey) result.subagents++;
       if (written.created) result.created++;
@@ -270,25 +213,7 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
     }
   };
 
-  // Level by level (main sessions, then their sub-agents, then theirs), so every parent is written
-  // before its children; within a level a few files at a time, so the store commits them together.
-  let done = 0;
-  options.onProgress?.(0, items.length);
-  try {
-    const deepest = Math.max(0, ...items.map((i) => i.depth));
-    for (let depth = 0; depth <= deepest; depth++) {
-      const level = items.filter((i) => i.depth === depth);
-      let next = 0;
-      const worker = async () => {
-        while (next < level.length) {
-          await importOne(level[next++]);
-          options.onProgress?.(++done, items.length);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, level.length) }, worker));
-    }
-  } finally {
-    await writer.close();
-  }
+  // Every parent is written before its children (level by level), a few files at a time.
+  await importByLevel(items, writer, importOne, options.onProgress);
   return result;
 }

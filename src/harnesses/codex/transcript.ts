@@ -39,6 +39,9 @@ export const codexTranscript: TranscriptParser = {
 /** User messages Codex writes for the model's benefit, not typed by the user. */
 const CODEX_INJECTED_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for '];
 
+/** A user message Codex writes when a sub-agent finishes (its status and last message): kept, as a system turn. */
+const SUBAGENT_NOTIFICATION = '<subagent_notification>';
+
 /** Line by line with no state across lines: Codex never merges pushes (no merge keys). */
 function fromCodex(records: Obj[], state: LineParseState): LineParseResult {
   const sink = new TurnSink(state.open);
@@ -56,7 +59,7 @@ function fromCodex(records: Obj[], state: LineParseState): LineParseResult {
         const text = flattenText(p.content, '\n\n');
         if (!role) break;
         if (role === 'user' && CODEX_INJECTED_PREFIXES.some((x) => text.trimStart().startsWith(x))) break;
-        sink.push(role, text, at);
+        sink.push(role === 'user' && text.trimStart().startsWith(SUBAGENT_NOTIFICATION) ? 'system' : role, text, at);
         break;
       }
       case 'function_call':

@@ -1,0 +1,251 @@
+// `baton import codex`: backfills Codex history ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl)
+// into Baton. Each rollout is one thread; its first line, `session_meta`, names the thread (`id`),
+// the root session it belongs to (`session_id`) and, for a sub-agent, the thread that spawned it
+// (`parent_thread_id`) and its nickname and role. Keys and parents are the live hooks' (see
+// claudeStyleHooks.ts): a root thread is keyed by its id, a sub-agent `<root>/agent-<thread>`, under
+// the root or under the sub-agent that spawned it; so import and live hooks never make two
+// sessions of one thread. Parents are written before their children; transcripts are stored as
+// deltas, so importing twice adds nothing; a file that cannot be read or is not a rollout is
+// skipped with a warning. Not part of the Harness object (registry.ts): it needs the store.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ApiAccess } from '../../api/client';
+import { BatonError } from '../../core/errors';
+import { subagentKey } from '../claudeStyleHooks';
+import { normalizeTranscript } from '../registry';
+import { importByLevel, writeImportedSession, type ImportedSession, type ImportResult } from '../sessionImport';
+import { HARNESS } from './hooks';
+import { codexHome } from './install';
+
+export type { ImportResult };
+
+export interface CodexImportItem extends ImportedSession {
+  /** The thread's own id (session_meta `id`). */
+  threadId: string;
+  /** The root session's thread id. */
+  rootId: string;
+  cwd?: string;
+}
+
+export interface CodexImportOptions {
+  /** The `sessions` folder to read. */
+  sessionsDir: string;
+  /** Opens the API to write through (the running server's, or in-process); called once the folder is known good. */
+  open(): Promise<ApiAccess>;
+  onProgress?(done: number, total: number): void;
+  onWarning?(message: string): void;
+}
+
+/** `$CODEX_HOME/sessions`, else `~/.codex/sessions`. */
+export function defaultCodexSessionsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(path.resolve(codexHome(env)), 'sessions');
+}
+
+type Obj = Record<string, unknown>;
+const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+
+/** What a rollout's `session_meta` says about its thread. */
+export interface RolloutMeta {
+  threadId: string;
+  /** The root session (absent in rollouts of Codex versions that did not write it). */
+  sessionId?: string;
+  parentThreadId?: string;
+  nickname?: string;
+  role?: string;
+  cwd?: string;
+}
+
+/** The thread a rollout's first line describes; null when that line is not a Codex session_meta. */
+export function rolloutMeta(firstLine: string): RolloutMeta | null {
+  let record: Obj | undefined;
+  try {
+    record = asObj(JSON.parse(firstLine));
+  } catch {
+    return null;
+  }
+  const p = asObj(record?.payload);
+  const threadId = str(p?.id);
+  if (record?.type !== 'session_meta' || !p || !threadId) return null;
+  const spawn = asObj(asObj(asObj(p.source)?.subagent)?.thread_spawn);
+  return {
+    threadId,
+    sessionId: str(p.session_id),
+    parentThreadId: str(p.parent_thread_id) ?? str(spawn?.parent_thread_id),
+    nickname: str(p.agent_nickname) ?? str(spawn?.agent_nickname),
+    role: str(p.agent_role) ?? str(spawn?.agent_role),
+    cwd: str(p.cwd),
+  };
+}
+
+/** The first line of a file, read in pieces (session_meta carries Codex's instructions: tens of KB). */
+function firstLine(file: string, limit = 4 * 1024 * 1024): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    const buf = Buffer.alloc(64 * 1024);
+    for (let read = 0; read < limit;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, read);
+      if (n === 0) break;
+      const end = buf.subarray(0, n).indexOf(0x0a);
+      chunks.push(Buffer.from(buf.subarray(0, end >= 0 ? end : n)));
+      if (end >= 0) break;
+      read += n;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Every `.jsonl` file under `dir` (Codex's YYYY/MM/DD folders, or any other nesting). */
+function jsonlFiles(dir: string, warn: (m: string) => void): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') warn(`${dir}: ${(err as Error).message}`);
+    return [];
+  }
+  const files: string[] = [];
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) files.push(...jsonlFiles(full, warn));
+    else if (e.isFile() && e.name.endsWith('.jsonl')) files.push(full);
+  }
+  return files;
+}
+
+/**
+ * Every rollout under `sessionsDir`, parents before children. Files whose first line is not a Codex
+ * session_meta are reported through `warn` and left out.
+ */
+export function scanCodexSessions(sessionsDir: string, warn: (m: string) => void = () => {}): CodexImportItem[] {
+  const metas: Array<{ file: string; meta: RolloutMeta }> = [];
+  for (const file of jsonlFiles(sessionsDir, warn).sort()) {
+    let meta: RolloutMeta | null;
+    try {
+      meta = rolloutMeta(firstLine(file));
+    } catch (err) {
+      warn(`${file}: skipped, cannot be read (${(err as Error).message})`);
+      continue;
+    }
+    if (meta) metas.push({ file, meta });
+    else if (fs.statSync(file, { throwIfNoEntry: false })?.size) warn(`${file}: skipped, not a Codex rollout (its first line is no session_meta)`);
+  }
+  const byThread = new Map(metas.map((m) => [m.meta.threadId, m.meta]));
+  /** The root thread and the depth below it, following parent_thread_id (session_id when Codex wrote it). */
+  const placeOf = (meta: RolloutMeta): { rootId: string; depth: number } => {
+    let depth = 0;
+    let at = meta;
+    const seen = new Set([meta.threadId]);
+    while (at.parentThreadId && at.parentThreadId !== at.threadId) {
+      depth++;
+      const up = byThread.get(at.parentThreadId);
+      if (!up || seen.has(up.threadId)) return { rootId: meta.sessionId ?? at.parentThreadId, depth };
+      seen.add(up.threadId);
+      at = up;
+    }
+    return { rootId: meta.sessionId ?? at.threadId, depth };
+  };
+  const items = metas.map(({ file, meta }): CodexImportItem => {
+    const { rootId, depth } = placeOf(meta);
+    const isRoot = !meta.parentThreadId || meta.threadId === rootId;
+    if (isRoot) return { key: meta.threadId, file, threadId: meta.threadId, rootId: meta.threadId, depth: 0, cwd: meta.cwd };
+    const spawner = meta.parentThreadId!;
+    return {
+      key: subagentKey(rootId, meta.threadId),
+      file,
+      threadId: meta.threadId,
+      rootId,
+      parentKey: spawner === rootId ? rootId : subagentKey(rootId, spawner),
+      agentId: meta.threadId,
+      // Codex names a role when the spawner asked for one; otherwise the nickname is what it shows.
+      agentType: meta.role ?? meta.nickname,
+      depth: Math.max(1, depth),
+      cwd: meta.cwd,
+    };
+  });
+  return items.sort((a, b) => a.depth - b.depth || a.file.localeCompare(b.file));
+}
+
+export interface ReducedRollout {
+  /** Only the records the transcript reader uses, as JSONL: reads to exactly the same turns. */
+  text: string;
+  records: number;
+}
+
+/**
+ * The rollout reduced to what Baton reads (response items but private reasoning, and compaction
+ * summaries): the same turns, a fraction of the size. Null when no line is a JSON record.
+ */
+export function reduceRollout(raw: string): ReducedRollout | null {
+  const out: string[] = [];
+  let records = 0;
+  for (const line of raw.split('\n')) {
+    if (!line.trim()) continue;
+    let r: Obj | undefined;
+    try {
+      r = asObj(JSON.parse(line));
+    } catch {
+      continue; // a torn line (Codex was writing) or garbage
+    }
+    if (!r || typeof r.type !== 'string') continue;
+    records++;
+    const payload = asObj(r.payload);
+    if (!payload) continue;
+    if (r.type === 'compacted' || (r.type === 'response_item' && payload.type !== 'reasoning'))
+      out.push(JSON.stringify({ timestamp: r.timestamp, type: r.type, payload }));
+  }
+  return records === 0 ? null : { text: out.join('\n') + (out.length ? '\n' : ''), records };
+}
+
+export async function importCodex(options: CodexImportOptions): Promise<ImportResult> {
+  const source = path.resolve(options.sessionsDir);
+  if (!fs.existsSync(source) || !fs.statSync(source).isDirectory())
+    throw new BatonError('not_found', `${source} is not a directory (expected Codex's sessions folder)`);
+  const result: ImportResult = { source, via: 'store', sessions: 0, subagents: 0, created: 0, turnsAdded: 0, skipped: 0, warnings: [] };
+  const warn = (message: string) => {
+    result.warnings.push(message);
+    options.onWarning?.(message);
+  };
+  // Files that are not rollouts are warned about (and counted) here; they never become items.
+  const before = result.warnings.length;
+  const items = scanCodexSessions(source, warn);
+  result.skipped += result.warnings.length - before;
+  const writer = await options.open();
+  result.via = writer.via;
+  const projects = new Map<string, string>();
+
+  const importOne = async (item: CodexImportItem): Promise<void> => {
+    let reduced: ReducedRollout | null;
+    try {
+      reduced = reduceRollout(fs.readFileSync(item.file, 'utf8'));
+    } catch (err) {
+      warn(`${item.file}: skipped, cannot be read (${(err as Error).message})`);
+      result.skipped++;
+      return;
+    }
+    const turns = reduced ? normalizeTranscript(reduced.text, { harness: HARNESS }) : [];
+    if (!reduced || turns.length === 0) {
+      result.skipped++; // a thread that never got to a message: nothing to show
+      return;
+    }
+    const project = item.cwd ? path.resolve(item.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
+    if (project) projects.set(item.key, project);
+    try {
+      const written = await writeImportedSession(writer.api, HARNESS, item, project, reduced.text);
+      result.sessions++;
+      if (item.parentKey) result.subagents++;
+      if (written.created) result.created++;
+      result.turnsAdded += written.appended;
+    } catch (err) {
+      warn(`${item.file}: skipped (${(err as Error).message})`);
+      result.skipped++;
+    }
+  };
+
+  await importByLevel(items, writer, importOne, options.onProgress);
+  return result;
+}
