@@ -20,6 +20,7 @@ import { loadSqlJs } from '../src/store/sqljs';
 import { run } from '../test/helpers/claudeCli';
 import { startFakeChatCompletions } from '../test/helpers/fakeChatCompletions';
 import { harnessCliBin } from '../test/helpers/harnessClis';
+import { makeOpenCodeHome } from '../test/helpers/openCodeHome';
 import { OPENCODE_DEMO_SESSIONS, respondForOpenCode } from './demoOpenCodeScript';
 import { DEMO_PROJECT, DEMO_PROJECT_FILES } from './demoScript';
 
@@ -28,24 +29,6 @@ const outDir = path.join(repoRoot, 'demo', 'sessions', 'opencode');
 /** What the temp folder becomes in the committed files: the same home as the Claude Code story's. */
 const PLACEHOLDER_HOME = '/home/dev';
 const OPENCODE_TIMEOUT_MS = 180_000;
-/** The @opencode-ai/plugin version OpenCode would otherwise try to npm-install at every start. */
-const PLUGIN_VERSION = '1.18.33';
-
-/** The files that tell OpenCode its plugin package is already installed in a config folder (offline it stalls otherwise). */
-function markPluginInstalled(dir: string): void {
-  fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
-  const dependencies = { '@opencode-ai/plugin': PLUGIN_VERSION };
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies }, null, 2) + '\n');
-  fs.writeFileSync(
-    path.join(dir, 'package-lock.json'),
-    JSON.stringify({ name: path.basename(dir), lockfileVersion: 3, requires: true, packages: { '': { dependencies } } }, null, 2) + '\n',
-  );
-}
-
-function sh(command: string, cwd: string): void {
-  const r = spawnSync('bash', ['-c', command], { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${command}: ${r.stderr}`);
-}
 
 /** The session id in `opencode run --format json`'s event lines. */
 function sessionIdOf(stdout: string): string | undefined {
@@ -60,25 +43,6 @@ async function main(): Promise<void> {
   const bin = harnessCliBin('opencode');
   if (!fs.existsSync(bin)) throw new Error(`the OpenCode CLI is not installed at ${bin}: run \`bash scripts/install-harness-clis.sh\``);
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-demo-oc-')));
-  const xdg = {
-    XDG_CONFIG_HOME: path.join(base, '.config'),
-    XDG_DATA_HOME: path.join(base, '.local', 'share'),
-    XDG_CACHE_HOME: path.join(base, '.cache'),
-    XDG_STATE_HOME: path.join(base, '.local', 'state'),
-  };
-  const tmp = path.join(base, 'tmp');
-  const project = path.join(base, DEMO_PROJECT);
-  for (const dir of [...Object.values(xdg), tmp, project]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const [rel, text] of Object.entries(DEMO_PROJECT_FILES)) {
-    fs.mkdirSync(path.dirname(path.join(project, rel)), { recursive: true });
-    fs.writeFileSync(path.join(project, rel), text);
-  }
-  // OpenCode's plugin-package marker folder in the project stays out of the story's `git status`.
-  sh(
-    'git init -q && printf ".opencode/\\n" >> .git/info/exclude && git add -A && git -c user.name=dev -c user.email=dev@acme.invalid commit -qm "acme-billing 2.2.0"',
-    project,
-  );
-
   const fake = await startFakeChatCompletions({
     // The e2e roles are not used: every request of the story is answered by respondForOpenCode.
     parentPromptIncludes: '\u0000unused',
@@ -89,44 +53,7 @@ async function main(): Promise<void> {
     parentFinal: 'OK.',
     respond: respondForOpenCode,
   });
-  // The model is an OpenAI-compatible provider that is the scripted server (user config: the project stays as it was).
-  const configDir = path.join(xdg.XDG_CONFIG_HOME, 'opencode');
-  fs.mkdirSync(configDir, { recursive: true });
-  fs.writeFileSync(
-    path.join(configDir, 'opencode.json'),
-    JSON.stringify(
-      {
-        model: 'scripted/billing-model',
-        small_model: 'scripted/billing-model',
-        autoupdate: false,
-        share: 'disabled',
-        provider: {
-          scripted: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'Scripted',
-            options: { baseURL: fake.url, apiKey: 'sk-demo' },
-            models: { 'billing-model': { name: 'Billing model', tool_call: true } },
-          },
-        },
-      },
-      null,
-      2,
-    ) + '\n',
-  );
-  markPluginInstalled(configDir);
-  markPluginInstalled(path.join(project, '.opencode'));
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: base,
-    ...xdg,
-    TMPDIR: tmp,
-    LANG: 'C.UTF-8',
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-  };
-
+  const { project, openCodeData, env } = makeOpenCodeHome(base, DEMO_PROJECT, DEMO_PROJECT_FILES, fake.url);
   try {
     for (const session of OPENCODE_DEMO_SESSIONS) {
       let id: string | undefined;
@@ -146,7 +73,7 @@ async function main(): Promise<void> {
   }
 
   // Every session OpenCode stored (task children too), printed by OpenCode itself.
-  const db = path.join(xdg.XDG_DATA_HOME, 'opencode', 'opencode.db');
+  const db = path.join(openCodeData, 'opencode.db');
   const sessions = await readOpenCodeDatabase(db, loadSqlJs, (m) => console.warn(m));
   const scrub = (text: string) => text.split(base).join(PLACEHOLDER_HOME);
   fs.rmSync(outDir, { recursive: true, force: true });
