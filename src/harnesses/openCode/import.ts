@@ -3,9 +3,10 @@
 // read from the bytes with sql.js: sqliteImage.ts) or `opencode export` files (one JSON document
 // `{info, messages}` per session, as the demo keeps them). Each OpenCode session is a Baton session
 // keyed by its id, a task child (`parentID`) under its parent, exactly as the plugin (plugin.ts)
-// keys them; transcripts are the message list the plugin sends (messages.ts), so whichever of the
-// two comes second adds nothing. Parents are written before children; transcripts are stored as
-// deltas, so importing twice adds nothing; a broken file or session is skipped with a warning.
+// keys them; transcripts are the message list the plugin sends (messages.ts), the same turns, so
+// whichever of the two comes second adds nothing. Parents are written before children;
+// transcripts are stored as deltas, so importing twice adds nothing; a broken file or session is
+// skipped with a warning.
 // Writes go through the running server when one holds the data directory, else to the store.
 // Not part of the Harness object (registry.ts): hooks must not load it.
 
@@ -272,7 +273,7 @@ export async function importOpenCode(options: OpenCodeImportOptions): Promise<Op
   try {
     // One at a time, parents first: a child's start finds its parent stored.
     for (const session of parentsFirst(sessions)) {
-      // Exactly the list the plugin sends, as JSON (what the server compares).
+      // Exactly the list the plugin sends, as it arrives over HTTP.
       const transcript = JSON.parse(JSON.stringify(slimMessages(session.messages))) as OpenCodeMessage[];
       if (normalizeTranscript(JSON.stringify(transcript), { harness: HARNESS }).length === 0) {
         result.skipped++; // a session that never got a message in: nothing to show

@@ -1,8 +1,8 @@
 // OpenCode's messages as Baton receives them: the plugin (plugin.ts) and `baton import opencode`
-// (import.ts) both reduce OpenCode's `{info, parts}` messages with slimMessages, so the same
-// session sends the same list either way. The server recognises a list it already holds by the
-// JSON of its messages (docs/storage.md), which is what keeps an import after the live plugin (or
-// the plugin after an import) from adding any turn twice. Bundled into the plugin: no imports.
+// (import.ts) both reduce OpenCode's `{info, parts}` messages with slimMessages, so a session gives
+// the same list, and so the same turns, whichever of the two sends it. The server then finds the
+// turns it already holds (docs/storage.md): an import after the live plugin, or the plugin after
+// an import, adds none twice. Bundled into the plugin: no imports.
 
 /** A part, as far as Baton reads it (v2 SDK shapes; docs/harnesses.md). */
 export interface OpenCodePart {
