@@ -13,6 +13,7 @@ import { CLI, ROOT, runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const RECORDED = path.join(ROOT, 'demo', 'sessions', 'claude-code');
+const RECORDED_OPENCODE = path.join(ROOT, 'demo', 'sessions', 'opencode');
 const CONSTRAINT = 'Never touch the production database';
 
 interface SessionRow {
@@ -32,6 +33,16 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
   const recorded = scanClaudeProjects(RECORDED);
   const roots = recorded.filter((i) => i.depth === 0);
   const subagents = recorded.filter((i) => i.depth > 0);
+  // The OpenCode story: `opencode export` files, session id -> parent id (null for a root).
+  const openCode = new Map(
+    fs
+      .readdirSync(RECORDED_OPENCODE)
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => (JSON.parse(fs.readFileSync(path.join(RECORDED_OPENCODE, n), 'utf8')) as { info: { id: string; parentID?: string } }).info)
+      .map((info) => [info.id, info.parentID ?? null] as const),
+  );
+  const openCodeChildren = [...openCode.values()].filter((p) => p !== null).length;
+  const allSessions = recorded.length + openCode.size;
 
   const cli = (args: string[]) => runCli(args, { env, timeout: 90_000 });
   const json = <T>(args: string[]): T => {
@@ -70,18 +81,18 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
   it('imports every recorded session into a marked demo directory, and again adds nothing', () => {
     const first = json<{ dataDir: string; sessions: number; subagents: number; turnsAdded: number; featured: string }>(['demo', '--data-dir', dataDir]);
     assert.equal(first.dataDir, dataDir);
-    assert.equal(first.sessions, recorded.length);
-    assert.equal(first.subagents, subagents.length);
+    assert.equal(first.sessions, allSessions);
+    assert.equal(first.subagents, subagents.length + openCodeChildren);
     assert.ok(first.turnsAdded >= 200, `${first.turnsAdded} turns`);
     const marker = readDemoMarker(dataDir);
     assert.ok(marker, `${DEMO_MARKER} written`);
     assert.equal(marker.featured, first.featured);
-    assert.equal(marker.sessions, recorded.length);
+    assert.equal(marker.sessions, allSessions);
 
     const again = json<{ sessions: number; turnsAdded: number }>(['demo', '--data-dir', dataDir]);
-    assert.equal(again.sessions, recorded.length);
+    assert.equal(again.sessions, allSessions);
     assert.equal(again.turnsAdded, 0);
-    assert.equal(json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']).sessions.length, recorded.length);
+    assert.equal(json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']).sessions.length, allSessions);
     assert.ok(!fs.existsSync(env.BATON_DATA_DIR!), "the user's data directory was not created");
   });
 
@@ -96,7 +107,22 @@ describe('baton demo (built CLI, recorded Claude Code sessions)', function () {
     const nested = sessions.filter((s) => children.some((c) => c.key === s.parentSessionKey));
     assert.equal(nested.length, 1, 'one nested sub-agent');
     assert.ok(nested[0].key.startsWith(`${featured}/agent-`));
-    assert.equal(sessions.filter((s) => s.parentSessionKey === null).length, roots.length);
+    assert.equal(sessions.filter((s) => s.parentSessionKey === null && s.harness === 'claude-code').length, roots.length);
+  });
+
+  it("imports the OpenCode story: its sessions, their task sub-agents under them, and the staging rule's search finds both harnesses", () => {
+    assert.ok(openCode.size >= 3 && openCodeChildren >= 1, `${openCode.size} OpenCode sessions, ${openCodeChildren} sub-agents recorded`);
+    const { sessions } = json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']);
+    for (const [key, parent] of openCode) {
+      const row = sessions.find((s) => s.key === key);
+      assert.ok(row, `${key} stored`);
+      assert.equal(row.harness, 'opencode');
+      assert.equal(row.parentSessionKey, parent, `${key}'s parent`);
+      assert.ok(row.turnCount > 0);
+    }
+    const { hits } = json<{ hits: Array<{ sessionKey: string }> }>(['search', 'production database', '--data-dir', dataDir]);
+    const harnesses = new Set(hits.map((h) => sessions.find((s) => s.key === h.sessionKey)?.harness));
+    assert.ok(harnesses.has('claude-code') && harnesses.has('opencode'), `hits from both harnesses: ${JSON.stringify(hits)}`);
   });
 
   it("the user's constraint is a constraint of its session and searchable", () => {
