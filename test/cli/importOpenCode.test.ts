@@ -7,7 +7,9 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sqliteImage } from '../../src/harnesses/openCode/sqliteImage';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { loadSqlJs } from '../../src/store/sqljs';
 import { CLI, ROOT, runCli } from '../helpers/child';
 import { baton, run, type RunResult } from '../helpers/claudeCli';
 import { startFakeChatCompletions, type FakeChatCompletions } from '../helpers/fakeChatCompletions';
@@ -209,6 +211,31 @@ describe('baton import opencode (built CLI, real store, data the real OpenCode w
       assert.equal((JSON.parse(again.stdout) as ImportJson).created, 2);
       const freshRows = (JSON.parse((await baton(['sessions', '--json', '--data-dir', fresh], oc.env)).stdout) as { sessions: SessionRow[] }).sessions;
       assert.deepEqual(freshRows.map((s) => [s.key, s.parentSessionKey, s.turnCount]).sort(), live.map((s) => [s.key, s.parentSessionKey, s.turnCount]).sort());
+    });
+
+    it('reads the write-ahead log only up to its last intact commit: a frame with a bad checksum ends it, as a torn one does', async () => {
+      const db = fs.readFileSync(path.join(oc.openCodeData, 'opencode.db'));
+      const wal = fs.readFileSync(path.join(oc.openCodeData, 'opencode.db-wal'));
+      const pageSize = wal.readUInt32BE(8);
+      const lastFrame = wal.length - (24 + pageSize);
+      assert.equal((wal.length - 32) % (24 + pageSize), 0, 'the log is whole frames');
+      const SQL = await loadSqlJs();
+      const dump = (log: Buffer): string => {
+        const image = new SQL.Database(sqliteImage(db, log));
+        try {
+          const tables = image.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.map((v) => String(v[0]));
+          return JSON.stringify(tables.map((t) => image.exec(`SELECT * FROM "${t}"`)));
+        } finally {
+          image.close();
+        }
+      };
+      const whole = dump(wal);
+      const torn = dump(wal.subarray(0, wal.length - 100));
+      const badChecksum = Buffer.from(wal);
+      badChecksum.writeUInt32BE((badChecksum.readUInt32BE(lastFrame + 16) + 1) >>> 0, lastFrame + 16);
+      assert.notEqual(torn, whole, 'the last transaction is left out of a torn log');
+      assert.equal(dump(badChecksum), torn, 'a frame whose checksum does not match ends the log there');
+      assert.match(whole, /Audit the refunds module/);
     });
   });
 });
