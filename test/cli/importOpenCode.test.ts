@@ -238,4 +238,73 @@ describe('baton import opencode (built CLI, real store, data the real OpenCode w
       assert.match(whole, /Audit the refunds module/);
     });
   });
+
+  describe('the live plugin after an import, on the same OpenCode session', function () {
+    this.timeout(300_000);
+    const parentPrompt = 'Review the invoice rounding and delegate the tax check.';
+    const agentPrompt = 'Check the tax rounding per rate in src';
+
+    let oc: OpenCodeHome;
+    let fake: FakeChatCompletions | undefined;
+    let daemon: Daemon | undefined;
+    let dataDir: string;
+    let bin: string;
+
+    const transcriptOf = async (key: string, dir: string): Promise<string> => {
+      const r = await baton(['transcript', key, '--json', '--data-dir', dir], oc.env);
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as { content: string }).content;
+    };
+    const opencodeRun = async (args: string[]) => {
+      const r = await run(bin, ['run', ...args], { cwd: oc.project, env: oc.env, timeoutMs: 150_000 });
+      assert.equal(r.code, 0, `opencode run: ${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
+      return r;
+    };
+
+    before(async function () {
+      bin = requireHarnessCli(this, 'opencode');
+      fake = await startFakeChatCompletions({
+        parentPromptIncludes: 'Review the invoice rounding',
+        agentPrompt,
+        agentDescription: 'tax check',
+        subagentType: 'general',
+        subagentReply: 'Tax is rounded per line, not per rate.',
+        parentFinal: 'The sub-agent found per-line rounding.',
+      });
+      oc = makeOpenCodeHome(tempDir('baton-import-opencode-then-plugin-'), 'shop', { 'README.md': '# shop\n' }, fake.url);
+      dataDir = path.join(oc.home, 'baton-data');
+      daemon = await startDaemon({ dataDir, port: 0 });
+    });
+    after(async () => {
+      await daemon?.stop();
+      await fake?.close();
+    });
+
+    it('a session imported first and then continued under the plugin holds every turn once', async () => {
+      // OpenCode without Baton: its history is only in opencode.db.
+      await opencodeRun(parentPrompt.split(' '));
+      const first = await baton(['import', 'opencode', '--json', '--data-dir', dataDir], oc.env);
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal((JSON.parse(first.stdout) as ImportJson).created, 2);
+      const rows = (JSON.parse((await baton(['sessions', '--json', '--data-dir', dataDir], oc.env)).stdout) as { sessions: SessionRow[] }).sessions;
+      const root = rows.find((r) => r.parentSessionKey === null);
+      assert.ok(root, JSON.stringify(rows));
+
+      // Now with Baton's plugin: the same session goes on with another prompt.
+      const installed = await baton(['install', 'opencode', '--project', oc.project, '--data-dir', dataDir], oc.env);
+      assert.equal(installed.code, 0, installed.stderr);
+      await opencodeRun(['--session', root.key, ...'Review the invoice rounding once more, please.'.split(' ')]);
+
+      // What the plugin left is exactly what an import of OpenCode's database gives from scratch.
+      const fresh = path.join(oc.home, 'fresh-data');
+      const scratch = await baton(['import', 'opencode', '--json', '--data-dir', fresh], oc.env);
+      assert.equal(scratch.code, 0, scratch.stderr);
+      const live = await transcriptOf(root.key, dataDir);
+      assert.equal(live, await transcriptOf(root.key, fresh));
+      assert.equal(live.split('User: Review the invoice rounding once more').length, 2, 'the new prompt once');
+      assert.equal(live.split(`User: ${parentPrompt}`).length, 2, 'the first prompt once');
+      const again = await baton(['import', 'opencode', '--json', '--data-dir', dataDir], oc.env);
+      assert.equal((JSON.parse(again.stdout) as ImportJson).turnsAdded, 0);
+    });
+  });
 });
