@@ -12,6 +12,9 @@ import type { ApiAccess } from '../api/client';
 import { importClaudeCode, scanClaudeProjects } from '../harnesses/claudeCode/import';
 import { codex as codexHarness } from '../harnesses/codex';
 import { importCodex } from '../harnesses/codex/import';
+import { openCode as openCodeHarness } from '../harnesses/openCode';
+import { importOpenCode } from '../harnesses/openCode/import';
+import { loadSqlJs } from '../store/sqljs';
 import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker, removeDemoDataDir, writeDemoMarker } from '../node/demoData';
 import { liveEndpoint } from '../node/endpoint';
 import { resolveDataDir } from '../node/paths';
@@ -54,6 +57,7 @@ interface DemoImported {
 const DEMO_SOURCES: Array<{ harness: string; importFolder(folder: string, open: () => Promise<ApiAccess>): Promise<DemoImported> }> = [
   { harness: claudeCodeHarness.id, importFolder: (folder, open) => importClaudeCode({ projectsDir: folder, open }) },
   { harness: codexHarness.id, importFolder: (folder, open) => importCodex({ sessionsDir: folder, open }) },
+  { harness: openCodeHarness.id, importFolder: (folder, open) => importOpenCode({ source: folder, loadSqlJs, open }) },
 ];
 
 /** Imports the recorded sessions into `dataDir` (made a demo directory first). */

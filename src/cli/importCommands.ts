@@ -8,6 +8,9 @@ import { HARNESS as CODEX } from '../harnesses/codex/hooks';
 import { defaultCodexSessionsDir, importCodex } from '../harnesses/codex/import';
 import { COPILOT } from '../harnesses/copilot';
 import { importCopilotChatSessions } from '../harnesses/copilot/import';
+import { openCode } from '../harnesses/openCode';
+import { defaultOpenCodeDataDir, importOpenCode } from '../harnesses/openCode/import';
+import { loadSqlJs } from '../store/sqljs';
 import { liveEndpoint } from '../node/endpoint';
 import { openApi } from '../server/localApi';
 import { printRecoveryLine } from './openStore';
@@ -138,5 +141,28 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
               (known > 0 ? `; ${known} already stored` : '') +
               (result.skipped > 0 ? `; ${result.skipped} file(s) skipped` : ''),
       );
+    });
+
+  // OpenCode: its database, read from the bytes (docs/harnesses.md).
+  importCommand
+    .command(openCode.id)
+    .description('import OpenCode sessions and their task sub-agents from its database (or from `opencode export` files)')
+    .option(
+      '--path <path>',
+      "OpenCode's data folder or its opencode.db, or a folder of `opencode export` JSON files, or one (default: $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
+    )
+    .addOption(dataDirOption())
+    .option('--json', 'machine-readable summary')
+    .action(async (opts: { path?: string; dataDir?: string; json?: boolean }) => {
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
+      warnAboutPermissions(dataDir);
+      const result = await importOpenCode({
+        source: opts.path ?? defaultOpenCodeDataDir(),
+        loadSqlJs,
+        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
+        onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
+      });
+      out(opts.json ? JSON.stringify(result, null, 2) : importSummary(result));
     });
 }

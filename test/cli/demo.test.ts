@@ -1,5 +1,5 @@
 // `baton demo` with the built CLI (dist/cli.js: `npm run build` first), real processes, real files:
-// the recorded Claude Code transcripts and Codex rollouts in demo/sessions/ go through `baton
+// the recorded Claude Code transcripts, Codex rollouts and OpenCode exports in demo/sessions/ go through `baton
 // import`'s code into a marked demo data directory; lineage (parallel and nested sub-agents), the
 // stated constraint, search and the compaction come out of the store; it never writes into the
 // user's data.
@@ -16,6 +16,7 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const RECORDED = path.join(ROOT, 'demo', 'sessions', 'claude-code');
 const RECORDED_CODEX = path.join(ROOT, 'demo', 'sessions', 'codex');
+const RECORDED_OPENCODE = path.join(ROOT, 'demo', 'sessions', 'opencode');
 const CONSTRAINT = 'Never touch the production database';
 
 interface SessionRow {
@@ -26,7 +27,7 @@ interface SessionRow {
   turnCount: number;
 }
 
-describe('baton demo (built CLI, recorded Claude Code and Codex sessions)', function () {
+describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessions)', function () {
   this.timeout(120_000);
 
   let home: string;
@@ -37,8 +38,17 @@ describe('baton demo (built CLI, recorded Claude Code and Codex sessions)', func
   const subagents = recorded.filter((i) => i.depth > 0);
   const codexRecorded = scanCodexSessions(RECORDED_CODEX);
   const codexRoots = codexRecorded.filter((i) => i.depth === 0);
-  /** Every recorded session, of both harnesses. */
-  const allSessions = recorded.length + codexRecorded.length;
+  // The OpenCode story: `opencode export` files, session id -> parent id (null for a root).
+  const openCode = new Map(
+    fs
+      .readdirSync(RECORDED_OPENCODE)
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => (JSON.parse(fs.readFileSync(path.join(RECORDED_OPENCODE, n), 'utf8')) as { info: { id: string; parentID?: string } }).info)
+      .map((info) => [info.id, info.parentID ?? null] as const),
+  );
+  const openCodeChildren = [...openCode.values()].filter((p) => p !== null).length;
+  /** Every recorded session, of every harness. */
+  const allSessions = recorded.length + codexRecorded.length + openCode.size;
 
   const cli = (args: string[]) => runCli(args, { env, timeout: 90_000 });
   const json = <T>(args: string[]): T => {
@@ -78,7 +88,7 @@ describe('baton demo (built CLI, recorded Claude Code and Codex sessions)', func
     const first = json<{ dataDir: string; sessions: number; subagents: number; turnsAdded: number; featured: string }>(['demo', '--data-dir', dataDir]);
     assert.equal(first.dataDir, dataDir);
     assert.equal(first.sessions, allSessions);
-    assert.equal(first.subagents, subagents.length + codexRecorded.length - codexRoots.length);
+    assert.equal(first.subagents, subagents.length + codexRecorded.length - codexRoots.length + openCodeChildren);
     assert.ok(first.turnsAdded >= 200, `${first.turnsAdded} turns`);
     const marker = readDemoMarker(dataDir);
     assert.ok(marker, `${DEMO_MARKER} written`);
@@ -103,7 +113,7 @@ describe('baton demo (built CLI, recorded Claude Code and Codex sessions)', func
     const nested = sessions.filter((s) => children.some((c) => c.key === s.parentSessionKey));
     assert.equal(nested.length, 1, 'one nested sub-agent');
     assert.ok(nested[0].key.startsWith(`${featured}/agent-`));
-    assert.equal(sessions.filter((s) => s.parentSessionKey === null).length, roots.length + codexRoots.length);
+    assert.equal(sessions.filter((s) => s.parentSessionKey === null && s.harness === 'claude-code').length, roots.length);
   });
 
   it('imports the recorded Codex sessions with their sub-agents: parallel, and nested under the spawning sub-agent', () => {
@@ -140,6 +150,21 @@ describe('baton demo (built CLI, recorded Claude Code and Codex sessions)', func
     const { hits } = json<{ hits: Array<{ sessionKey: string }> }>(['search', 'billing-staging', '--data-dir', dataDir, '--limit', '100']);
     const harnesses = new Set(hits.map((h) => harnessOf.get(h.sessionKey)));
     assert.ok(harnesses.has('claude-code') && harnesses.has('codex'), `hits from ${[...harnesses].join(', ')}`);
+  });
+
+  it("imports the OpenCode story: its sessions, their task sub-agents under them, and the staging rule's search finds both harnesses", () => {
+    assert.ok(openCode.size >= 3 && openCodeChildren >= 1, `${openCode.size} OpenCode sessions, ${openCodeChildren} sub-agents recorded`);
+    const { sessions } = json<{ sessions: SessionRow[] }>(['sessions', '--data-dir', dataDir, '--limit', '500']);
+    for (const [key, parent] of openCode) {
+      const row = sessions.find((s) => s.key === key);
+      assert.ok(row, `${key} stored`);
+      assert.equal(row.harness, 'opencode');
+      assert.equal(row.parentSessionKey, parent, `${key}'s parent`);
+      assert.ok(row.turnCount > 0);
+    }
+    const { hits } = json<{ hits: Array<{ sessionKey: string }> }>(['search', 'production database', '--data-dir', dataDir]);
+    const harnesses = new Set(hits.map((h) => sessions.find((s) => s.key === h.sessionKey)?.harness));
+    assert.ok(harnesses.has('claude-code') && harnesses.has('opencode'), `hits from both harnesses: ${JSON.stringify(hits)}`);
   });
 
   it("the user's constraint is a constraint of its session and searchable", () => {

@@ -9,7 +9,9 @@
 // - 'subagent': a conversation with the agent prompt as a user message -> the sub-agent's final text;
 // - 'parent-followup': the parent's request carrying the task tool's result -> the final text;
 // - 'other' (title generation and the like) -> a short text.
-// Every request is recorded (parsed body, headers) in arrival order.
+// A script may instead answer any request itself (`respond`, as the demo recording does); what it
+// does not answer falls back to the roles above. Every request is recorded (parsed body, headers)
+// in arrival order.
 
 import * as http from 'node:http';
 import { listenOnLoopback, withJsonBody } from './loopbackServer';
@@ -32,6 +34,14 @@ export interface FakeChatScript {
   subagentType: string;
   subagentReply: string;
   parentFinal: string;
+  /** Answers a request itself (text, then tool calls); undefined leaves it to the roles above. */
+  respond?(body: any, headers: http.IncomingHttpHeaders): ScriptedChatReply | undefined;
+}
+
+/** One scripted assistant message: its text, then the tool calls it makes (OpenCode runs them). */
+export interface ScriptedChatReply {
+  text?: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: unknown }>;
 }
 
 export interface FakeChatCompletions {
@@ -99,26 +109,35 @@ export async function startFakeChatCompletions(script: FakeChatScript): Promise<
         chunk({ content: t }, null);
         chunk({}, 'stop');
       };
-      switch (record.role) {
-        case 'parent-first': {
-          const args = JSON.stringify({ description: script.agentDescription, prompt: script.agentPrompt, subagent_type: script.subagentType });
-          chunk(
-            { role: 'assistant', content: null, tool_calls: [{ index: 0, id: taskCallId, type: 'function', function: { name: 'task', arguments: '' } }] },
-            null,
-          );
-          chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }, null);
-          chunk({}, 'tool_calls');
-          break;
+      const scripted = script.respond?.(body, req.headers);
+      if (scripted) {
+        chunk({ role: 'assistant', content: scripted.text ?? '' }, null);
+        (scripted.toolCalls ?? []).forEach((call, index) => {
+          chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null);
+          chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.arguments) } }] }, null);
+        });
+        chunk({}, scripted.toolCalls?.length ? 'tool_calls' : 'stop');
+      } else
+        switch (record.role) {
+          case 'parent-first': {
+            const args = JSON.stringify({ description: script.agentDescription, prompt: script.agentPrompt, subagent_type: script.subagentType });
+            chunk(
+              { role: 'assistant', content: null, tool_calls: [{ index: 0, id: taskCallId, type: 'function', function: { name: 'task', arguments: '' } }] },
+              null,
+            );
+            chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }, null);
+            chunk({}, 'tool_calls');
+            break;
+          }
+          case 'subagent':
+            text(script.subagentReply);
+            break;
+          case 'parent-followup':
+            text(script.parentFinal);
+            break;
+          default:
+            text('OK.');
         }
-        case 'subagent':
-          text(script.subagentReply);
-          break;
-        case 'parent-followup':
-          text(script.parentFinal);
-          break;
-        default:
-          text('OK.');
-      }
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
       );

@@ -13,6 +13,7 @@ import { hashText } from '../../core/hash';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { layout, resolveDataDir } from '../../node/paths';
+import { slimMessages, type OpenCodeMessage, type OpenCodePart } from './messages';
 
 /** Defined by the header install.ts writes: the data directory fixed at install time, or null. */
 declare const EMBEDDED_DATA_DIR: string | null;
@@ -30,18 +31,6 @@ interface SessionInfo {
   directory?: string;
   title?: string;
 }
-interface Part {
-  type?: string;
-  text?: string;
-  synthetic?: boolean;
-  ignored?: boolean;
-  tool?: string;
-  state?: { input?: unknown; output?: unknown; error?: unknown };
-}
-interface Message {
-  info?: { role?: string; time?: { created?: number } };
-  parts?: Part[];
-}
 interface OpenCodeEvent {
   type?: string;
   properties?: { sessionID?: string; info?: SessionInfo; error?: { name?: string } };
@@ -51,7 +40,7 @@ type Answer<T> = T | { data?: T; error?: unknown };
 interface OpenCodeClient {
   session: {
     get(args: { path: { id: string } }): Promise<Answer<SessionInfo>>;
-    messages(args: { path: { id: string } }): Promise<Answer<Message[]>>;
+    messages(args: { path: { id: string } }): Promise<Answer<OpenCodeMessage[]>>;
   };
 }
 interface PluginInput {
@@ -175,36 +164,21 @@ function unwrap<T>(res: Answer<T> | undefined): T | undefined {
 
 /** What the user typed: text parts, without the synthetic ones OpenCode or plugins add. */
 function promptText(parts: unknown): string {
-  return (Array.isArray(parts) ? (parts as Part[]) : [])
+  return (Array.isArray(parts) ? (parts as OpenCodePart[]) : [])
     .filter((p) => p && p.type === 'text' && !p.synthetic && !p.ignored && typeof p.text === 'string')
     .map((p) => p.text)
     .join('\n\n')
     .trim();
 }
 
-/** A message list Baton reads as OpenCode ([{info, parts}]), without what it would drop anyway. */
-function slim(messages: Message[]): Message[] {
-  return messages.map((m) => ({
-    info: { role: m.info && m.info.role, time: { created: m.info && m.info.time && m.info.time.created } },
-    parts: (Array.isArray(m.parts) ? m.parts : []).flatMap((p): Part[] => {
-      if (p && p.type === 'text' && !p.synthetic && !p.ignored) return [{ type: 'text', text: p.text }];
-      if (p && p.type === 'tool') {
-        const s = p.state || {};
-        return [{ type: 'tool', tool: p.tool, state: { input: s.input, output: s.output, error: s.error } }];
-      }
-      return []; // reasoning, step markers, files, patches, snapshots
-    }),
-  }));
-}
-
 export const BatonPlugin = async ({ client, directory }: PluginInput) => {
   /** session id -> promise of { parentID, inject } once session-start succeeded. */
   const started = new Map<string, Promise<Started | null>>();
 
-  async function messagesOf(id: string): Promise<Message[] | null> {
+  async function messagesOf(id: string): Promise<OpenCodeMessage[] | null> {
     try {
       const list = unwrap(await within(client.session.messages({ path: { id } })));
-      return Array.isArray(list) ? slim(list) : null;
+      return Array.isArray(list) ? slimMessages(list) : null;
     } catch (err) {
       log('messages', errClass(err));
       return null;
