@@ -1,7 +1,7 @@
 // Records the OpenCode part of Baton's demo data set from real runs: the real OpenCode CLI (the one
 // scripts/install-harness-clis.sh caches) driven by the scripted Chat Completions server of the
 // end-to-end tests (test/helpers/fakeChatCompletions.ts), offline, in a throwaway HOME and XDG
-// folders. The story (scripts/demoOpenCodeScript.ts) works on the same project as the Claude Code
+// folders. The story (scripts/demoScriptOpenCode.ts) works on the same project as the Claude Code
 // one (acme-billing); OpenCode runs its real tools (read, grep, write, edit, bash, task) on a small
 // copy of it. Each session, task children included, is then printed by `opencode export` into
 // demo/sessions/opencode/<session id>.json, temp paths scrubbed to /home/dev. `baton demo` imports
@@ -21,7 +21,7 @@ import { run } from '../test/helpers/claudeCli';
 import { startFakeChatCompletions } from '../test/helpers/fakeChatCompletions';
 import { harnessCliBin } from '../test/helpers/harnessClis';
 import { makeOpenCodeHome } from '../test/helpers/openCodeHome';
-import { OPENCODE_DEMO_SESSIONS, respondForOpenCode } from './demoOpenCodeScript';
+import { OPENCODE_DEMO_SESSIONS, respondForOpenCode } from './demoScriptOpenCode';
 import { DEMO_PROJECT, DEMO_PROJECT_FILES } from './demoScript';
 
 const repoRoot = path.resolve(__dirname, '..');
