@@ -10,6 +10,8 @@ import { BatonError } from '../core/errors';
 import { claudeCode as claudeCodeHarness } from '../harnesses/claudeCode';
 import type { ApiAccess } from '../api/client';
 import { importClaudeCode, scanClaudeProjects } from '../harnesses/claudeCode/import';
+import { copilot as copilotHarness } from '../harnesses/copilot';
+import { importCopilotChatSessions } from '../harnesses/copilot/import';
 import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker, removeDemoDataDir, writeDemoMarker } from '../node/demoData';
 import { liveEndpoint } from '../node/endpoint';
 import { resolveDataDir } from '../node/paths';
@@ -51,6 +53,8 @@ interface DemoImported {
  */
 const DEMO_SOURCES: Array<{ harness: string; importFolder(folder: string, open: () => Promise<ApiAccess>): Promise<DemoImported> }> = [
   { harness: claudeCodeHarness.id, importFolder: (folder, open) => importClaudeCode({ projectsDir: folder, open }) },
+  // VS Code agent mode: a workspaceStorage folder (<hash>/chatSessions/*.jsonl beside its workspace.json).
+  { harness: copilotHarness.id, importFolder: (folder, open) => importCopilotChatSessions({ source: folder, open }) },
 ];
 
 /** Imports the recorded sessions into `dataDir` (made a demo directory first). */
