@@ -15,6 +15,8 @@ import { importCodex } from '../harnesses/codex/import';
 import { openCode as openCodeHarness } from '../harnesses/openCode';
 import { importOpenCode } from '../harnesses/openCode/import';
 import { loadSqlJs } from '../store/sqljs';
+import { copilot as copilotHarness } from '../harnesses/copilot';
+import { importCopilotChatSessions } from '../harnesses/copilot/import';
 import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker, removeDemoDataDir, writeDemoMarker } from '../node/demoData';
 import { liveEndpoint } from '../node/endpoint';
 import { resolveDataDir } from '../node/paths';
@@ -58,6 +60,8 @@ const DEMO_SOURCES: Array<{ harness: string; importFolder(folder: string, open: 
   { harness: claudeCodeHarness.id, importFolder: (folder, open) => importClaudeCode({ projectsDir: folder, open }) },
   { harness: codexHarness.id, importFolder: (folder, open) => importCodex({ sessionsDir: folder, open }) },
   { harness: openCodeHarness.id, importFolder: (folder, open) => importOpenCode({ source: folder, loadSqlJs, open }) },
+  // VS Code agent mode: a workspaceStorage folder (<hash>/chatSessions/*.jsonl beside its workspace.json).
+  { harness: copilotHarness.id, importFolder: (folder, open) => importCopilotChatSessions({ source: folder, open }) },
 ];
 
 /** Imports the recorded sessions into `dataDir` (made a demo directory first). */

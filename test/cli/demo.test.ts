@@ -1,6 +1,6 @@
 // `baton demo` with the built CLI (dist/cli.js: `npm run build` first), real processes, real files:
-// the recorded Claude Code transcripts, Codex rollouts and OpenCode exports in demo/sessions/ go through `baton
-// import`'s code into a marked demo data directory; lineage (parallel and nested sub-agents), the
+// the recorded Claude Code transcripts, Codex rollouts, OpenCode exports and VS Code chat sessions in
+// demo/sessions/ go through `baton import`'s code into a marked demo data directory; lineage (parallel and nested sub-agents), the
 // stated constraint, search and the compaction come out of the store; it never writes into the
 // user's data.
 
@@ -9,6 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { scanClaudeProjects } from '../../src/harnesses/claudeCode/import';
 import { scanCodexSessions } from '../../src/harnesses/codex/import';
+import { parseChatSession } from '../../src/harnesses/copilot/chatSessions';
+import { chatSessionFiles } from '../../src/harnesses/copilot/import';
 import { DEMO_MARKER, readDemoMarker } from '../../src/node/demoData';
 import { prepareStartDemo } from '../../scripts/startDemo';
 import { CLI, ROOT, runCli } from '../helpers/child';
@@ -17,6 +19,7 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 const RECORDED = path.join(ROOT, 'demo', 'sessions', 'claude-code');
 const RECORDED_CODEX = path.join(ROOT, 'demo', 'sessions', 'codex');
 const RECORDED_OPENCODE = path.join(ROOT, 'demo', 'sessions', 'opencode');
+const RECORDED_COPILOT = path.join(ROOT, 'demo', 'sessions', 'copilot');
 const CONSTRAINT = 'Never touch the production database';
 
 interface SessionRow {
@@ -27,7 +30,7 @@ interface SessionRow {
   turnCount: number;
 }
 
-describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessions)', function () {
+describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessions and VS Code agent mode chats)', function () {
   this.timeout(120_000);
 
   let home: string;
@@ -47,8 +50,11 @@ describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessio
       .map((info) => [info.id, info.parentID ?? null] as const),
   );
   const openCodeChildren = [...openCode.values()].filter((p) => p !== null).length;
+  // VS Code agent mode's chats (demo/sessions/copilot), each with its runSubagent children.
+  const copilotChats = chatSessionFiles(RECORDED_COPILOT).map((f) => parseChatSession(fs.readFileSync(f, 'utf8'), path.basename(f, '.jsonl'))!);
+  const copilotSubagents = copilotChats.flatMap((c) => c.subagents);
   /** Every recorded session, of every harness. */
-  const allSessions = recorded.length + codexRecorded.length + openCode.size;
+  const allSessions = recorded.length + codexRecorded.length + openCode.size + copilotChats.length + copilotSubagents.length;
 
   const cli = (args: string[]) => runCli(args, { env, timeout: 90_000 });
   const json = <T>(args: string[]): T => {
@@ -88,7 +94,7 @@ describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessio
     const first = json<{ dataDir: string; sessions: number; subagents: number; turnsAdded: number; featured: string }>(['demo', '--data-dir', dataDir]);
     assert.equal(first.dataDir, dataDir);
     assert.equal(first.sessions, allSessions);
-    assert.equal(first.subagents, subagents.length + codexRecorded.length - codexRoots.length + openCodeChildren);
+    assert.equal(first.subagents, subagents.length + codexRecorded.length - codexRoots.length + openCodeChildren + copilotSubagents.length);
     assert.ok(first.turnsAdded >= 200, `${first.turnsAdded} turns`);
     const marker = readDemoMarker(dataDir);
     assert.ok(marker, `${DEMO_MARKER} written`);
@@ -114,6 +120,7 @@ describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessio
     assert.equal(nested.length, 1, 'one nested sub-agent');
     assert.ok(nested[0].key.startsWith(`${featured}/agent-`));
     assert.equal(sessions.filter((s) => s.parentSessionKey === null && s.harness === 'claude-code').length, roots.length);
+    assert.equal(sessions.filter((s) => s.parentSessionKey === null && s.harness === 'copilot').length, copilotChats.length);
   });
 
   it('imports the recorded Codex sessions with their sub-agents: parallel, and nested under the spawning sub-agent', () => {
@@ -193,6 +200,42 @@ describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessio
     const summary = content.indexOf('Summary of the session so far', boundary);
     assert.ok(summary > boundary, 'the compaction summary follows it');
     assert.ok(content.indexOf('What is left before we can ship', summary) > summary, 'and the session goes on after it');
+  });
+
+  it('imports the VS Code agent mode chats: harness copilot, titled after their first prompt, runSubagent children under them, on the same project', () => {
+    assert.ok(copilotChats.length >= 2, `${copilotChats.length} recorded Copilot chats`);
+    assert.ok(copilotSubagents.length >= 2, `${copilotSubagents.length} recorded Copilot sub-agents`);
+    const files = chatSessionFiles(RECORDED_COPILOT);
+    const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+    assert.ok(bytes < 500 * 1024, `${bytes} bytes recorded`);
+    assert.ok(
+      files.every((f) => !/baton-chatview-|\/tmp\//.test(fs.readFileSync(f, 'utf8'))),
+      'temp paths were scrubbed',
+    );
+    const { sessions } = json<{ sessions: Array<SessionRow & { title?: string; project?: string }> }>(['sessions', '--data-dir', dataDir, '--limit', '500']);
+    const copilot = sessions.filter((s) => s.harness === 'copilot');
+    assert.equal(copilot.length, copilotChats.length + copilotSubagents.length);
+    for (const chat of copilotChats) {
+      const root = copilot.find((s) => s.key === chat.sessionId);
+      assert.ok(root, `chat ${chat.sessionId} stored`);
+      assert.equal(root.parentSessionKey, null);
+      assert.equal(root.title, chat.messages[0].content.split('\n')[0]);
+      const children = copilot.filter((s) => s.parentSessionKey === chat.sessionId);
+      assert.deepEqual(children.map((c) => c.title).sort(), chat.subagents.map((a) => a.description).sort());
+      for (const child of children) assert.ok(child.key.startsWith(`${chat.sessionId}/agent-call_`), child.key);
+    }
+    assert.ok(
+      copilot.some((s) => s.title?.startsWith('Review the double-charge fix')),
+      copilot.map((s) => s.title).join(', '),
+    );
+    // Parallel sub-agents: one chat started two in one step.
+    assert.ok(copilotChats.some((c) => c.subagents.length >= 2));
+    const claudeProjects = new Set(sessions.filter((s) => s.harness === 'claude-code').map((s) => s.project));
+    assert.deepEqual([...new Set(copilot.map((s) => s.project))], [...claudeProjects], 'the same project as the Claude Code sessions');
+    // The team's billing-staging rule is found in both harnesses' sessions.
+    const { hits } = json<{ hits: Array<{ harness: string }> }>(['search', 'billing-staging', '--data-dir', dataDir, '--limit', '20']);
+    const found = new Set(hits.map((h) => h.harness));
+    assert.ok(found.has('copilot') && found.has('claude-code'), `hits in ${[...found].join(', ')}`);
   });
 
   it('goes into $XDG_DATA_HOME/baton-demo by default, and --remove deletes it', () => {

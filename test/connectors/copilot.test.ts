@@ -547,6 +547,58 @@ describe('VS Code agent mode (copilot harness)', function () {
       );
     });
 
+    it('reads what VS Code 1.139 writes around files, edits and terminal commands as the chat shows it', () => {
+      // Part shapes as VS Code 1.139.1 wrote them in the demo's recording (demo/sessions/copilot).
+      const base = { $mid: 1, path: '/home/dev/acme-billing/', scheme: 'vscode-remote', authority: '127.0.0.1:4000' };
+      const uri = (rel: string) => ({ $mid: 1, fsPath: `/home/dev/acme-billing/${rel}`, path: `/home/dev/acme-billing/${rel}`, scheme: 'vscode-remote' });
+      const fence = { value: '\n```\n', uris: {} };
+      const response = [
+        { kind: 'mcpServersStarting', didStartServerIds: [] },
+        { value: 'Reading first.', baseUri: base },
+        {
+          kind: 'toolInvocationSerialized',
+          invocationMessage: { value: 'Reading [](file:///home/dev/acme-billing/src/webhooks.ts)' },
+          pastTenseMessage: { value: 'Read [](file:///home/dev/acme-billing/src/webhooks.ts)' },
+          toolCallId: 'call_1',
+          toolId: 'copilot_readFile',
+        },
+        { kind: 'toolInvocationSerialized', presentation: 'hidden', invocationMessage: '', toolCallId: 'call_2', toolId: 'copilot_replaceString' },
+        fence,
+        { kind: 'undoStop', id: 'u1' },
+        { kind: 'codeblockUri', uri: uri('.env.example'), isEdit: true },
+        { kind: 'textEditGroup', uri: uri('.env.example'), edits: [[{ text: 'SECRET=x\n' }]] },
+        fence,
+        {
+          kind: 'toolInvocationSerialized',
+          invocationMessage: { value: 'Running ` node --test test/`' },
+          toolSpecificData: { kind: 'terminal', commandLine: { original: 'node --test test/' }, terminalCommandState: { exitCode: 0, duration: 398 } },
+          toolCallId: 'call_3',
+          toolId: 'run_in_terminal',
+        },
+        { kind: 'inlineReference', inlineReference: { $mid: 1, path: '/home/dev/acme-billing/.env.example', scheme: 'vscode-remote' } },
+        { value: ' now names the secret; a code block stays:\n```sql\nSELECT 1;\n```', baseUri: base },
+      ];
+      const log = [
+        { kind: 0, v: { sessionId: 'files', requests: [] } },
+        { kind: 2, k: ['requests'], v: [{ message: { text: 'add the secret' }, agent: { id: 'github.copilot.editsAgent' }, response }] },
+      ];
+      const chat = parseChatSession(log.map((l) => JSON.stringify(l)).join('\n'), 'files')!;
+      assert.deepEqual(
+        chat.messages.map((m) => `${m.role}: ${m.content}`),
+        [
+          'user: add the secret',
+          'assistant: Reading first.',
+          'tool: copilot_readFile(Reading src/webhooks.ts)',
+          'tool: Read src/webhooks.ts',
+          'tool: copilot_replaceString(.env.example)',
+          'tool: Edited .env.example',
+          'tool: run_in_terminal(Running ` node --test test/`)',
+          'tool: exit code 0',
+          'assistant: .env.example now names the secret; a code block stays:\n```sql\nSELECT 1;\n```',
+        ],
+      );
+    });
+
     it('leaves a chat the hooks recorded live, and its sub-agents, as the hooks stored them', async () => {
       const dataDir = tempDir();
       const daemon = await startDaemon({ dataDir, port: 0 });

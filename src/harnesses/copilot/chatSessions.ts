@@ -90,8 +90,32 @@ function stripSuffix(id: string): string {
   return id.replace(/__vscode-\d+$/, '');
 }
 
-/** A tool result's text: `resultDetails.output` parts, or the past-tense message VS Code shows. */
-function toolOutput(part: Obj): string | undefined {
+/** The path of a URI as VS Code stores it (`{path, fsPath, …}`, or a string). */
+function uriPath(value: unknown): string | undefined {
+  const uri = asObj(value);
+  const raw = asString(uri?.fsPath) ?? asString(uri?.path) ?? asString(value);
+  return raw?.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+}
+
+/**
+ * Writes file references the way the chat shows them: relative to the workspace folder (`base`, the
+ * folder the chat's markdown is resolved against), and the file links of tool messages
+ * (`[](file:///…/src/a.ts)`, empty link text) as that path.
+ */
+function fileNames(base: string | undefined) {
+  const relative = (p: string) => (base && p.startsWith(base) ? p.slice(base.length) : p);
+  return {
+    relative,
+    links: (text: string | undefined) =>
+      text?.replace(/\[\]\(([a-z][a-z0-9+.-]*:\/\/[^)\s]*)\)/gi, (_, uri: string) => relative(decodeURIComponent(uriPath(uri) ?? uri))),
+  };
+}
+
+/**
+ * A tool result's text: `resultDetails.output` parts, the past-tense message VS Code shows, or a
+ * terminal command's exit code (the chat session keeps no terminal output).
+ */
+function toolOutput(part: Obj, links: (text: string | undefined) => string | undefined): string | undefined {
   const details = asObj(part.resultDetails);
   const output = details?.output;
   if (Array.isArray(output)) {
@@ -101,7 +125,23 @@ function toolOutput(part: Obj): string | undefined {
       .join('\n');
     if (text) return toolResultText(text);
   }
-  return markdown(part.pastTenseMessage);
+  const past = links(markdown(part.pastTenseMessage));
+  if (past) return past;
+  const terminal = asObj(asObj(part.toolSpecificData)?.terminalCommandState);
+  return typeof terminal?.exitCode === 'number' ? `exit code ${terminal.exitCode}` : undefined;
+}
+
+/** Parts of an edit's rendering: VS Code wraps them in markdown code fences of their own. */
+const EDIT_PARTS = new Set(['undoStop', 'codeblockUri', 'textEditGroup']);
+
+/** The folder a chat's markdown is resolved against (its workspace folder), with a trailing slash. */
+function baseFolder(requests: unknown[]): string | undefined {
+  for (const r of requests)
+    for (const p of (asObj(r)?.response as unknown[] | undefined) ?? []) {
+      const base = uriPath(asObj(p)?.baseUri);
+      if (base) return base.endsWith('/') ? base : `${base}/`;
+    }
+  return undefined;
 }
 
 /**
@@ -129,7 +169,9 @@ export function parseChatSession(text: string, fallbackId: string, skipParticipa
     }
     return s;
   };
-  for (const r of Array.isArray(state.requests) ? state.requests : []) {
+  const requests = Array.isArray(state.requests) ? (state.requests as unknown[]) : [];
+  const names = fileNames(baseFolder(requests));
+  for (const r of requests) {
     const request = asObj(r);
     if (!request) continue;
     const participant = asString(asObj(request.agent)?.id);
@@ -142,25 +184,49 @@ export function parseChatSession(text: string, fallbackId: string, skipParticipa
       if (reply.trim()) session.messages.push({ role: 'assistant', content: reply.trim(), timestamp: at });
       reply = '';
     };
-    for (const p of Array.isArray(request.response) ? request.response : []) {
+    const parts = Array.isArray(request.response) ? (request.response as unknown[]) : [];
+    /** An edit tool's call that reported nothing (its invocation message is empty): the edit that follows is its result. */
+    let editOf: { messages: ChatMessage[]; call: ChatMessage; toolId: string } | undefined;
+    for (const [index, p] of parts.entries()) {
       const part = asObj(p);
       if (!part) continue;
       const kind = asString(part.kind);
       if (kind === undefined || kind === 'markdownContent') {
-        reply += markdown(part.content) ?? markdown(part.value) ?? '';
+        const text = markdown(part.content) ?? markdown(part.value) ?? '';
+        const nextTo = (i: number) => EDIT_PARTS.has(asString(asObj(parts[i])?.kind) ?? '');
+        if (text.trim() === '```' && (nextTo(index - 1) || nextTo(index + 1))) continue; // the fence around an edit
+        reply += text;
         continue;
       }
-      if (kind !== 'toolInvocationSerialized') continue; // thinking, progress, edits, confirmations…
+      if (kind === 'inlineReference') {
+        // A file the reply names, rendered as a link.
+        const ref = asObj(part.inlineReference);
+        const file = asString(part.name) ?? uriPath(ref?.uri ?? ref);
+        if (file) reply += names.relative(file);
+        continue;
+      }
+      if (kind === 'textEditGroup' && editOf) {
+        const file = uriPath(part.uri);
+        if (file) {
+          if (editOf.call.content === toolCallText(editOf.toolId, '')) editOf.call.content = toolCallText(editOf.toolId, names.relative(file));
+          editOf.messages.push({ role: 'tool', content: `Edited ${names.relative(file)}`, timestamp: at });
+        }
+        editOf = undefined;
+        continue;
+      }
+      if (kind !== 'toolInvocationSerialized') continue; // thinking, progress, confirmations…
       const toolId = asString(part.toolId) ?? 'tool';
       const owner = asString(part.subAgentInvocationId);
       const data = asObj(part.toolSpecificData);
-      const call = toolCallText(toolId, markdown(part.invocationMessage) ?? '');
-      const output = toolOutput(part);
+      const call = toolCallText(toolId, names.links(markdown(part.invocationMessage)) ?? '');
+      const output = toolOutput(part, names.links);
       if (owner) {
         // A sub-agent's own tool call.
         const s = subagent(owner);
-        s.messages.push({ role: 'tool', content: call, timestamp: at });
+        const message: ChatMessage = { role: 'tool', content: call, timestamp: at };
+        s.messages.push(message);
         if (output) s.messages.push({ role: 'tool', content: output, timestamp: at });
+        editOf = output ? undefined : { messages: s.messages, call: message, toolId };
         continue;
       }
       flush();
@@ -174,8 +240,10 @@ export function parseChatSession(text: string, fallbackId: string, skipParticipa
         if (s.result) session.messages.push({ role: 'tool', content: toolResultText(s.result), timestamp: at });
         continue;
       }
-      session.messages.push({ role: 'tool', content: call, timestamp: at });
+      const message: ChatMessage = { role: 'tool', content: call, timestamp: at };
+      session.messages.push(message);
       if (output) session.messages.push({ role: 'tool', content: output, timestamp: at });
+      editOf = output ? undefined : { messages: session.messages, call: message, toolId };
     }
     flush();
   }

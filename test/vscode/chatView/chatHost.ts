@@ -48,6 +48,8 @@ export interface ChatHostOptions {
   settings?: Record<string, unknown>;
   /** Files to create in the workspace before it opens (relative path → content). */
   files?: Record<string, string>;
+  /** The workspace folder's name (default `workspace`): tool calls and chat files show it. */
+  workspaceName?: string;
   /** Environment for code-server on top of the test's (e.g. a HOME of the test's own). */
   env?: NodeJS.ProcessEnv;
   /** Runs once the folders exist, before code-server starts (e.g. an install command writing user settings). */
@@ -73,7 +75,7 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-chatview-'));
   const dirs = {
     root,
-    workspace: path.join(root, 'workspace'),
+    workspace: path.join(root, options.workspaceName ?? 'workspace'),
     userData: path.join(root, 'user-data'),
     extensions: path.join(root, 'extensions'),
     batonData: path.join(root, 'baton-data'),
