@@ -1,7 +1,8 @@
-// `baton import claude-code [DIR]`, `baton import codex [DIR]` and `baton import copilot [--path P]`:
-// backfill existing harness history into the store.
+// `baton import <harness>` (claude-code, codex, copilot, opencode): backfill existing harness history
+// into the store, through the same writes the live hooks make.
 
 import { Command, Option } from 'commander';
+import type { ApiAccess } from '../api/client';
 import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
 import { HARNESS as CODEX } from '../harnesses/codex/hooks';
@@ -65,6 +66,43 @@ export function importSummary(result: ImportResult): string {
   return line;
 }
 
+/** What an import gets from its command: the API to write through, and where progress and warnings go. */
+interface ImportIo {
+  open(): Promise<ApiAccess>;
+  onProgress(done: number, total: number): void;
+  onWarning(message: string): void;
+}
+
+/**
+ * What every `baton import <harness>` does around the harness's own import: checks the data
+ * directory, writes through the running server or the store, shows a progress line and the
+ * warnings, and prints the summary (or the whole result with --json).
+ */
+async function runImport<R>(
+  opts: { dataDir?: string; json?: boolean },
+  label: string,
+  out: (text: string) => void,
+  run: (io: ImportIo) => Promise<R>,
+  summary: (result: R) => string,
+): Promise<void> {
+  const dataDir = resolveDataDir({ flag: opts.dataDir });
+  // Through a running server nothing is written here; otherwise this process writes the store.
+  if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
+  warnAboutPermissions(dataDir);
+  const progress = new ProgressLine(`importing ${label} history`);
+  const result = await run({
+    open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
+    onProgress: (done, total) => progress.update(done, total),
+    onWarning: (message) => {
+      progress.clear();
+      process.stderr.write(`warning: ${message}\n`);
+    },
+  }).finally(() => progress.clear());
+  out(opts.json ? JSON.stringify(result, null, 2) : summary(result));
+}
+
+type ImportOpts = { dataDir?: string; json?: boolean };
+
 export function registerImportCommands(program: Command, { dataDirOption, out }: Helpers): void {
   const importCommand = program.command('import').description('backfill existing history of a harness into Baton (idempotent)');
 
@@ -74,23 +112,9 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
     .argument('[dir]', 'the projects folder (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)')
     .addOption(dataDirOption())
     .option('--json', 'machine-readable summary')
-    .action(async (dir: string | undefined, opts: { dataDir?: string; json?: boolean }) => {
-      const dataDir = resolveDataDir({ flag: opts.dataDir });
-      // Through a running server nothing is written here; otherwise this process writes the store.
-      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
-      warnAboutPermissions(dataDir);
-      const progress = new ProgressLine('importing Claude Code history');
-      const result = await importClaudeCode({
-        projectsDir: dir ?? defaultClaudeProjectsDir(),
-        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
-        onProgress: (done, total) => progress.update(done, total),
-        onWarning: (message) => {
-          progress.clear();
-          process.stderr.write(`warning: ${message}\n`);
-        },
-      }).finally(() => progress.clear());
-      out(opts.json ? JSON.stringify(result, null, 2) : importSummary(result));
-    });
+    .action((dir: string | undefined, opts: ImportOpts) =>
+      runImport(opts, 'Claude Code', out, (io) => importClaudeCode({ projectsDir: dir ?? defaultClaudeProjectsDir(), ...io }), importSummary),
+    );
 
   importCommand
     .command(CODEX)
@@ -98,22 +122,9 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
     .argument('[dir]', 'the sessions folder (default: $CODEX_HOME/sessions or ~/.codex/sessions)')
     .addOption(dataDirOption())
     .option('--json', 'machine-readable summary')
-    .action(async (dir: string | undefined, opts: { dataDir?: string; json?: boolean }) => {
-      const dataDir = resolveDataDir({ flag: opts.dataDir });
-      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
-      warnAboutPermissions(dataDir);
-      const progress = new ProgressLine('importing Codex history');
-      const result = await importCodex({
-        sessionsDir: dir ?? defaultCodexSessionsDir(),
-        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
-        onProgress: (done, total) => progress.update(done, total),
-        onWarning: (message) => {
-          progress.clear();
-          process.stderr.write(`warning: ${message}\n`);
-        },
-      }).finally(() => progress.clear());
-      out(opts.json ? JSON.stringify(result, null, 2) : importSummary(result));
-    });
+    .action((dir: string | undefined, opts: ImportOpts) =>
+      runImport(opts, 'Codex', out, (io) => importCodex({ sessionsDir: dir ?? defaultCodexSessionsDir(), ...io }), importSummary),
+    );
 
   importCommand
     .command(COPILOT)
@@ -124,24 +135,22 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
     )
     .addOption(dataDirOption())
     .option('--json', 'machine-readable summary')
-    .action(async (opts: { path?: string; dataDir?: string; json?: boolean }) => {
-      const dataDir = resolveDataDir({ flag: opts.dataDir });
-      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
-      warnAboutPermissions(dataDir);
-      const result = await importCopilotChatSessions({
-        source: opts.path,
-        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
-        onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
-      });
-      const known = result.sessions - result.created;
-      out(
-        opts.json
-          ? JSON.stringify(result, null, 2)
-          : `imported ${result.sessions} session(s) (${result.subagents} sub-agent(s)) from ${result.files} chat session file(s), ${result.turnsAdded} turn(s) added` +
-              (known > 0 ? `; ${known} already stored` : '') +
-              (result.skipped > 0 ? `; ${result.skipped} file(s) skipped` : ''),
-      );
-    });
+    .action((opts: ImportOpts & { path?: string }) =>
+      runImport(
+        opts,
+        'VS Code agent mode',
+        out,
+        (io) => importCopilotChatSessions({ source: opts.path, open: io.open, onWarning: io.onWarning }),
+        (result) => {
+          const known = result.sessions - result.created;
+          return (
+            `imported ${result.sessions} session(s) (${result.subagents} sub-agent(s)) from ${result.files} chat session file(s), ${result.turnsAdded} turn(s) added` +
+            (known > 0 ? `; ${known} already stored` : '') +
+            (result.skipped > 0 ? `; ${result.skipped} file(s) skipped` : '')
+          );
+        },
+      ),
+    );
 
   // OpenCode: its database, read from the bytes (docs/harnesses.md).
   importCommand
@@ -153,16 +162,13 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
     )
     .addOption(dataDirOption())
     .option('--json', 'machine-readable summary')
-    .action(async (opts: { path?: string; dataDir?: string; json?: boolean }) => {
-      const dataDir = resolveDataDir({ flag: opts.dataDir });
-      if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
-      warnAboutPermissions(dataDir);
-      const result = await importOpenCode({
-        source: opts.path ?? defaultOpenCodeDataDir(),
-        loadSqlJs,
-        open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
-        onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
-      });
-      out(opts.json ? JSON.stringify(result, null, 2) : importSummary(result));
-    });
+    .action((opts: ImportOpts & { path?: string }) =>
+      runImport(
+        opts,
+        'OpenCode',
+        out,
+        (io) => importOpenCode({ source: opts.path ?? defaultOpenCodeDataDir(), loadSqlJs, open: io.open, onWarning: io.onWarning }),
+        importSummary,
+      ),
+    );
 }

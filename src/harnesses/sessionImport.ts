@@ -74,6 +74,28 @@ export async function writeImportedSession(
   return { appended: reply.appended ?? 0, created };
 }
 
+/** writeImportedSession, counted into `result`; a failed write is a warning and a skipped file, never a throw. */
+export async function writeAndCount(
+  api: ApiClient,
+  harness: string,
+  item: ImportedSession,
+  project: string | undefined,
+  transcript: string,
+  result: ImportResult,
+  warn: (message: string) => void,
+): Promise<void> {
+  try {
+    const written = await writeImportedSession(api, harness, item, project, transcript);
+    result.sessions++;
+    if (item.parentKey) result.subagents++;
+    if (written.created) result.created++;
+    result.turnsAdded += written.appended;
+  } catch (err) {
+    warn(`${item.file}: skipped (${(err as Error).message})`);
+    result.skipped++;
+  }
+}
+
 /**
  * Runs `importOne` on every item, level by level (main sessions, then their sub-agents, then
  * theirs), a few files at a time within a level so the store commits them together; closes the

@@ -15,7 +15,7 @@ import { BatonError } from '../../core/errors';
 import { HARNESS, subagentKey } from './hooks';
 import { claudeConfigDir } from './install';
 import { normalizeTranscript } from '../registry';
-import { importByLevel, writeImportedSession, type ImportedSession, type ImportResult } from '../sessionImport';
+import { importByLevel, writeAndCount, type ImportedSession, type ImportResult } from '../sessionImport';
 
 export type { ImportResult };
 
@@ -200,17 +200,8 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
     }
     const project = parsed.cwd ? path.resolve(parsed.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
     if (project) projects.set(item.key, project);
-    try {
-      // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
-      const written = await writeImportedSession(writer.api, HARNESS, item, project, parsed.text);
-      result.sessions++;
-      if (item.parentKey) result.subagents++;
-      if (written.created) result.created++;
-      result.turnsAdded += written.appended;
-    } catch (err) {
-      warn(`${item.file}: skipped (${(err as Error).message})`);
-      result.skipped++;
-    }
+    // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
+    await writeAndCount(writer.api, HARNESS, item, project, parsed.text, result, warn);
   };
 
   // Every parent is written before its children (level by level), a few files at a time.

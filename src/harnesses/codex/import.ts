@@ -14,7 +14,7 @@ import type { ApiAccess } from '../../api/client';
 import { BatonError } from '../../core/errors';
 import { subagentKey } from '../claudeStyleHooks';
 import { normalizeTranscript } from '../registry';
-import { importByLevel, writeImportedSession, type ImportedSession, type ImportResult } from '../sessionImport';
+import { importByLevel, writeAndCount, type ImportedSession, type ImportResult } from '../sessionImport';
 import { HARNESS } from './hooks';
 import { codexHome } from './install';
 
@@ -234,16 +234,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportRe
     }
     const project = item.cwd ? path.resolve(item.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
     if (project) projects.set(item.key, project);
-    try {
-      const written = await writeImportedSession(writer.api, HARNESS, item, project, reduced.text);
-      result.sessions++;
-      if (item.parentKey) result.subagents++;
-      if (written.created) result.created++;
-      result.turnsAdded += written.appended;
-    } catch (err) {
-      warn(`${item.file}: skipped (${(err as Error).message})`);
-      result.skipped++;
-    }
+    await writeAndCount(writer.api, HARNESS, item, project, reduced.text, result, warn);
   };
 
   await importByLevel(items, writer, importOne, options.onProgress);
