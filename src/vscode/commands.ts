@@ -208,9 +208,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!chosen) return;
       const node = await tree.nodeFor(chosen);
       if (!node) throw new Error(`Session ${chosen} is not in the store.`);
-      await tree.ensureListed(chosen);
-      await view.reveal(node, { select: true, focus: true, expand: true });
-      return node;
+      // A refresh from live events can land between widening the pages and the reveal, and the
+      // reveal then finds the older page: widen again and retry (bounded).
+      for (let attempt = 1; ; attempt++) {
+        await tree.ensureListed(chosen);
+        try {
+          await view.reveal(node, { select: true, focus: true, expand: true });
+          return node;
+        } catch (err) {
+          if (attempt >= 3) throw err;
+          log.info(`reveal of ${chosen} (attempt ${attempt}): ${(err as Error).message}; trying again`);
+          tree.refresh();
+          await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+        }
+      }
     }),
     reg('baton.refreshSessions', () => tree.refresh()),
     reg('baton.loadMoreSessions', (parentKey: string | null) => tree.loadMore(parentKey ?? null)),
