@@ -33,10 +33,10 @@ import {
   workbenchUrl,
   writeUserSettings,
 } from '../../scripts/vscodeHost';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { chromiumBin, launchBrowserPage } from './browser';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const chromiumBin = process.env.BATON_VSCODE_CHROMIUM || '/usr/bin/chromium';
 const timeoutMs = Number(process.env.BATON_VSCODE_TIMEOUT_MS || 600_000);
 const verbose = process.env.BATON_VSCODE_VERBOSE === '1';
 const uiProbeEnabled = process.env.BATON_VSCODE_UI !== '0';
@@ -149,20 +149,7 @@ async function main(): Promise<number> {
     const run = async (): Promise<number> => {
       await waitForHttp(`${base}/healthz`, codeServer!, 60_000);
       say(`code-server answers after ${((Date.now() - started) / 1000).toFixed(1)} s; launching ${chromiumBin}`);
-      browser = await chromium.launch({
-        executablePath: chromiumBin,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-          '--disable-quic',
-        ],
-      });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      page = await context.newPage();
+      ({ browser, page } = await launchBrowserPage());
       page.on('console', (msg) => {
         browserLog.write(`[${msg.type()}] ${msg.text()}\n`);
         if (verbose) process.stdout.write(`[browser ${msg.type()}] ${msg.text()}\n`);
@@ -497,9 +484,26 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
     for (let tries = 1; ; tries++) {
       const suffix = tries > 1 ? ` (attempt ${tries})` : '';
       await step(`run "Baton: Preview Inherited Context" and choose the session${suffix}`, async () => {
-        await palette('Baton: Preview Inherited Context');
-        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Choose a session' }).waitFor({ state: 'visible', timeout: STEP_MS });
-        await quickInput.fill(req.title);
+        const chooser = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Choose a session' });
+        // A webview that takes the focus as it finishes loading (the transcript just opened) closes a
+        // quick pick that has just shown: then the focus goes back to the workbench and it is asked for again.
+        for (let attempt = 1; ; attempt++) {
+          await palette('Baton: Preview Inherited Context');
+          const shown = await chooser.waitFor({ state: 'visible', timeout: attempt < 3 ? 10_000 : STEP_MS }).then(
+            () => true,
+            () => false,
+          );
+          const typed =
+            shown &&
+            (await quickInput.fill(req.title, { timeout: 5_000 }).then(
+              () => true,
+              () => false,
+            ));
+          if (typed) break;
+          if (attempt === 3) throw new Error('the session chooser closed before the session could be typed into it, three times');
+          if (await quickInput.isVisible()) await page.keyboard.press('Escape');
+          await page.locator('.part.sidebar .composite.title').first().click();
+        }
         await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: req.title }).first().waitFor({ state: 'visible', timeout: STEP_MS });
         await quickInput.press('Enter');
         const tab = page.locator('.tabs-container .tab', { hasText: /Inherited / }).first();

@@ -12,7 +12,7 @@ import { type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   codeServerBin,
   freePort,
@@ -28,11 +28,11 @@ import {
 } from '../../../scripts/vscodeHost';
 import { BatonClient } from '../../../src/client/batonClient';
 import { readEndpoint } from '../../../src/node/endpoint';
+import { chromiumBin, launchBrowserPage } from '../browser';
 import { bundleScriptedModel } from '../bundleSuite';
 import { startScriptServer, type ScriptServer } from './scriptServer';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
-export const chromiumBin = process.env.BATON_VSCODE_CHROMIUM || '/usr/bin/chromium';
 const verbose = process.env.BATON_VSCODE_VERBOSE === '1';
 
 /** Why the chat host cannot start here (null: it can). */
@@ -137,20 +137,9 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
       });
     }
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, codeServer, 60_000);
-    browser = await chromium.launch({
-      executablePath: chromiumBin,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
+    const launched = await launchBrowserPage();
+    browser = launched.browser;
+    const page = launched.page;
     page.on('console', (msg) => consoleLog.write(`[${msg.type()}] ${msg.text()}\n`));
     page.on('pageerror', (err) => consoleLog.write(`[pageerror] ${err.stack ?? err.message}\n`));
     await seedChatSetup(page, port);

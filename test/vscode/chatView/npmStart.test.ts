@@ -17,10 +17,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { freePort } from '../../../scripts/vscodeHost';
 import { readDemoMarker } from '../../../src/node/demoData';
-import { chatHostMissing, chromiumBin } from './chatHost';
+import { launchBrowserPage } from '../browser';
+import { chatHostMissing } from './chatHost';
 import { clearToasts, latestReply, pickModel, prepareChat, runCommand, send } from './chatUi';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -125,12 +126,7 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     featuredKey = readDemoMarker(demoDir)?.featured ?? '';
     assert.ok(featuredKey, 'the demo names a featured session');
 
-    browser = await chromium.launch({
-      executablePath: chromiumBin,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
+    ({ browser, page } = await launchBrowserPage());
     // The printed URL answers once code-server is up.
     const deadline = Date.now() + 60_000;
     for (;;) {
