@@ -2,7 +2,6 @@
 // into the store, through the same writes the live hooks make.
 
 import { Command, Option } from 'commander';
-import type { ApiAccess } from '../api/client';
 import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
 import { HARNESS as CODEX } from '../harnesses/codex/hooks';
@@ -12,6 +11,7 @@ import { importCopilotChatSessions } from '../harnesses/copilot/import';
 import { openCode } from '../harnesses/openCode';
 import { defaultOpenCodeDataDir, importOpenCode } from '../harnesses/openCode/import';
 import { loadSqlJs } from '../store/sqljs';
+import type { ImportIo } from '../harnesses/sessionImport';
 import { liveEndpoint } from '../node/endpoint';
 import { openApi } from '../server/localApi';
 import { printRecoveryLine } from './openStore';
@@ -64,13 +64,6 @@ export function importSummary(result: ImportResult): string {
   if (result.skipped > 0) extras.push(`${plural(result.skipped, 'file')} skipped`);
   if (extras.length) line += `; ${extras.join(', ')}`;
   return line;
-}
-
-/** What an import gets from its command: the API to write through, and where progress and warnings go. */
-interface ImportIo {
-  open(): Promise<ApiAccess>;
-  onProgress(done: number, total: number): void;
-  onWarning(message: string): void;
 }
 
 /**
@@ -140,7 +133,7 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
         opts,
         'VS Code agent mode',
         out,
-        (io) => importCopilotChatSessions({ source: opts.path, open: io.open, onWarning: io.onWarning }),
+        (io) => importCopilotChatSessions({ source: opts.path, ...io }),
         (result) => {
           const known = result.sessions - result.created;
           return (
@@ -163,12 +156,6 @@ export function registerImportCommands(program: Command, { dataDirOption, out }:
     .addOption(dataDirOption())
     .option('--json', 'machine-readable summary')
     .action((opts: ImportOpts & { path?: string }) =>
-      runImport(
-        opts,
-        'OpenCode',
-        out,
-        (io) => importOpenCode({ source: opts.path ?? defaultOpenCodeDataDir(), loadSqlJs, open: io.open, onWarning: io.onWarning }),
-        importSummary,
-      ),
+      runImport(opts, 'OpenCode', out, (io) => importOpenCode({ source: opts.path ?? defaultOpenCodeDataDir(), loadSqlJs, ...io }), importSummary),
     );
 }

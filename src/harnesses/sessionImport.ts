@@ -1,11 +1,19 @@
-// What every `baton import <harness>` of transcript files shares once the harness's own code has
-// found the files and reduced each to what Baton reads: writing a session (new, or only the turns
-// the store lacks) through the API, and importing the lineage level by level so that every parent
-// is written before its children. Used by the Claude Code and Codex imports.
+// What every `baton import <harness>` shares once the harness's own code has read its history:
+// writing a session (new, or only the turns the store lacks) through the API, counting it, and
+// importing the lineage level by level so that every parent is written before its children.
 
 import * as fs from 'node:fs';
 import type { ApiAccess, ApiClient } from '../api/client';
 import { DEFAULT_AGENT } from '../core/agents';
+import { BatonError } from '../core/errors';
+
+/** What an import is given: the API to write through, and where progress and warnings go. */
+export interface ImportIo {
+  /** Opens the API to write through (the running server's, or in-process); called once the source is known good. */
+  open(): Promise<ApiAccess>;
+  onProgress?(done: number, total: number): void;
+  onWarning?(message: string): void;
+}
 
 /** One transcript file to import as one Baton session. */
 export interface ImportedSession {
@@ -38,60 +46,92 @@ export interface ImportResult {
 /** Files written at the same time (within one level of the lineage). */
 const CONCURRENCY = 8;
 
-/** Bodies above this go by file path (the server caps request bodies, 8 MB by default). */
-const INLINE_LIMIT = 7 * 1024 * 1024;
+/** Bodies above this go by file path, or not at all (the server caps request bodies, 8 MB by default). */
+export const INLINE_LIMIT = 7 * 1024 * 1024;
+
+/** One session as an import writes it. */
+export interface SessionWrite {
+  key: string;
+  project?: string;
+  title?: string;
+  /** Sub-agents: the parent's key, and the harness's agent id and type. */
+  parentKey?: string;
+  agentId?: string;
+  agentType?: string;
+  /** How a new session ends: `ended`, or `completed` for a sub-agent whose run returned. */
+  status?: 'ended' | 'completed';
+  /** A file's text reduced to what Baton reads, or the message list the harness's hooks send inline. */
+  transcript: string | unknown[];
+  /** The file `transcript` was read from: over the inline limit, the server reads that file itself (it must be under its transcript folders). */
+  file?: string;
+}
+
+/** The running totals of an import, and the warning that goes both into them and to the caller. */
+export function importTally(source: string, onWarning?: (message: string) => void): { result: ImportResult; warn(message: string): void } {
+  const result: ImportResult = { source, via: 'store', sessions: 0, subagents: 0, created: 0, turnsAdded: 0, skipped: 0, warnings: [] };
+  return {
+    result,
+    warn: (message) => {
+      result.warnings.push(message);
+      onWarning?.(message);
+    },
+  };
+}
 
 /**
  * Creates (and ends) a new session, or adds the missing turns of a known one, through the API
- * (the running server's, or the same handlers in-process): returns turns added and whether it was new.
- * `transcript` is the file reduced to what Baton reads; a large one is read by the server from the
- * file itself (which must then be under its transcript folders).
+ * (the running server's, or the same handlers in-process): returns turns added and whether it was
+ * new. With `keepLive`, a session the live hooks recorded (not ended by an import) is left as it is.
  */
 export async function writeImportedSession(
   api: ApiClient,
   harness: string,
-  item: ImportedSession,
-  project: string | undefined,
-  transcript: string,
-): Promise<{ appended: number; created: boolean }> {
+  session: SessionWrite,
+  options: { keepLive?: boolean } = {},
+): Promise<{ appended: number; created: boolean; live: boolean }> {
   // The import writes as the default agent: a session of the key in another agent is not this one.
-  const known = await api.callOrNull('getSession', { params: { key: item.key } });
+  const known = await api.callOrNull('getSession', { params: { key: session.key } });
   const created = known === null || known.agentId !== DEFAULT_AGENT;
-  const base = { harness, sessionKey: item.key, project };
+  if (options.keepLive && !created && known.endReason !== 'import') return { appended: 0, created, live: true };
+  let source: { transcript: string | unknown[] } | { transcriptPath: string } = { transcript: session.transcript };
+  if (Buffer.byteLength(JSON.stringify(session.transcript)) > INLINE_LIMIT) {
+    if (!session.file) throw new BatonError('payload_too_large', `its transcript is larger than ${INLINE_LIMIT} bytes`);
+    source = { transcriptPath: fs.realpathSync(session.file) };
+  }
+  const base = { harness, sessionKey: session.key, project: session.project };
   if (created) {
     await api.call('sessionStart', {
       body: {
         ...base,
         source: 'import',
-        ...(item.parentKey ? { parentSessionKey: item.parentKey, harnessAgentId: item.agentId, harnessAgentType: item.agentType } : {}),
+        title: session.title?.slice(0, 500),
+        ...(session.parentKey ? { parentSessionKey: session.parentKey, harnessAgentId: session.agentId, harnessAgentType: session.agentType } : {}),
       },
     });
   }
-  const source = Buffer.byteLength(JSON.stringify(transcript)) > INLINE_LIMIT ? { transcriptPath: fs.realpathSync(item.file) } : { transcript };
   const reply = created
-    ? await api.call('sessionEnd', { body: { ...base, ...source, status: 'ended', reason: 'import' } })
+    ? await api.call('sessionEnd', { body: { ...base, ...source, status: session.status ?? 'ended', reason: 'import' } })
     : await api.call('userPromptSubmit', { body: { ...base, ...source } });
-  return { appended: reply.appended ?? 0, created };
+  return { appended: reply.appended ?? 0, created, live: false };
 }
 
-/** writeImportedSession, counted into `result`; a failed write is a warning and a skipped file, never a throw. */
+/** writeImportedSession, counted into `result`; a failed write is a warning about `origin` and a skip, never a throw. */
 export async function writeAndCount(
   api: ApiClient,
   harness: string,
-  item: ImportedSession,
-  project: string | undefined,
-  transcript: string,
-  result: ImportResult,
-  warn: (message: string) => void,
+  session: SessionWrite,
+  origin: string,
+  tally: { result: ImportResult; warn(message: string): void },
 ): Promise<void> {
+  const { result, warn } = tally;
   try {
-    const written = await writeImportedSession(api, harness, item, project, transcript);
+    const written = await writeImportedSession(api, harness, session);
     result.sessions++;
-    if (item.parentKey) result.subagents++;
+    if (session.parentKey) result.subagents++;
     if (written.created) result.created++;
     result.turnsAdded += written.appended;
   } catch (err) {
-    warn(`${item.file}: skipped (${(err as Error).message})`);
+    warn(`${origin}: skipped (${(err as Error).message})`);
     result.skipped++;
   }
 }

@@ -10,12 +10,12 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApiAccess } from '../../api/client';
 import { BatonError } from '../../core/errors';
 import { HARNESS, subagentKey } from './hooks';
 import { claudeConfigDir } from './install';
+import { asObj, type Obj } from '../../core/normalize';
 import { normalizeTranscript } from '../registry';
-import { importByLevel, writeAndCount, type ImportedSession, type ImportResult } from '../sessionImport';
+import { importByLevel, importTally, writeAndCount, type ImportedSession, type ImportIo, type ImportResult } from '../sessionImport';
 
 export type { ImportResult };
 
@@ -25,22 +25,15 @@ export interface ImportItem extends ImportedSession {
   sessionId: string;
 }
 
-export interface ImportOptions {
+export interface ImportOptions extends ImportIo {
   /** The `projects` folder to read. */
   projectsDir: string;
-  /** Opens the API to write through (the running server's, or in-process); called once the folder is known good. */
-  open(): Promise<ApiAccess>;
-  onProgress?(done: number, total: number): void;
-  onWarning?(message: string): void;
 }
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
 export function defaultClaudeProjectsDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(path.resolve(claudeConfigDir(env)), 'projects');
 }
-
-type Obj = Record<string, unknown>;
-const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 
 function readDir(dir: string, warn: (m: string) => void): fs.Dirent[] {
   try {
@@ -167,11 +160,8 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
   const source = path.resolve(options.projectsDir);
   if (!fs.existsSync(source) || !fs.statSync(source).isDirectory())
     throw new BatonError('not_found', `${source} is not a directory (expected Claude Code's projects folder)`);
-  const result: ImportResult = { source, via: 'store', sessions: 0, subagents: 0, created: 0, turnsAdded: 0, skipped: 0, warnings: [] };
-  const warn = (message: string) => {
-    result.warnings.push(message);
-    options.onWarning?.(message);
-  };
+  const tally = importTally(source, options.onWarning);
+  const { result, warn } = tally;
   const items = scanClaudeProjects(source, warn);
   const writer = await options.open();
   result.via = writer.via;
@@ -201,7 +191,7 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
     const project = parsed.cwd ? path.resolve(parsed.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
     if (project) projects.set(item.key, project);
     // A large transcript is read by the server from the file itself (allowed under ~/.claude/projects).
-    await writeAndCount(writer.api, HARNESS, item, project, parsed.text, result, warn);
+    await writeAndCount(writer.api, HARNESS, { ...item, project, transcript: parsed.text }, item.file, tally);
   };
 
   // Every parent is written before its children (level by level), a few files at a time.

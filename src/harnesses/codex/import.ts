@@ -10,11 +10,11 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApiAccess } from '../../api/client';
 import { BatonError } from '../../core/errors';
 import { subagentKey } from '../claudeStyleHooks';
+import { asObj, type Obj } from '../../core/normalize';
 import { normalizeTranscript } from '../registry';
-import { importByLevel, writeAndCount, type ImportedSession, type ImportResult } from '../sessionImport';
+import { importByLevel, importTally, writeAndCount, type ImportedSession, type ImportIo, type ImportResult } from '../sessionImport';
 import { HARNESS } from './hooks';
 import { codexHome } from './install';
 
@@ -28,13 +28,9 @@ export interface CodexImportItem extends ImportedSession {
   cwd?: string;
 }
 
-export interface CodexImportOptions {
+export interface CodexImportOptions extends ImportIo {
   /** The `sessions` folder to read. */
   sessionsDir: string;
-  /** Opens the API to write through (the running server's, or in-process); called once the folder is known good. */
-  open(): Promise<ApiAccess>;
-  onProgress?(done: number, total: number): void;
-  onWarning?(message: string): void;
 }
 
 /** `$CODEX_HOME/sessions`, else `~/.codex/sessions`. */
@@ -42,8 +38,6 @@ export function defaultCodexSessionsDir(env: NodeJS.ProcessEnv = process.env): s
   return path.join(path.resolve(codexHome(env)), 'sessions');
 }
 
-type Obj = Record<string, unknown>;
-const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /** What a rollout's `session_meta` says about its thread. */
@@ -205,11 +199,8 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportRe
   const source = path.resolve(options.sessionsDir);
   if (!fs.existsSync(source) || !fs.statSync(source).isDirectory())
     throw new BatonError('not_found', `${source} is not a directory (expected Codex's sessions folder)`);
-  const result: ImportResult = { source, via: 'store', sessions: 0, subagents: 0, created: 0, turnsAdded: 0, skipped: 0, warnings: [] };
-  const warn = (message: string) => {
-    result.warnings.push(message);
-    options.onWarning?.(message);
-  };
+  const tally = importTally(source, options.onWarning);
+  const { result, warn } = tally;
   // Files that are not rollouts are warned about (and counted) here; they never become items.
   const before = result.warnings.length;
   const items = scanCodexSessions(source, warn);
@@ -234,7 +225,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportRe
     }
     const project = item.cwd ? path.resolve(item.cwd) : item.parentKey ? projects.get(item.parentKey) : undefined;
     if (project) projects.set(item.key, project);
-    await writeAndCount(writer.api, HARNESS, item, project, reduced.text, result, warn);
+    await writeAndCount(writer.api, HARNESS, { ...item, project, transcript: reduced.text }, item.file, tally);
   };
 
   await importByLevel(items, writer, importOne, options.onProgress);

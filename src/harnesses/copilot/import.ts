@@ -11,11 +11,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ApiAccess, ApiClient } from '../../api/client';
-import { DEFAULT_AGENT } from '../../core/agents';
 import { BatonError } from '../../core/errors';
 import { subagentKey } from '../claudeStyleHooks';
-import { parseChatSession, type ChatMessage } from './chatSessions';
+import { writeImportedSession, type ImportIo } from '../sessionImport';
+import { parseChatSession } from './chatSessions';
 import { HARNESS } from './hooks';
 import { vscodeWorkspaceStorageRoots } from './index';
 
@@ -25,11 +24,9 @@ import { vscodeWorkspaceStorageRoots } from './index';
  */
 export const BATON_PARTICIPANT = 'baton.chat';
 
-export interface CopilotImportOptions {
+export interface CopilotImportOptions extends ImportIo {
   /** A chat session file, a chatSessions folder, a workspaceStorage/<hash> folder or a workspaceStorage folder; default: every known one. */
   source?: string;
-  open(): Promise<ApiAccess>;
-  onWarning?(message: string): void;
 }
 
 export interface CopilotImportResult {
@@ -81,31 +78,6 @@ export function workspaceFolderOf(chatSessionFile: string): string | undefined {
   }
 }
 
-async function writeSession(
-  api: ApiClient,
-  args: { key: string; parentKey?: string; callId?: string; agentType?: string; title?: string; project?: string; messages: ChatMessage[] },
-): Promise<{ created: boolean; appended: number; live?: boolean }> {
-  const known = await api.callOrNull('getSession', { params: { key: args.key } });
-  const created = known === null || known.agentId !== DEFAULT_AGENT;
-  // Recorded live by the hooks: they hold it more exactly (and render tools their own way).
-  if (!created && known.endReason !== 'import') return { created, appended: 0, live: true };
-  const base = { harness: HARNESS, sessionKey: args.key, project: args.project };
-  if (created)
-    await api.call('sessionStart', {
-      body: {
-        ...base,
-        source: 'import',
-        title: args.title?.slice(0, 500),
-        ...(args.parentKey ? { parentSessionKey: args.parentKey, harnessAgentId: args.callId, harnessAgentType: args.agentType } : {}),
-      },
-    });
-  const transcript = args.messages;
-  const reply = created
-    ? await api.call('sessionEnd', { body: { ...base, transcript, status: args.parentKey ? 'completed' : 'ended', reason: 'import' } })
-    : await api.call('userPromptSubmit', { body: { ...base, transcript } });
-  return { created, appended: reply.appended ?? 0 };
-}
-
 /** Imports chat session files through the API; never throws for one bad file (it is skipped with a warning). */
 export async function importCopilotChatSessions(options: CopilotImportOptions): Promise<CopilotImportResult> {
   const sources = options.source ? [path.resolve(options.source)] : vscodeWorkspaceStorageRoots(process.env, os.homedir()).filter(isDir);
@@ -129,22 +101,29 @@ export async function importCopilotChatSessions(options: CopilotImportOptions): 
         }
         const project = workspaceFolderOf(file);
         const title = chat.title ?? chat.messages.find((m) => m.role === 'user')?.content.split('\n')[0];
-        const written = await writeSession(access.api, { key: chat.sessionId, title, project, messages: chat.messages });
+        // A chat the hooks recorded live is kept as they stored it (they hold it more exactly, and render tools their own way).
+        const written = await writeImportedSession(access.api, HARNESS, { key: chat.sessionId, title, project, transcript: chat.messages }, { keepLive: true });
         result.sessions++;
         result.created += written.created ? 1 : 0;
         result.turnsAdded += written.appended;
         // The hooks recorded this chat and its sub-agents (under the call ids they saw): nothing to add.
         if (written.live) continue;
         for (const s of chat.subagents) {
-          const child = await writeSession(access.api, {
-            key: subagentKey(chat.sessionId, s.callId),
-            parentKey: chat.sessionId,
-            callId: s.callId,
-            agentType: s.agentName,
-            title: s.description,
-            project,
-            messages: s.messages,
-          });
+          const child = await writeImportedSession(
+            access.api,
+            HARNESS,
+            {
+              key: subagentKey(chat.sessionId, s.callId),
+              parentKey: chat.sessionId,
+              agentId: s.callId,
+              agentType: s.agentName,
+              title: s.description,
+              project,
+              status: 'completed',
+              transcript: s.messages,
+            },
+            { keepLive: true },
+          );
           result.sessions++;
           result.subagents++;
           result.created += child.created ? 1 : 0;

@@ -14,10 +14,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import type { ApiAccess, ApiClient } from '../../api/client';
-import { DEFAULT_AGENT } from '../../core/agents';
 import { BatonError } from '../../core/errors';
+import { asObj, type Obj } from '../../core/normalize';
 import { normalizeTranscript } from '../registry';
+import { importTally, writeAndCount, type ImportIo, type ImportResult } from '../sessionImport';
 import { openCode } from './index';
 import { slimMessages, type OpenCodeMessage } from './messages';
 import { sqliteImage } from './sqliteImage';
@@ -38,30 +38,16 @@ export interface OpenCodeSession {
   origin: string;
 }
 
-export interface OpenCodeImportOptions {
+export interface OpenCodeImportOptions extends ImportIo {
   /** OpenCode's data folder (holding opencode.db), an opencode.db file, a folder of `opencode export` files or one such file. */
   source: string;
   /** sql.js, for reading opencode.db (the store's loader). */
   loadSqlJs(): Promise<SqlJsStatic>;
-  /** Opens the API to write through (the running server's, or in-process); called once the source is read. */
-  open(): Promise<ApiAccess>;
-  onWarning?(message: string): void;
 }
 
-export interface OpenCodeImportResult {
-  source: string;
+export interface OpenCodeImportResult extends ImportResult {
   /** What was read: OpenCode's database, or export files. */
   format: 'database' | 'exports';
-  via: 'server' | 'store';
-  /** Sessions written (new or already known), sub-agents included. */
-  sessions: number;
-  subagents: number;
-  /** Sessions that did not exist before this import. */
-  created: number;
-  turnsAdded: number;
-  /** Files or sessions skipped: unreadable, not OpenCode's, or without any turn. */
-  skipped: number;
-  warnings: string[];
 }
 
 /** `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` (where OpenCode keeps opencode.db). */
@@ -69,8 +55,6 @@ export function defaultOpenCodeDataDir(env: NodeJS.ProcessEnv = process.env, hom
   return openCode.transcripts!.roots(env, home)[0];
 }
 
-type Obj = Record<string, unknown>;
-const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 
 /** Session info as OpenCode shapes it (`Session.Info`: export files, and the database's columns mapped to it). */
@@ -218,49 +202,12 @@ export function parentsFirst(sessions: OpenCodeSession[]): Array<OpenCodeSession
   return sessions.map((s) => ({ ...s, depth: depthOf(s) })).sort((a, b) => a.depth - b.depth);
 }
 
-/** Bodies above this are refused (the server caps request bodies, 8 MB by default). */
-const INLINE_LIMIT = 7 * 1024 * 1024;
-
-/** Creates (and ends) a new session, or adds the missing turns of a known one: turns added and whether it was new. */
-async function writeSession(api: ApiClient, session: OpenCodeSession, transcript: OpenCodeMessage[]): Promise<{ appended: number; created: boolean }> {
-  // The import writes as the default agent: a session of the key in another agent is not this one.
-  const known = await api.callOrNull('getSession', { params: { key: session.id } });
-  const created = known === null || known.agentId !== DEFAULT_AGENT;
-  const base = { harness: HARNESS, sessionKey: session.id, project: session.directory };
-  if (created) {
-    await api.call('sessionStart', {
-      body: {
-        ...base,
-        source: 'import',
-        title: session.title?.slice(0, 500),
-        ...(session.parentID ? { parentSessionKey: session.parentID, harnessAgentType: session.agent } : {}),
-      },
-    });
-  }
-  const reply = created
-    ? await api.call('sessionEnd', { body: { ...base, transcript, status: 'ended', reason: 'import' } })
-    : await api.call('userPromptSubmit', { body: { ...base, transcript } });
-  return { appended: reply.appended ?? 0, created };
-}
-
 export async function importOpenCode(options: OpenCodeImportOptions): Promise<OpenCodeImportResult> {
   const source = path.resolve(options.source);
   const where = locate(source);
-  const result: OpenCodeImportResult = {
-    source,
-    format: where.format,
-    via: 'store',
-    sessions: 0,
-    subagents: 0,
-    created: 0,
-    turnsAdded: 0,
-    skipped: 0,
-    warnings: [],
-  };
-  const warn = (message: string) => {
-    result.warnings.push(message);
-    options.onWarning?.(message);
-  };
+  const tally = importTally(source, options.onWarning);
+  const result: OpenCodeImportResult = Object.assign(tally.result, { format: where.format });
+  const warn = tally.warn;
   let sessions: OpenCodeSession[];
   if (where.format === 'database') sessions = await readOpenCodeDatabase(where.file, options.loadSqlJs, warn);
   else {
@@ -274,26 +221,20 @@ export async function importOpenCode(options: OpenCodeImportOptions): Promise<Op
     // One at a time, parents first: a child's start finds its parent stored.
     for (const session of parentsFirst(sessions)) {
       // Exactly the list the plugin sends, as it arrives over HTTP.
-      const transcript = JSON.parse(JSON.stringify(slimMessages(session.messages))) as OpenCodeMessage[];
-      if (normalizeTranscript(JSON.stringify(transcript), { harness: HARNESS }).length === 0) {
+      const json = JSON.stringify(slimMessages(session.messages));
+      if (normalizeTranscript(json, { harness: HARNESS }).length === 0) {
         result.skipped++; // a session that never got a message in: nothing to show
         continue;
       }
-      if (Buffer.byteLength(JSON.stringify(transcript)) > INLINE_LIMIT) {
-        warn(`${session.origin}: skipped, its transcript is larger than ${INLINE_LIMIT} bytes`);
-        result.skipped++;
-        continue;
-      }
-      try {
-        const written = await writeSession(writer.api, session, transcript);
-        result.sessions++;
-        if (session.parentID) result.subagents++;
-        if (written.created) result.created++;
-        result.turnsAdded += written.appended;
-      } catch (err) {
-        warn(`${session.origin}: skipped (${(err as Error).message})`);
-        result.skipped++;
-      }
+      // Keyed and parented as the plugin keys them; a transcript over the inline limit is skipped with a warning.
+      const write = {
+        key: session.id,
+        project: session.directory,
+        title: session.title,
+        ...(session.parentID ? { parentKey: session.parentID, agentType: session.agent } : {}),
+        transcript: JSON.parse(json) as OpenCodeMessage[],
+      };
+      await writeAndCount(writer.api, HARNESS, write, session.origin, tally);
     }
   } finally {
     await writer.close();
