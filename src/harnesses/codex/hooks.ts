@@ -1,32 +1,21 @@
 // Codex's hook mapping (docs/harnesses.md): Claude Code's shape, with Codex's quirks for the shared
 // flow (claudeStyleHooks.ts). Kept apart from the installer: the hook command loads only this.
 
-import * as fs from 'node:fs';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
+import { firstLine, rolloutMeta } from './rollout';
 
 export const HARNESS = 'codex';
 
-// SubagentStart carries the *child's* rollout, whose first line
-// (session_meta) names the spawning thread of a nested sub-agent.
-function firstLine(file: string): string {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).toString('utf8').split('\n')[0];
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+// SubagentStart carries the *child's* rollout, whose first line (session_meta) names the spawning
+// thread of a nested sub-agent, read as `baton import codex` reads it (rollout.ts).
 
-/** The spawner of a nested sub-agent: the rollout's session_meta `parent_thread_id`, unless it is the root. */
+/** The spawner of a nested sub-agent: the rollout's spawning thread, unless it is the root. */
 function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): string | null {
   if (!agentTranscriptPath) return null;
   try {
-    const meta = JSON.parse(firstLine(agentTranscriptPath)) as { type?: string; payload?: { parent_thread_id?: unknown } };
-    const parent = meta.type === 'session_meta' ? meta.payload?.parent_thread_id : undefined;
-    return typeof parent === 'string' && parent && parent !== sessionId ? parent : null;
+    const parent = rolloutMeta(firstLine(agentTranscriptPath))?.parentThreadId;
+    return parent && parent !== sessionId ? parent : null;
   } catch {
     return null;
   }

@@ -1,0 +1,61 @@
+// What a Codex rollout's first line (`session_meta`) says about its thread: read by the hook
+// command (a sub-agent's spawner, claudeStyleHooks.ts) and by `baton import codex`, so that both
+// key and parent a thread the same way (docs/harnesses.md).
+
+import * as fs from 'node:fs';
+import { asObj, type Obj } from '../../core/normalize';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+
+/** What a rollout's `session_meta` says about its thread. */
+export interface RolloutMeta {
+  threadId: string;
+  /** The root session (absent in rollouts of Codex versions that did not write it). */
+  sessionId?: string;
+  parentThreadId?: string;
+  nickname?: string;
+  role?: string;
+  cwd?: string;
+}
+
+/** The thread a rollout's first line describes; null when that line is not a Codex session_meta. */
+export function rolloutMeta(firstLine: string): RolloutMeta | null {
+  let record: Obj | undefined;
+  try {
+    record = asObj(JSON.parse(firstLine));
+  } catch {
+    return null;
+  }
+  const p = asObj(record?.payload);
+  const threadId = str(p?.id);
+  if (record?.type !== 'session_meta' || !p || !threadId) return null;
+  const spawn = asObj(asObj(asObj(p.source)?.subagent)?.thread_spawn);
+  return {
+    threadId,
+    sessionId: str(p.session_id),
+    parentThreadId: str(p.parent_thread_id) ?? str(spawn?.parent_thread_id),
+    nickname: str(p.agent_nickname) ?? str(spawn?.agent_nickname),
+    role: str(p.agent_role) ?? str(spawn?.agent_role),
+    cwd: str(p.cwd),
+  };
+}
+
+/** The first line of a file, read in pieces (session_meta carries Codex's instructions: tens of KB). */
+export function firstLine(file: string, limit = 4 * 1024 * 1024): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    const buf = Buffer.alloc(64 * 1024);
+    for (let read = 0; read < limit;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, read);
+      if (n === 0) break;
+      const end = buf.subarray(0, n).indexOf(0x0a);
+      chunks.push(Buffer.from(buf.subarray(0, end >= 0 ? end : n)));
+      if (end >= 0) break;
+      read += n;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
