@@ -13,17 +13,12 @@
 // does not answer falls back to the roles above. Every request is recorded (parsed body, headers)
 // in arrival order.
 
-import * as http from 'node:http';
-import { listenOnLoopback, withJsonBody } from './loopbackServer';
+import type * as http from 'node:http';
+import { listenOnLoopback, recordingServer, type RecordedJsonRequest } from './loopbackServer';
 
 export type ChatRole = 'parent-first' | 'parent-followup' | 'subagent' | 'other';
 
-export interface ChatRequest {
-  seq: number;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-
-  body: any;
+export interface ChatRequest extends RecordedJsonRequest {
   role?: ChatRole;
 }
 
@@ -85,64 +80,53 @@ export async function startFakeChatCompletions(script: FakeChatScript): Promise<
     return offersTask ? 'parent-first' : 'other';
   };
 
-  const server = http.createServer((req, res) => {
-    withJsonBody(req, (parsed) => {
-      const body = parsed as Json;
-      const record: ChatRequest = { seq: requests.length, path: (req.url ?? '/').split('?')[0], headers: req.headers, body };
-      requests.push(record);
-      if (req.method !== 'POST' || !record.path.endsWith('/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `fake server: no ${req.method} ${record.path}` } }));
-        return;
-      }
-      record.role = classify(body);
-      const id = `chatcmpl-${++n}`;
-      const model = typeof body?.model === 'string' ? body.model : 'fake';
-      const created = Math.floor(Date.now() / 1000);
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const chunk = (delta: Json, finish: string | null) =>
-        res.write(
-          `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
-        );
-      const text = (t: string) => {
-        chunk({ role: 'assistant', content: '' }, null);
-        chunk({ content: t }, null);
-        chunk({}, 'stop');
-      };
-      const scripted = script.respond?.(body, req.headers);
-      if (scripted) {
-        chunk({ role: 'assistant', content: scripted.text ?? '' }, null);
-        (scripted.toolCalls ?? []).forEach((call, index) => {
-          chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null);
-          chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.arguments) } }] }, null);
-        });
-        chunk({}, scripted.toolCalls?.length ? 'tool_calls' : 'stop');
-      } else
-        switch (record.role) {
-          case 'parent-first': {
-            const args = JSON.stringify({ description: script.agentDescription, prompt: script.agentPrompt, subagent_type: script.subagentType });
-            chunk(
-              { role: 'assistant', content: null, tool_calls: [{ index: 0, id: taskCallId, type: 'function', function: { name: 'task', arguments: '' } }] },
-              null,
-            );
-            chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }, null);
-            chunk({}, 'tool_calls');
-            break;
-          }
-          case 'subagent':
-            text(script.subagentReply);
-            break;
-          case 'parent-followup':
-            text(script.parentFinal);
-            break;
-          default:
-            text('OK.');
+  const server = recordingServer(requests, '/chat/completions', (record, req, res) => {
+    const body = record.body as Json;
+    record.role = classify(body);
+    const id = `chatcmpl-${++n}`;
+    const model = typeof body?.model === 'string' ? body.model : 'fake';
+    const created = Math.floor(Date.now() / 1000);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: Json, finish: string | null) =>
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+    const text = (t: string) => {
+      chunk({ role: 'assistant', content: '' }, null);
+      chunk({ content: t }, null);
+      chunk({}, 'stop');
+    };
+    const scripted = script.respond?.(body, req.headers);
+    if (scripted) {
+      chunk({ role: 'assistant', content: scripted.text ?? '' }, null);
+      (scripted.toolCalls ?? []).forEach((call, index) => {
+        chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null);
+        chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.arguments) } }] }, null);
+      });
+      chunk({}, scripted.toolCalls?.length ? 'tool_calls' : 'stop');
+    } else
+      switch (record.role) {
+        case 'parent-first': {
+          const args = JSON.stringify({ description: script.agentDescription, prompt: script.agentPrompt, subagent_type: script.subagentType });
+          chunk(
+            { role: 'assistant', content: null, tool_calls: [{ index: 0, id: taskCallId, type: 'function', function: { name: 'task', arguments: '' } }] },
+            null,
+          );
+          chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }, null);
+          chunk({}, 'tool_calls');
+          break;
         }
-      res.write(
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
-      );
-      res.end('data: [DONE]\n\n');
-    });
+        case 'subagent':
+          text(script.subagentReply);
+          break;
+        case 'parent-followup':
+          text(script.parentFinal);
+          break;
+        default:
+          text('OK.');
+      }
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+    );
+    res.end('data: [DONE]\n\n');
   });
   const { port, close } = await listenOnLoopback(server);
   return {

@@ -14,17 +14,12 @@
 // - 'other' -> a short text.
 // Every request is recorded (parsed body, headers) in arrival order.
 
-import * as http from 'node:http';
-import { listenOnLoopback, withJsonBody } from './loopbackServer';
+import type * as http from 'node:http';
+import { listenOnLoopback, recordingServer, type RecordedJsonRequest } from './loopbackServer';
 
 export type ResponsesRole = 'parent-first' | 'parent-spawned' | 'parent-followup' | 'subagent' | 'other';
 
-export interface ResponsesRequest {
-  seq: number;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-
-  body: any;
+export interface ResponsesRequest extends RecordedJsonRequest {
   role?: ResponsesRole;
 }
 
@@ -137,31 +132,22 @@ export async function startFakeResponses(script: FakeResponsesScript): Promise<F
     }
   };
 
-  const server = http.createServer((req, res) => {
-    withJsonBody(req, (parsed) => {
-      const body = parsed as Json;
-      const record: ResponsesRequest = { seq: requests.length, path: (req.url ?? '/').split('?')[0], headers: req.headers, body };
-      requests.push(record);
-      if (req.method !== 'POST' || !record.path.endsWith('/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `fake server: no ${req.method} ${record.path}` } }));
-        return;
-      }
-      const thread = typeof req.headers['thread-id'] === 'string' ? req.headers['thread-id'] : undefined;
-      const own = script.respond?.(body, req.headers);
-      if (!own) record.role = classify(body, thread);
-      if (record.role === 'parent-first') parentThread ??= thread;
-      const id = `resp_${++n}`;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (event: Json) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      send({ type: 'response.created', response: { id } });
-      (own ?? itemsFor(record.role!, body)).forEach((item, i) => send({ type: 'response.output_item.done', output_index: i, item }));
-      send({
-        type: 'response.completed',
-        response: { id, usage: { input_tokens: 10, input_tokens_details: null, output_tokens: 5, output_tokens_details: null, total_tokens: 15 } },
-      });
-      res.end();
+  const server = recordingServer(requests, '/responses', (record, req, res) => {
+    const body = record.body as Json;
+    const thread = typeof req.headers['thread-id'] === 'string' ? req.headers['thread-id'] : undefined;
+    const own = script.respond?.(body, req.headers);
+    if (!own) record.role = classify(body, thread);
+    if (record.role === 'parent-first') parentThread ??= thread;
+    const id = `resp_${++n}`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const send = (event: Json) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    send({ type: 'response.created', response: { id } });
+    (own ?? itemsFor(record.role!, body)).forEach((item, i) => send({ type: 'response.output_item.done', output_index: i, item }));
+    send({
+      type: 'response.completed',
+      response: { id, usage: { input_tokens: 10, input_tokens_details: null, output_tokens: 5, output_tokens_details: null, total_tokens: 15 } },
     });
+    res.end();
   });
   const { port, close } = await listenOnLoopback(server);
   return {
