@@ -32,8 +32,11 @@ export interface CodeServerOptions {
   port: number;
   userDataDir: string;
   extensionsDir: string;
-  /** A config file of our own, so a developer's ~/.config/code-server/config.yaml cannot interfere. */
-  configFile?: string;
+  /**
+   * A folder for a config file of our own (code-server.yaml: this port, no auth, no certificate),
+   * so a developer's ~/.config/code-server/config.yaml (a password, a certificate) cannot interfere.
+   */
+  configDir?: string;
   /** Workspace trust prompts off (tests). */
   disableWorkspaceTrust?: boolean;
   /**
@@ -49,8 +52,13 @@ export interface CodeServerOptions {
 
 /** Starts code-server on 127.0.0.1 in its own process group (stop it with killTree). */
 export function startCodeServer(o: CodeServerOptions): ChildProcess {
+  let configFile: string | undefined;
+  if (o.configDir) {
+    configFile = path.join(o.configDir, 'code-server.yaml');
+    fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${o.port}\nauth: none\ncert: false\n`);
+  }
   const args = [
-    ...(o.configFile ? ['--config', o.configFile] : []),
+    ...(configFile ? ['--config', configFile] : []),
     '--auth',
     'none',
     '--bind-addr',

@@ -34,7 +34,7 @@ import {
   writeUserSettings,
 } from '../../scripts/vscodeHost';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { chromiumBin, launchBrowserPage } from './browser';
+import { chromiumBin, frameWith, launchBrowserPage } from './browser';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const timeoutMs = Number(process.env.BATON_VSCODE_TIMEOUT_MS || 600_000);
@@ -104,15 +104,11 @@ async function main(): Promise<number> {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
 
-    // Our own config file, so that a developer's ~/.config/code-server/config.yaml (a password,
-    // a certificate) cannot change how the workbench is served.
-    const configFile = path.join(tmp, 'code-server.yaml');
-    fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
     writeUserSettings(dirs.userData, { ...HOST_SETTINGS });
     say(`starting code-server on ${base} (temp ${tmp})`);
     codeServer = startCodeServer({
       port,
-      configFile,
+      configDir: tmp,
       userDataDir: dirs.userData,
       extensionsDir: dirs.extensions,
       disableWorkspaceTrust: true,
@@ -314,23 +310,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
     await page.mouse.move(1270, 400);
     await page.waitForTimeout(400);
   };
-  /** The frame (of any webview) where `selector` matches, within `ms`. */
-  const frameWith = async (selector: string, ms: number): Promise<Frame | undefined> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      for (const f of page.frames()) {
-        if (
-          await f
-            .locator(selector)
-            .count()
-            .catch(() => 0)
-        )
-          return f;
-      }
-      if (Date.now() >= deadline) return undefined;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
+  const frameWithin = (selector: string, ms: number) => frameWith(page, selector, ms);
   say(`UI probe ${req.id}: driving the workbench`);
   try {
     fs.mkdirSync(outDir, { recursive: true });
@@ -444,7 +424,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
       // Webviews are nested iframes (iframe.webview > iframe#active-frame), and earlier panels may
       // have left frames behind: look for the turn in every frame of the page.
       const selector = `article.turn.focus#turn-${req.hitSeq}`;
-      const findFrame = (ms: number): Promise<Frame | undefined> => frameWith(selector, ms);
+      const findFrame = (ms: number): Promise<Frame | undefined> => frameWithin(selector, ms);
       let frame: Frame | undefined;
       await step(`the webview shows the hit turn, focused and marked${suffix}`, async () => {
         frame = await findFrame(attempts < 4 ? 12_000 : STEP_MS);
@@ -512,7 +492,7 @@ async function uiProbe(page: Page, req: UiRequest, outDir: string): Promise<void
       });
       let frame: Frame | undefined;
       await step(`the inherited-context preview shows its sections${suffix}`, async () => {
-        frame = await frameWith('section.part h2', tries < 3 ? 12_000 : STEP_MS);
+        frame = await frameWithin('section.part h2', tries < 3 ? 12_000 : STEP_MS);
         if (!frame && tries < 3) return 'not loaded: closing the editors and asking again';
         if (!frame) throw new Error('no frame shows section.part');
         inheritedSections = (await frame.locator('section.part h2').allInnerTexts()).map((t) => t.trim());

@@ -118,11 +118,9 @@ export async function startChatHost(options: ChatHostOptions = {}): Promise<Chat
   };
   try {
     const port = await freePort();
-    const configFile = path.join(root, 'code-server.yaml');
-    fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
     codeServer = startCodeServer({
       port,
-      configFile,
+      configDir: root,
       userDataDir: dirs.userData,
       extensionsDir: dirs.extensions,
       disableWorkspaceTrust: true,

@@ -17,10 +17,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { freePort } from '../../../scripts/vscodeHost';
 import { readDemoMarker } from '../../../src/node/demoData';
-import { launchBrowserPage } from '../browser';
+import { frameWith, launchBrowserPage } from '../browser';
 import { chatHostMissing } from './chatHost';
 import { clearToasts, latestReply, pickModel, prepareChat, runCommand, send } from './chatUi';
 
@@ -54,24 +54,6 @@ function waitForOutput(child: ChildProcess, output: () => string, re: RegExp, ms
     child.once('exit', exited);
     check();
   });
-}
-
-/** The frame (of any webview) where `selector` matches, within `ms`. */
-async function frameWith(page: Page, selector: string, ms: number): Promise<Frame | undefined> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    for (const f of page.frames()) {
-      if (
-        await f
-          .locator(selector)
-          .count()
-          .catch(() => 0)
-      )
-        return f;
-    }
-    if (Date.now() >= deadline) return undefined;
-    await page.waitForTimeout(250);
-  }
 }
 
 describe('npm start: Baton on the demo, seen through the browser (code-server, Chromium)', function () {
