@@ -15,21 +15,13 @@ import * as path from 'node:path';
 import { run } from '../test/helpers/claudeCli';
 import { startFakeResponses } from '../test/helpers/fakeResponses';
 import { harnessCliBin } from '../test/helpers/harnessClis';
-import { DEMO_PROJECT, DEMO_PROJECT_FILES } from './demoScript';
+import { DEMO_PROJECT } from './demoScript';
+import { PLACEHOLDER_HOME, writeProject } from './demoRecording';
 import { CODEX_DEMO_SESSIONS, respondForCodex } from './demoScriptCodex';
 
 const repoRoot = path.resolve(__dirname, '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'codex');
-/** What the temp folder becomes in the committed files: the Claude Code recording's home. */
-const PLACEHOLDER_HOME = '/home/dev';
 const CODEX_TIMEOUT_MS = 180_000;
-
-function writeProject(dir: string): void {
-  for (const [rel, text] of Object.entries(DEMO_PROJECT_FILES)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-}
 
 type Obj = Record<string, unknown>;
 

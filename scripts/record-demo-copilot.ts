@@ -21,12 +21,11 @@ import { startChatHost, type ChatHost } from '../test/vscode/chatView/chatHost';
 import { latestReply, newChat, pickModel, prepareChat, send } from '../test/vscode/chatView/chatUi';
 import { parseChatSession } from '../src/harnesses/copilot/chatSessions';
 import { COPILOT_CHATS, copilotModel, type CopilotChat, copilotProjectFiles, finalAnswer } from './demoScriptCopilot';
+import { PLACEHOLDER_HOME } from './demoRecording';
 import { DEMO_PROJECT } from './demoScript';
 
 const repoRoot = path.resolve(__dirname, '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'copilot');
-/** What the temp folder becomes in the committed files: the same home as the Claude Code recording. */
-const PLACEHOLDER_HOME = '/home/dev';
 const REPLY_TIMEOUT_MS = 120_000;
 const FLUSH_TIMEOUT_MS = 60_000;
 

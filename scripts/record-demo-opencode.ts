@@ -22,12 +22,11 @@ import { startFakeChatCompletions } from '../test/helpers/fakeChatCompletions';
 import { harnessCliBin } from '../test/helpers/harnessClis';
 import { makeOpenCodeHome } from '../test/helpers/openCodeHome';
 import { OPENCODE_DEMO_SESSIONS, respondForOpenCode } from './demoScriptOpenCode';
+import { PLACEHOLDER_HOME } from './demoRecording';
 import { DEMO_PROJECT, DEMO_PROJECT_FILES } from './demoScript';
 
 const repoRoot = path.resolve(__dirname, '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'opencode');
-/** What the temp folder becomes in the committed files: the same home as the Claude Code story's. */
-const PLACEHOLDER_HOME = '/home/dev';
 const OPENCODE_TIMEOUT_MS = 180_000;
 
 /** The session id in `opencode run --format json`'s event lines. */

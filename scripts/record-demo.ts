@@ -15,12 +15,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { claudeBin, claudeEnv, run } from '../test/helpers/claudeCli';
 import { startFakeAnthropic } from '../test/helpers/fakeAnthropic';
-import { DEMO_PROJECT, DEMO_PROJECT_FILES, DEMO_SESSIONS, respondFor } from './demoScript';
+import { DEMO_PROJECT, DEMO_SESSIONS, respondFor } from './demoScript';
+import { PLACEHOLDER_HOME, writeProject } from './demoRecording';
 
 const repoRoot = path.resolve(__dirname, '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'claude-code');
-/** What the temp folder becomes in the committed files: a believable, stable home. */
-const PLACEHOLDER_HOME = '/home/dev';
 const CLAUDE_TIMEOUT_MS = 180_000;
 
 function flag(name: string): boolean {
@@ -34,13 +33,6 @@ function option(name: string): string | undefined {
 /** Claude Code's folder name for a project path: every character but letters and digits becomes '-'. */
 function projectFolderName(projectPath: string): string {
   return projectPath.replace(/[^a-zA-Z0-9]/g, '-');
-}
-
-function writeProject(dir: string): void {
-  for (const [rel, text] of Object.entries(DEMO_PROJECT_FILES)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
 }
 
 /**
