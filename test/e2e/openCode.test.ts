@@ -5,15 +5,12 @@
 // the plugin's internals): the child's first model request carries the parent's context, and the
 // lineage is stored.
 //
-// Needs `npm run build` first (the plugin and CLI come from dist/). HOME and XDG folders are fresh
-// temp folders, the project is a git repository, OPENCODE_DISABLE_MODELS_FETCH=1, and each config
-// folder holds a package.json + package-lock.json naming @opencode-ai/plugin with an empty
-// node_modules/: without them OpenCode tries to npm-install the plugin package at start and, offline,
-// stalls for about a minute.
+// Needs `npm run build` first (the plugin and CLI come from dist/). OpenCode runs in a throwaway
+// home (test/helpers/openCodeHome.ts: fresh HOME and XDG folders, a git project, the plugin
+// package marked installed so that, offline, OpenCode does not stall trying to npm-install it).
 // Debugging: BATON_TEST_SHOW=1 prints opencode's output, the requests and Baton's hooks.log.
 
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,23 +20,12 @@ import { baton, run, type RunResult } from '../helpers/claudeCli';
 import { chatText, startFakeChatCompletions, type FakeChatCompletions } from '../helpers/fakeChatCompletions';
 import { requireHarnessCli } from '../helpers/harnessClis';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
+import { makeOpenCodeHome } from '../helpers/openCodeHome';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const OPENCODE_TIMEOUT_MS = 150_000;
-const PLUGIN_VERSION = '1.18.33';
 const AGENT_PROMPT = 'Investigate the auth module and report back';
 const INHERIT_HEADING = 'Inherited from Parent Session';
-
-/** The files that tell OpenCode its plugin package is already installed in a config folder. */
-function markPluginInstalled(dir: string): void {
-  fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
-  const dependencies = { '@opencode-ai/plugin': PLUGIN_VERSION };
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ dependencies }, null, 2) + '\n');
-  fs.writeFileSync(
-    path.join(dir, 'package-lock.json'),
-    JSON.stringify({ name: path.basename(dir), lockfileVersion: 3, requires: true, packages: { '': { dependencies } } }, null, 2) + '\n',
-  );
-}
 
 describe('OpenCode end to end (real opencode run, scripted Chat Completions, plugin from `baton install opencode`)', function () {
   this.timeout(300_000);
@@ -71,24 +57,8 @@ describe('OpenCode end to end (real opencode run, scripted Chat Completions, plu
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
 
     const base = fs.realpathSync(tempDir('baton-e2e-opencode-'));
-    const home = path.join(base, 'home');
-    const xdg = {
-      config: path.join(base, 'xdg-config'),
-      data: path.join(base, 'xdg-data'),
-      cache: path.join(base, 'xdg-cache'),
-      state: path.join(base, 'xdg-state'),
-    };
-    const project = path.join(base, 'project');
     dataDir = path.join(base, 'baton-data');
-    const tmp = path.join(base, 'tmp');
-    for (const dir of [home, ...Object.values(xdg), project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(path.join(project, 'README.md'), '# demo project\n');
-    const git = spawnSync('bash', ['-c', 'git init -q && git add -A && git -c user.name=e2e -c user.email=e2e@example.invalid commit -qm init'], {
-      cwd: project,
-      encoding: 'utf8',
-    });
-    assert.equal(git.status, 0, git.stderr);
-
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     fake = await startFakeChatCompletions({
       parentPromptIncludes: marker,
       agentPrompt: AGENT_PROMPT,
@@ -97,46 +67,13 @@ describe('OpenCode end to end (real opencode run, scripted Chat Completions, plu
       subagentReply,
       parentFinal,
     });
-    // OpenCode's model: an OpenAI-compatible provider that is the fake (the SDK package is bundled).
-    fs.writeFileSync(
-      path.join(project, 'opencode.json'),
-      JSON.stringify(
-        {
-          model: 'fake/fake-model',
-          small_model: 'fake/fake-model',
-          autoupdate: false,
-          share: 'disabled',
-          provider: {
-            fake: {
-              npm: '@ai-sdk/openai-compatible',
-              name: 'Fake',
-              options: { baseURL: fake.url, apiKey: 'sk-fake-e2e' },
-              models: { 'fake-model': { name: 'Fake model', tool_call: true } },
-            },
-          },
-        },
-        null,
-        2,
-      ) + '\n',
-    );
-    markPluginInstalled(path.join(xdg.config, 'opencode'));
-    markPluginInstalled(path.join(project, '.opencode'));
+    // OpenCode's own HOME and XDG folders, a git project, and its model an OpenAI-compatible
+    // provider that is the fake (the SDK package is bundled).
+    const oc = makeOpenCodeHome(base, 'project', { 'README.md': '# demo project\n' }, fake.url);
+    const project = oc.project;
+    env = oc.env;
     daemon = await startDaemon({ dataDir, port: 0 });
 
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: xdg.config,
-      XDG_DATA_HOME: xdg.data,
-      XDG_CACHE_HOME: xdg.cache,
-      XDG_STATE_HOME: xdg.state,
-      TMPDIR: tmp,
-      LANG: 'C.UTF-8',
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      NO_PROXY: '127.0.0.1,localhost',
-      no_proxy: '127.0.0.1,localhost',
-    };
     installed = await baton(['install', 'opencode', '--project', project, '--data-dir', dataDir], env);
     assert.equal(installed.code, 0, `baton install opencode failed${diagnostics()}`);
     assert.ok(fs.existsSync(path.join(project, '.opencode', 'plugin', 'baton.js')), `the plugin is installed${diagnostics()}`);
