@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { run } from '../test/helpers/claudeCli';
+import { run, cleanEnv } from '../test/helpers/claudeCli';
 import { startFakeResponses } from '../test/helpers/fakeResponses';
 import { harnessCliBin } from '../test/helpers/harnessClis';
 import { DEMO_PROJECT } from './demoScript';
@@ -106,16 +106,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  const env: NodeJS.ProcessEnv = {
-    PATH: `${path.dirname(bin)}:${process.env.PATH}`,
-    HOME: base,
-    CODEX_HOME: codexHome,
-    TMPDIR: tmp,
-    LANG: 'C.UTF-8',
-    BATON_DEMO_KEY: 'sk-demo',
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-  };
+  const env = cleanEnv(base, tmp, { PATH: `${path.dirname(bin)}:${process.env.PATH}`, CODEX_HOME: codexHome, BATON_DEMO_KEY: 'sk-demo' });
   try {
     for (const session of CODEX_DEMO_SESSIONS) {
       let id: string | undefined;

@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { claudeBin, claudeEnv, run } from '../test/helpers/claudeCli';
+import { claudeBin, claudeEnv, run, cleanEnv } from '../test/helpers/claudeCli';
 import { startFakeAnthropic } from '../test/helpers/fakeAnthropic';
 import { DEMO_PROJECT, DEMO_SESSIONS, respondFor } from './demoScript';
 import { PLACEHOLDER_HOME, writeProject } from './demoRecording';
@@ -98,10 +98,7 @@ async function main(): Promise<void> {
     dumpFile: option('dump'),
     respond: respondFor,
   });
-  const env = claudeEnv(
-    { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
-    { configDir, tmp, fakeUrl: fake.url },
-  );
+  const env = claudeEnv(cleanEnv(home, tmp), { configDir, tmp, fakeUrl: fake.url });
   try {
     for (const session of DEMO_SESSIONS) {
       let id: string | undefined;

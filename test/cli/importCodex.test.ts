@@ -14,7 +14,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CODEX_DEMO_SESSIONS, respondForCodex } from '../../scripts/demoScriptCodex';
 import { DEMO_PROJECT_FILES } from '../../scripts/demoScript';
 import { CLI, ROOT } from '../helpers/child';
-import { baton, run } from '../helpers/claudeCli';
+import { baton, run, cleanEnv } from '../helpers/claudeCli';
 import { startFakeResponses, type FakeResponses } from '../helpers/fakeResponses';
 import { harnessCliBin } from '../helpers/harnessClis';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -210,16 +210,7 @@ describe('baton import codex (built CLI, rollouts the real Codex wrote)', functi
         `model = "gpt-demo"\nmodel_provider = "scripted"\n\n[agents]\nmax_depth = 2\n\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${fake.url}"\nwire_api = "responses"\nenv_key = "BATON_TEST_KEY"\n`,
       );
       daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [sessionsDir] } });
-      cliEnv = {
-        PATH: `${path.dirname(bin)}:${process.env.PATH}`,
-        HOME: home,
-        CODEX_HOME: codexHome,
-        TMPDIR: path.join(base, 'tmp'),
-        LANG: 'C.UTF-8',
-        BATON_TEST_KEY: 'sk-test',
-        NO_PROXY: '127.0.0.1,localhost',
-        no_proxy: '127.0.0.1,localhost',
-      };
+      cliEnv = cleanEnv(home, path.join(base, 'tmp'), { PATH: `${path.dirname(bin)}:${process.env.PATH}`, CODEX_HOME: codexHome, BATON_TEST_KEY: 'sk-test' });
       const installed = await baton(['install', 'codex', '--data-dir', dataDir], cliEnv);
       assert.equal(installed.code, 0, installed.stdout + installed.stderr);
       // The story's first session: two sub-agents in parallel, one of which starts its own.

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
-import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult } from '../helpers/claudeCli';
+import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../helpers/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../helpers/fakeAnthropic';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -87,7 +87,7 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [path.join(configDir, 'projects')] } });
 
     // A clean environment: nothing of the developer's or CI's Claude / Baton settings leaks in.
-    batonEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+    batonEnv = cleanEnv(home, tmp);
     const installed = await baton(['install', 'claude-code', '--project', project, '--data-dir', dataDir], batonEnv);
     assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };

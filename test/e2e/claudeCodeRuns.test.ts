@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI, ROOT } from '../helpers/child';
-import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult } from '../helpers/claudeCli';
+import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../helpers/claudeCli';
 import { contentText, requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../helpers/fakeAnthropic';
 import { e2eReport } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -96,7 +96,7 @@ describe('Claude Code end to end: an ASYNC_CALLBACK run reaches the parent at it
       port: 0,
       config: { transcriptRoots: [path.join(configDir, 'projects')], runners: { echo: { command: process.execPath, args: [ECHO, 'ok'] } } },
     });
-    const batonEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+    const batonEnv = cleanEnv(home, tmp);
     const installed = await baton(['install', 'claude-code', '--project', project, '--data-dir', dataDir], batonEnv);
     assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
     env = claudeEnv(batonEnv, { configDir, tmp, fakeUrl: fake.url });

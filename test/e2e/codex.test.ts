@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
-import { baton, run, type RunResult } from '../helpers/claudeCli';
+import { baton, run, type RunResult, cleanEnv } from '../helpers/claudeCli';
 import { responsesText, startFakeResponses, type FakeResponses } from '../helpers/fakeResponses';
 import { requireHarnessCli } from '../helpers/harnessClis';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
@@ -83,16 +83,7 @@ describe('Codex end to end (real codex exec, scripted Responses API, hooks from 
     daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [path.join(codexHome, 'sessions')] } });
 
     // A clean environment with the cached codex on PATH, as a user who installed it has.
-    env = {
-      PATH: `${path.dirname(codexBin)}:${process.env.PATH}`,
-      HOME: home,
-      CODEX_HOME: codexHome,
-      TMPDIR: tmp,
-      LANG: 'C.UTF-8',
-      BATON_E2E_FAKE_KEY: 'sk-fake-e2e',
-      NO_PROXY: '127.0.0.1,localhost',
-      no_proxy: '127.0.0.1,localhost',
-    };
+    env = cleanEnv(home, tmp, { PATH: `${path.dirname(codexBin)}:${process.env.PATH}`, CODEX_HOME: codexHome, BATON_E2E_FAKE_KEY: 'sk-fake-e2e' });
     installed = await baton(['install', 'codex', '--data-dir', dataDir], env);
     assert.equal(installed.code, 0, `baton install codex failed${diagnostics()}`);
 

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
-import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult } from '../helpers/claudeCli';
+import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../helpers/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic';
 import { e2eReport, hooksLogText } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -70,7 +70,7 @@ describe('Claude Code with a config folder the server does not know (real CLI)',
     // The server allows only another folder, as when it was started with another environment.
     daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [knownRoot] } });
 
-    batonEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+    batonEnv = cleanEnv(home, tmp);
     const installed = await baton(['install', 'claude-code', '--project', project, '--data-dir', dataDir], batonEnv);
     assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
 

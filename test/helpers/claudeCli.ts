@@ -63,6 +63,14 @@ export function baton(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult
   return run(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeoutMs: CLI_TIMEOUT_MS });
 }
 
+/**
+ * A clean environment for a harness CLI under test: this PATH, a HOME and TMPDIR of its own,
+ * loopback never proxied, and nothing of the developer's or CI's harness or Baton settings.
+ */
+export function cleanEnv(home: string, tmp: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost', ...extra };
+}
+
 /** Claude Code's environment for an offline run against the fake Messages server. */
 export function claudeEnv(base: NodeJS.ProcessEnv, opts: { configDir: string; tmp: string; fakeUrl: string }): NodeJS.ProcessEnv {
   return {

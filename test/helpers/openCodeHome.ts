@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { cleanEnv } from './claudeCli';
 
 /** The @opencode-ai/plugin version of the pinned CLI. */
 export const OPENCODE_PLUGIN_VERSION = '1.18.33';
@@ -83,16 +84,6 @@ export function makeOpenCodeHome(base: string, projectName: string, files: Recor
   );
   markPluginInstalled(configDir);
   markPluginInstalled(path.join(project, '.opencode'));
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: base,
-    ...xdg,
-    TMPDIR: tmp,
-    LANG: 'C.UTF-8',
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-  };
+  const env = cleanEnv(base, tmp, { ...xdg, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' });
   return { home: base, project, openCodeData: path.join(xdg.XDG_DATA_HOME, 'opencode'), env };
 }
