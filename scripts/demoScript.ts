@@ -6,6 +6,7 @@
 
 import type * as http from 'node:http';
 import { contentText, type ScriptedBlock, type ScriptedReply } from '../test/helpers/fakeAnthropic';
+import { storyStep, withProject } from './demoModel';
 
 export const DEMO_PROJECT = 'acme-billing';
 
@@ -614,12 +615,6 @@ const COMPACT_SUMMARIES = DEMO_SESSIONS.filter((s) => s.compactSummary).map((s) 
 let toolIds = 0;
 const toolId = () => `toolu_demo${(++toolIds).toString().padStart(4, '0')}${Math.random().toString(36).slice(2, 8)}`;
 
-function withProject(value: unknown, root: string): unknown {
-  if (typeof value === 'string') return value.split(PROJECT_ROOT).join(root);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withProject(v, root)]));
-  return value;
-}
-
 /** The project folder Claude Code runs in, from its system prompt's environment notes. */
 function projectRoot(body: RequestBody): string {
   const system = Array.isArray(body?.system) ? body.system.map((b) => b?.text ?? '').join('\n') : String(body?.system ?? '');
@@ -632,7 +627,7 @@ function reply(step: Step | undefined, root: string): ScriptedReply {
   if (!step) return { blocks: [{ type: 'text', text: 'Done.' }], stopReason: 'end_turn' };
   const blocks: ScriptedBlock[] = [];
   if (step.say) blocks.push({ type: 'text', text: step.say });
-  for (const tool of step.tools ?? []) blocks.push({ type: 'tool_use', id: toolId(), name: tool.name, input: withProject(tool.input, root) });
+  for (const tool of step.tools ?? []) blocks.push({ type: 'tool_use', id: toolId(), name: tool.name, input: withProject(tool.input, PROJECT_ROOT, root) });
   return { blocks, stopReason: step.tools?.length ? 'tool_use' : 'end_turn' };
 }
 
@@ -647,13 +642,6 @@ export function respondFor(request: unknown, _headers: http.IncomingHttpHeaders)
     const known = COMPACT_SUMMARIES.find((c) => all.includes(c.first));
     return { blocks: [{ type: 'text', text: known?.summary ?? 'Summary: nothing of note.' }], stopReason: 'end_turn' };
   }
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]?.role !== 'user') continue;
-    const text = contentText(messages[i].content);
-    const prompt = PROMPTS.find((p) => text.includes(p));
-    if (!prompt) continue;
-    const step = messages.slice(i + 1).filter((m) => m?.role === 'assistant').length;
-    return reply(SCRIPTS[prompt][step], projectRoot(body));
-  }
-  return undefined;
+  const at = storyStep(messages, PROMPTS, (m) => contentText(m?.content));
+  return at && reply(SCRIPTS[at.prompt][at.step], projectRoot(body));
 }

@@ -10,6 +10,7 @@
 // offers no tools is one of Copilot's side requests (the chat's title).
 
 import type { RecordedRequest, ScriptedReply } from '../test/vscode/scriptedModel/extension';
+import { withProject } from './demoModel';
 import { DEMO_PROJECT_FILES } from './demoScript';
 
 /** Tools of agent mode the story uses, by what they do; matched against the names a request offers. */
@@ -256,11 +257,7 @@ export interface CopilotModel {
 export function copilotModel(workspace: string): CopilotModel {
   let calls = 0;
   const problems: string[] = [];
-  const withRoot = (value: unknown): unknown => {
-    if (typeof value === 'string') return value.split(ROOT).join(workspace);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withRoot(v)]));
-    return value;
-  };
+  const withRoot = (value: unknown): unknown => withProject(value, ROOT, workspace);
   const respond = (request: RecordedRequest): ScriptedReply => {
     const all = request.messages.map(textOf).join('\n');
     if (request.tools.length === 0) {

@@ -8,6 +8,7 @@
 
 import type * as http from 'node:http';
 import type { ScriptedChatReply } from '../test/helpers/fakeChatCompletions';
+import { storyStep, withProject } from './demoModel';
 
 interface Tool {
   name: string;
@@ -201,12 +202,6 @@ function text(content: unknown): string {
   return '';
 }
 
-function withProject(value: unknown, root: string): unknown {
-  if (typeof value === 'string') return value.split(ROOT).join(root);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withProject(v, root)]));
-  return value;
-}
-
 let callIds = 0;
 
 export function respondForOpenCode(request: unknown, _headers: http.IncomingHttpHeaders): ScriptedChatReply | undefined {
@@ -219,21 +214,16 @@ export function respondForOpenCode(request: unknown, _headers: http.IncomingHttp
     return { text: session?.title ?? 'Billing work' };
   }
   const root = /Working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]?.role !== 'user') continue;
-    const said = text(messages[i].content);
-    const prompt = PROMPTS.find((p) => said.includes(p));
-    if (!prompt) continue;
-    const step = SCRIPTS[prompt][messages.slice(i + 1).filter((m) => m?.role === 'assistant').length];
-    if (!step) return { text: 'Done.' };
-    return {
-      text: step.say,
-      toolCalls: (step.tools ?? []).map((t) => ({
-        id: `call_demo_${(++callIds).toString().padStart(4, '0')}`,
-        name: t.name,
-        arguments: withProject(t.input, root),
-      })),
-    };
-  }
-  return undefined;
+  const at = storyStep(messages, PROMPTS, (m) => text(m?.content));
+  if (!at) return undefined;
+  const step = SCRIPTS[at.prompt][at.step];
+  if (!step) return { text: 'Done.' };
+  return {
+    text: step.say,
+    toolCalls: (step.tools ?? []).map((t) => ({
+      id: `call_demo_${(++callIds).toString().padStart(4, '0')}`,
+      name: t.name,
+      arguments: withProject(t.input, ROOT, root),
+    })),
+  };
 }
