@@ -15,6 +15,11 @@ OPENCODE_BIN="$CLIS_DIR/node_modules/.bin/opencode"
 
 log() { echo "[install-harness-clis] $*" >&2; }
 
+# Run the same from `npm test` as from a shell (scripts/npm-child-env.sh says why).
+# shellcheck source=scripts/npm-child-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/npm-child-env.sh"
+npm_child_env
+
 # Installed = each binary runs and prints its pinned version. A throwaway HOME keeps their first
 # run from writing into the user's own folders.
 verify() {

