@@ -138,7 +138,7 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     if (profile && passed) fs.rmSync(profile, { recursive: true, force: true });
   });
 
-  it('opens on the Baton view with the featured session selected and its sub-agents under it', async () => {
+  it('opens on the Baton view with the featured session selected, its sub-agents under it and its preview in the editor; no Welcome page', async () => {
     const sidebarTitle = page.locator('.part.sidebar .composite.title', { hasText: /Baton/i }).first();
     await sidebarTitle.waitFor({ state: 'visible', timeout: 90_000 });
     const rows = page.locator('.part.sidebar .monaco-list-row');
