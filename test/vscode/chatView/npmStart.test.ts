@@ -156,7 +156,10 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     // Baton first: the featured session's inherited-context preview is the editor, opened by Baton
     // itself; not the host's Welcome page or a walkthrough.
     const tabs = page.locator('.part.editor .tabs-container .tab');
-    await tabs.filter({ hasText: /Inherited / }).first().waitFor({ state: 'visible', timeout: 90_000 });
+    await tabs
+      .filter({ hasText: /Inherited / })
+      .first()
+      .waitFor({ state: 'visible', timeout: 90_000 });
     const tabTitles = (await tabs.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     assert.ok(!tabTitles.some((t) => /welcome|walkthrough|getting started/i.test(t)), `no Welcome page: ${tabTitles.join(' | ')}`);
     const previewFrame = await frameWith(page, 'section.part h2', 45_000);
