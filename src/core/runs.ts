@@ -28,6 +28,22 @@ export function expandAgentSession(value: string, sessionKey: string): string {
   return value.replace(PLACEHOLDER, sessionKey);
 }
 
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * Why `sessionKey` may not be put into these command arguments through `${AGENT_SESSION_ID}`,
+ * or null when it may (docs/runs.md, "How a child learns its parent"). The key comes from the
+ * caller (its parent's key), while the arguments are the user's: it must not add lines or control
+ * characters to them, nor be read as an option where it begins an argument.
+ */
+export function agentSessionArgumentProblem(args: readonly string[], sessionKey: string): string | null {
+  const used = args.filter((a) => a.includes('${AGENT_SESSION_ID}'));
+  if (used.length === 0) return null;
+  if (CONTROL_CHARACTER.test(sessionKey)) return 'must not contain control characters (a newline, a tab, …)';
+  if (sessionKey.startsWith('-') && used.some((a) => a.startsWith('${AGENT_SESSION_ID}'))) return "must not begin with '-' (it would be read as an option)";
+  return null;
+}
+
 /** The environment a child process gets: the parent's, plus the session it belongs to. */
 export function childEnvironment(base: Record<string, string | undefined>, sessionKey: string): Record<string, string> {
   const env: Record<string, string> = {};
