@@ -20,6 +20,8 @@ export function canMove(from: RunStatus, to: RunStatus): boolean {
 }
 
 export const AGENT_SESSION_ENV = 'AGENT_SESSION_ID';
+/** The run a child process belongs to, inherited by all it starts (docs/runs.md, "After a crash"). */
+export const RUN_ID_ENV = 'BATON_RUN_ID';
 export const AGENT_SESSION_HEADER = 'X-Agent-Session-Id';
 const PLACEHOLDER = /\$\{AGENT_SESSION_ID\}/g;
 
@@ -28,7 +30,14 @@ export function expandAgentSession(value: string, sessionKey: string): string {
   return value.replace(PLACEHOLDER, sessionKey);
 }
 
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** C0 and C1 control characters, DEL, and the Unicode line and paragraph separators. */
+function hasControlCharacter(text: string): boolean {
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) return true;
+  }
+  return false;
+}
 
 /**
  * Why `sessionKey` may not be put into these command arguments through `${AGENT_SESSION_ID}`,
@@ -39,7 +48,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 export function agentSessionArgumentProblem(args: readonly string[], sessionKey: string): string | null {
   const used = args.filter((a) => a.includes('${AGENT_SESSION_ID}'));
   if (used.length === 0) return null;
-  if (CONTROL_CHARACTER.test(sessionKey)) return 'must not contain control characters (a newline, a tab, …)';
+  if (hasControlCharacter(sessionKey)) return 'must not contain control characters (a newline, a tab, …)';
   if (sessionKey.startsWith('-') && used.some((a) => a.startsWith('${AGENT_SESSION_ID}'))) return "must not begin with '-' (it would be read as an option)";
   return null;
 }

@@ -1,13 +1,14 @@
 // A runner that starts an external CLI as a child process (for example `claude -p` or
 // `codex exec`): the prompt goes to its stdin, its stdout is the result. The child gets
 // AGENT_SESSION_ID (docs/runs.md), and `${AGENT_SESSION_ID}` in its arguments is replaced,
-// so whatever it starts in turn (hooks, MCP servers) records its parent. Bounded: stdout beyond
+// so whatever it starts in turn (hooks, MCP servers) records its parent; and BATON_RUN_ID, by
+// which a restart finds what a crashed server's run left running. Bounded: stdout beyond
 // the cap is dropped (and the result says so). The child leads a process group of its own
 // (processGroup.ts): when it exits, when it is aborted (timeout, shutdown) and on any other way
 // out, the whole group is ended, so nothing it started can outlive the run or hold it open.
 
 import { spawn } from 'node:child_process';
-import { agentSessionArgumentProblem, childEnvironment, childPrompt, expandAgentSession } from '../core/runs';
+import { agentSessionArgumentProblem, childEnvironment, childPrompt, expandAgentSession, RUN_ID_ENV } from '../core/runs';
 import { endGroup, PROCESS_GROUPS } from './processGroup';
 import type { RunOutput, RunRequest, Runner } from './runner';
 
@@ -53,7 +54,7 @@ export class ExternalRunner implements Runner {
       args.map((a) => expandAgentSession(a, request.sessionKey)),
       {
         cwd: request.context.workspacePath ?? cwd,
-        env: childEnvironment(env, request.sessionKey),
+        env: { ...childEnvironment(env, request.sessionKey), [RUN_ID_ENV]: request.runId },
         stdio: ['pipe', 'pipe', 'pipe'],
         // Its own process group: ending the run ends everything the child started (docs/runs.md).
         detached: PROCESS_GROUPS,

@@ -44,14 +44,24 @@ function bootId(): string {
   return cachedBootId;
 }
 
-/** Whether any process of group `pgid` still exists. */
+/** Whether any process of group `pgid` still runs (a zombie waiting to be reaped does not). */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(PROCESS_GROUPS ? -pgid : pgid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return PROCESS_GROUPS ? groupHasLiveMember(pgid) : true;
+}
+
+/**
+ * Linux: whether a process of the group is not a zombie. Dead members of the group wait to be
+ * reaped by init, which in a container may take seconds; they hold nothing open. Without /proc,
+ * every member counts.
+ */
+function groupHasLiveMember(pgid: number): boolean {
+  if (!fs.existsSync('/proc/self/stat')) return true;
+  return processIds().some((pid) => processGroupOf(pid) === pgid);
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -60,6 +70,56 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   } catch {
     // Gone already.
   }
+}
+
+/** The pid of every process this user may see (Linux: /proc), or none where there is no /proc. */
+function processIds(): number[] {
+  try {
+    return fs
+      .readdirSync('/proc')
+      .filter((e) => /^\d+$/.test(e))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The process group of a running process (field 5 of /proc/PID/stat), or null (also for a zombie). */
+function processGroupOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name: state (field 3), ppid (4), pgrp (5).
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state === 'Z' || state === 'X' ? null : Number(pgrp);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The process groups of every running process started with `NAME=value` in its environment
+ * (Linux: /proc/PID/environ, readable for this user's own processes only). A run's child and all
+ * it starts inherit BATON_RUN_ID, so this finds them after a crash even when the process Baton
+ * started has gone and left its descendants running.
+ */
+export function groupsWithEnvironment(name: string, value: string): number[] {
+  const wanted = Buffer.from(`${name}=${value}\0`);
+  const own = processGroupOf(process.pid);
+  const groups = new Set<number>();
+  for (const pid of processIds()) {
+    if (pid === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = fs.readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      continue;
+    }
+    const at = environ.indexOf(wanted);
+    if (at < 0 || (at > 0 && environ[at - 1] !== 0)) continue;
+    const pgid = processGroupOf(pid);
+    if (pgid && pgid > 1 && pgid !== own) groups.add(pgid);
+  }
+  return [...groups];
 }
 
 /**

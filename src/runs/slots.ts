@@ -1,7 +1,7 @@
 // A bound on how many children run at once: a run waits (pending) for a free slot. Slots are
 // shared fairly between the agents waiting for one (docs/runs.md, "Bounds"): a freed slot goes to
-// the agent whose turn it is, round robin, so one agent's queue never holds another's run back
-// for longer than one run per waiting agent.
+// the waiting agent served least recently, so one agent's long queue never holds another agent's
+// run back behind it.
 
 interface Waiter {
   grant(): void;
@@ -9,8 +9,11 @@ interface Waiter {
 
 export class Slots {
   private used = 0;
-  /** Who waits, per agent, oldest first; the map's order is whose turn comes next. */
+  /** Who waits, per agent, oldest first. */
   private readonly waiting = new Map<string, Waiter[]>();
+  /** When each agent last got a slot (a grant counter), for the turn order. */
+  private readonly lastServed = new Map<string, number>();
+  private grants = 0;
 
   constructor(readonly max: number) {}
 
@@ -39,6 +42,8 @@ export class Slots {
         grant: () => {
           signal.removeEventListener('abort', onAbort);
           this.used++;
+          this.lastServed.delete(key);
+          this.lastServed.set(key, this.grants++);
           resolve(release);
         },
       };
@@ -60,16 +65,17 @@ export class Slots {
     });
   }
 
-  /** Gives free slots to the waiting agents in turn: the agent served goes to the back of the line. */
+  /** Gives free slots to the waiting agents in turn: the one served least recently first. */
   private grantNext(): void {
-    while (this.used < this.max) {
-      const next = this.waiting.entries().next();
-      if (next.done) return;
-      const [key, queue] = next.value;
+    while (this.used < this.max && this.waiting.size) {
+      let turn: string | undefined;
+      for (const key of this.waiting.keys()) if (turn === undefined || (this.lastServed.get(key) ?? -1) < (this.lastServed.get(turn) ?? -1)) turn = key;
+      const queue = this.waiting.get(turn!)!;
       const entry = queue.shift()!;
-      this.waiting.delete(key);
-      if (queue.length) this.waiting.set(key, queue);
+      if (queue.length === 0) this.waiting.delete(turn!);
       entry.grant();
     }
+    // Only the order among agents matters: forget those that are long idle.
+    if (this.lastServed.size > 1024) for (const key of [...this.lastServed.keys()].slice(0, 512)) if (!this.waiting.has(key)) this.lastServed.delete(key);
   }
 }

@@ -11,7 +11,8 @@ import type { BodyOf, ResponseOf } from '../api/schemas';
 import { BatonError } from '../core/errors';
 import { silentLogger, type Logger } from '../core/logger';
 import { ExternalRunner } from '../runs/externalRunner';
-import { endGroup, processIdentity } from '../runs/processGroup';
+import { RUN_ID_ENV } from '../core/runs';
+import { endGroup, groupsWithEnvironment, processIdentity } from '../runs/processGroup';
 import { RunManager } from '../runs/runManager';
 import { Slots } from '../runs/slots';
 import type { StoreAccess } from '../store/store';
@@ -136,17 +137,22 @@ export class RunService {
    */
   async reconcile(): Promise<{ failed: number; ended: number }> {
     if (!this.store) return { failed: 0, ended: 0 };
-    const { failed, children } = await this.store.write('failInterruptedRuns', { error: INTERRUPTED_RUN_ERROR });
-    let ended = 0;
-    for (const child of children) {
-      if (!child.identity || processIdentity(child.pid) !== child.identity) continue;
-      ended++;
-      const ending = endGroup(child.pid);
+    const { runs } = await this.store.write('failInterruptedRuns', { error: INTERRUPTED_RUN_ERROR });
+    const groups = new Set<number>();
+    for (const run of runs) {
+      // The child itself, if the process with its pid is still that child (not a later one with a recycled pid)…
+      if (run.childPid && run.childIdentity && processIdentity(run.childPid) === run.childIdentity) groups.add(run.childPid);
+      // …and whatever it started, found by the run id every process of the run inherits.
+      for (const pgid of groupsWithEnvironment(RUN_ID_ENV, run.runId)) groups.add(pgid);
+    }
+    for (const pgid of groups) {
+      const ending = endGroup(pgid);
       this.ending.add(ending);
       void ending.finally(() => this.ending.delete(ending));
     }
-    if (failed) this.logger.info(`runs: ${failed} run(s) left unfinished by an earlier process marked failed; ${ended} orphaned child group(s) ended`);
-    return { failed, ended };
+    if (runs.length)
+      this.logger.info(`runs: ${runs.length} run(s) left unfinished by an earlier process marked failed; ${groups.size} orphaned process group(s) ended`);
+    return { failed: runs.length, ended: groups.size };
   }
 
   /** Children still running, across all callers. */
