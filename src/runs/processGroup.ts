@@ -97,13 +97,15 @@ function processGroupOf(pid: number): number | null {
 }
 
 /**
- * The process groups of every running process started with `NAME=value` in its environment
- * (Linux: /proc/PID/environ, readable for this user's own processes only). A run's child and all
- * it starts inherit BATON_RUN_ID, so this finds them after a crash even when the process Baton
- * started has gone and left its descendants running.
+ * The process groups of every running process started with `NAME=v` in its environment, for any
+ * of `values` (Linux: /proc/PID/environ, readable for this user's own processes only). A run's
+ * child and all it starts inherit BATON_RUN_ID, so this finds them after a crash even when the
+ * process Baton started has gone and left its descendants running. One pass over /proc.
  */
-export function groupsWithEnvironment(name: string, value: string): number[] {
-  const wanted = Buffer.from(`${name}=${value}\0`);
+export function groupsWithEnvironment(name: string, values: readonly string[]): number[] {
+  if (values.length === 0) return [];
+  const wanted = new Set(values.map((v) => `${name}=${v}`));
+  const prefix = Buffer.from(`${name}=`);
   const own = processGroupOf(process.pid);
   const groups = new Set<number>();
   for (const pid of processIds()) {
@@ -114,8 +116,14 @@ export function groupsWithEnvironment(name: string, value: string): number[] {
     } catch {
       continue;
     }
-    const at = environ.indexOf(wanted);
-    if (at < 0 || (at > 0 && environ[at - 1] !== 0)) continue;
+    if (environ.indexOf(prefix) < 0) continue;
+    if (
+      !environ
+        .toString('utf8')
+        .split('\0')
+        .some((entry) => wanted.has(entry))
+    )
+      continue;
     const pgid = processGroupOf(pid);
     if (pgid && pgid > 1 && pgid !== own) groups.add(pgid);
   }

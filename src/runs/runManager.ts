@@ -166,7 +166,7 @@ export class RunManager {
     let timedOut = false;
     let run: RunView | null;
     try {
-      // Slots are shared fairly between agents (slots.ts); an admin run without an agent is the default agent's.
+      // Slots are shared fairly between agents (slots.ts); runs that name no agent share one turn.
       const release = this.options.slots ? await this.options.slots.acquire(this.stopping.signal, agentId ?? '') : undefined;
       let out: Awaited<ReturnType<Runner['run']>>;
       // The slot is given back however the child ends: completed, failed, timed out, aborted or thrown.

@@ -138,13 +138,15 @@ export class RunService {
   async reconcile(): Promise<{ failed: number; ended: number }> {
     if (!this.store) return { failed: 0, ended: 0 };
     const { runs } = await this.store.write('failInterruptedRuns', { error: INTERRUPTED_RUN_ERROR });
-    const groups = new Set<number>();
-    for (const run of runs) {
-      // The child itself, if the process with its pid is still that child (not a later one with a recycled pid)…
-      if (run.childPid && run.childIdentity && processIdentity(run.childPid) === run.childIdentity) groups.add(run.childPid);
-      // …and whatever it started, found by the run id every process of the run inherits.
-      for (const pgid of groupsWithEnvironment(RUN_ID_ENV, run.runId)) groups.add(pgid);
-    }
+    // Whatever the runs' children started, found by the run id every process of a run inherits…
+    const groups = new Set<number>(
+      groupsWithEnvironment(
+        RUN_ID_ENV,
+        runs.map((r) => r.runId),
+      ),
+    );
+    // …and each child itself, if the process with its pid is still that child (not a later one with a recycled pid).
+    for (const run of runs) if (run.childPid && run.childIdentity && processIdentity(run.childPid) === run.childIdentity) groups.add(run.childPid);
     for (const pgid of groups) {
       const ending = endGroup(pgid);
       this.ending.add(ending);

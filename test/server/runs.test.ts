@@ -138,17 +138,35 @@ describe('runs a dead server left unfinished (real store, real processes)', func
   });
 
   /** A process in a group of its own, as a run's child is. */
-  function groupLeader(): number {
-    const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+  function groupLeader(env: NodeJS.ProcessEnv = process.env): number {
+    const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore', env });
     child.unref();
     leftovers.push(child.pid!);
     return child.pid!;
   }
 
-  it('the next start fails them with the reason, ends their child sessions, and ends a recorded child only while its identity matches', async () => {
+  /** What a run's child left running after it exited itself: a background job carrying the run's id. */
+  async function leftBehind(runId: string): Promise<number> {
+    const child = spawn('sh', ['-c', 'sleep 1000 & echo $!'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, BATON_RUN_ID: runId },
+    });
+    const pid = await new Promise<number>((resolve) => child.stdout!.once('data', (c: Buffer) => resolve(Number(c.toString().trim()))));
+    child.stdout!.destroy();
+    child.unref();
+    leftovers.push(pid);
+    return pid;
+  }
+
+  it('the next start fails them with the reason, ends their child sessions, and ends what they left running: a recorded child only while its identity matches, and processes carrying their BATON_RUN_ID', async () => {
     const dataDir = tempDir();
     const recycled = groupLeader();
     const orphan = groupLeader();
+    // Its child is gone and was never recorded; what it started still carries BATON_RUN_ID.
+    const job = await leftBehind('unrecorded');
+    // A process carrying the id of a run that finished is none of the restart's business.
+    const bystander = groupLeader({ ...process.env, BATON_RUN_ID: 'done' });
     const store = await Store.open({ dataDir, holder: 'test' });
     try {
       const run = async (id: string, status: 'pending' | 'running', child?: { pid: number; identity: string | null }) => {
@@ -161,6 +179,7 @@ describe('runs a dead server left unfinished (real store, real processes)', func
       // A process that got the pid of a child long gone: another start time, so another identity.
       await run('reused', 'running', { pid: recycled, identity: `${processIdentity(recycled)!.split(':')[0]}:1` });
       await run('orphan', 'running', { pid: orphan, identity: processIdentity(orphan) });
+      await run('unrecorded', 'running');
       // A run some other client records and executes itself is not the server's to fail.
       await store.write('upsertRun', { id: 'foreign', runner: 'external', status: 'running' });
       // A finished run stays as it was.
@@ -172,7 +191,7 @@ describe('runs a dead server left unfinished (real store, real processes)', func
 
     const daemon = await startDaemon({ dataDir, port: 0 });
     try {
-      for (const id of ['waiting', 'reused', 'orphan']) {
+      for (const id of ['waiting', 'reused', 'orphan', 'unrecorded']) {
         const stored = (await get(daemon, `/api/runs/${id}`)).body;
         assert.equal(stored.status, 'failed', id);
         assert.equal(stored.error, INTERRUPTED_RUN_ERROR);
@@ -183,7 +202,9 @@ describe('runs a dead server left unfinished (real store, real processes)', func
       assert.equal((await get(daemon, '/api/runs/foreign')).body.status, 'running');
       assert.equal((await get(daemon, '/api/runs/done')).body.resultContent, 'DONE');
       assert.ok(await gone(orphan), 'the orphaned child is ended');
+      assert.ok(await gone(job), 'what the child left running is found by BATON_RUN_ID and ended');
       assert.ok(alive(recycled), 'a process that only shares the pid is left alone');
+      assert.ok(alive(bystander), "a process carrying a finished run's id is left alone");
     } finally {
       await daemon.stop();
     }
