@@ -53,6 +53,8 @@ export interface BatonExtensionApi {
 }
 
 let host: BatonHost | undefined;
+/** The window's sub-agent runs: their children (and all they started) end with the window. */
+let windowRuns: RunManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   const log = vscode.window.createOutputChannel('Baton', { log: true });
@@ -89,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
       chatRef.current?.noteDelivered(parent, text);
     },
   });
+  windowRuns = runs;
   const archivist = new Archivist(
     client,
     () => host!.dataDir,
@@ -191,6 +194,12 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
 }
 
 export async function deactivate(): Promise<void> {
+  // Running children's process groups end first (docs/runs.md, "Ending a child"), their runs recorded failed while the store is open.
+  // Bounded: the group's SIGKILL comes after 2 s; a language model that ignores cancellation is not waited for.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([windowRuns?.stop().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
+  clearTimeout(timer);
+  windowRuns = undefined;
   // Flushes the final snapshot and releases the lock, so another window can lead at once.
   await host?.stop();
   host = undefined;

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'locked'
+  | 'too_many_requests'
   | 'unavailable'
   | 'internal';
 
@@ -40,6 +41,7 @@ function isCode(code: string): code is ErrorCode {
     'unsupported_media_type',
     'payload_too_large',
     'locked',
+    'too_many_requests',
     'unavailable',
     'internal',
   ].includes(code);

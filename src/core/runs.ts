@@ -20,12 +20,37 @@ export function canMove(from: RunStatus, to: RunStatus): boolean {
 }
 
 export const AGENT_SESSION_ENV = 'AGENT_SESSION_ID';
+/** The run a child process belongs to, inherited by all it starts (docs/runs.md, "After a crash"). */
+export const RUN_ID_ENV = 'BATON_RUN_ID';
 export const AGENT_SESSION_HEADER = 'X-Agent-Session-Id';
 const PLACEHOLDER = /\$\{AGENT_SESSION_ID\}/g;
 
 /** Replaces `${AGENT_SESSION_ID}` in a config value (command args, URLs, headers). */
 export function expandAgentSession(value: string, sessionKey: string): string {
   return value.replace(PLACEHOLDER, sessionKey);
+}
+
+/** C0 and C1 control characters, DEL, and the Unicode line and paragraph separators. */
+function hasControlCharacter(text: string): boolean {
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) return true;
+  }
+  return false;
+}
+
+/**
+ * Why `sessionKey` may not be put into these command arguments through `${AGENT_SESSION_ID}`,
+ * or null when it may (docs/runs.md, "How a child learns its parent"). The key comes from the
+ * caller (its parent's key), while the arguments are the user's: it must not add lines or control
+ * characters to them, nor be read as an option where it begins an argument.
+ */
+export function agentSessionArgumentProblem(args: readonly string[], sessionKey: string): string | null {
+  const used = args.filter((a) => a.includes('${AGENT_SESSION_ID}'));
+  if (used.length === 0) return null;
+  if (hasControlCharacter(sessionKey)) return 'must not contain control characters (a newline, a tab, …)';
+  if (sessionKey.startsWith('-') && used.some((a) => a.startsWith('${AGENT_SESSION_ID}'))) return "must not begin with '-' (it would be read as an option)";
+  return null;
 }
 
 /** The environment a child process gets: the parent's, plus the session it belongs to. */

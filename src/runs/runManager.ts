@@ -9,6 +9,7 @@
 import * as crypto from 'node:crypto';
 import type { ApiClient, CallInput } from '../api/client';
 import type { ResponseOf } from '../api/schemas';
+import { BatonError } from '../core/errors';
 import { aggregateDeliveries, childPrompt, runBrief, runSessionKey } from '../core/runs';
 import type { ExecutionMode, SubagentRunContext } from '../core/types';
 import { readRunFiles } from './runFiles';
@@ -55,6 +56,8 @@ export interface RunManagerOptions {
   defaultTimeoutMs?: number;
   /** Told of an error no caller is waiting for (an async run whose record could not be written). */
   onError?: (err: Error) => void;
+  /** Told once a run is recorded (pending), before its child can start. */
+  onRecorded?: (runId: string) => Promise<void>;
 }
 
 const HARNESS = 'baton';
@@ -86,10 +89,17 @@ export class RunManager {
     const runner = this.runners.get(options.runner);
     if (!runner) throw new Error(`No runner named "${options.runner}" (available: ${this.runnerNames.join(', ') || 'none'}).`);
     if (this.stopping.signal.aborted) throw new Error('runs are shutting down');
-    const client = await this.client();
     const mode = options.mode ?? 'SYNC';
     const runId = crypto.randomUUID();
     const sessionKey = runSessionKey(options.parentSessionKey, runId);
+    // Refused before anything is recorded: a refused spawn leaves no trace (docs/runs.md).
+    const problem = runner.sessionKeyProblem?.(sessionKey);
+    if (problem)
+      throw new BatonError(
+        'invalid_request',
+        `parentSessionKey: the runner "${runner.name}" puts the session key into its arguments (\${AGENT_SESSION_ID}), so it ${problem}`,
+      );
+    const client = await this.client();
     const files = options.files ?? [];
     const context: SubagentRunContext = { workspacePath: options.workspacePath, specId: options.specId, prompt: options.task, files };
     const started = await client.call('sessionStart', {
@@ -118,6 +128,7 @@ export class RunManager {
         agentId: options.agentId,
       },
     });
+    await this.options.onRecorded?.(runId);
     const brief = runBrief(
       options.specId,
       files.length ? readRunFiles(options.workspacePath, files, this.options.fileBudgetBytes ?? DEFAULT_FILE_BUDGET_BYTES) : [],
@@ -152,38 +163,41 @@ export class RunManager {
     const client = await this.client();
     const save = (body: RunBody) => client.call('upsertRun', { body: { ...body, id: request.runId, agentId } });
     let startedAt = Date.now();
-    let release: (() => void) | undefined;
     let timedOut = false;
     let run: RunView | null;
     try {
-      if (this.options.slots) release = await this.options.slots.acquire(this.stopping.signal);
-      startedAt = Date.now();
-      await save({ status: 'running', startedAt: new Date(startedAt).toISOString() });
-      const prompt = childPrompt(request.inherited, request.task, request.brief);
-      await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: request.sessionKey, userPrompt: prompt, agentId } });
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = AbortSignal.any([timeout, this.stopping.signal]);
+      // Slots are shared fairly between agents (slots.ts); runs that name no agent share one turn.
+      const release = this.options.slots ? await this.options.slots.acquire(this.stopping.signal, agentId ?? '') : undefined;
+      let out: Awaited<ReturnType<Runner['run']>>;
+      // The slot is given back however the child ends: completed, failed, timed out, aborted or thrown.
       try {
-        const out = await runner.run(request, signal);
+        startedAt = Date.now();
+        await save({ status: 'running', startedAt: new Date(startedAt).toISOString() });
+        const prompt = childPrompt(request.inherited, request.task, request.brief);
+        await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: request.sessionKey, userPrompt: prompt, agentId } });
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = AbortSignal.any([timeout, this.stopping.signal]);
+        try {
+          out = await runner.run(request, signal);
+        } catch (err) {
+          timedOut = timeout.aborted;
+          throw err;
+        }
+      } finally {
         release?.();
-        release = undefined;
-        await client.call('sessionEnd', {
-          body: { harness: HARNESS, sessionKey: request.sessionKey, lastAssistantMessage: out.content, status: 'completed', reason: 'run completed', agentId },
-        });
-        run = await save({
-          status: 'completed',
-          resultContent: out.content,
-          inputTokens: out.inputTokens,
-          outputTokens: out.outputTokens,
-          durationMs: Date.now() - startedAt,
-          finishedAt: new Date().toISOString(),
-        });
-      } catch (err) {
-        timedOut = timeout.aborted;
-        throw err;
       }
+      await client.call('sessionEnd', {
+        body: { harness: HARNESS, sessionKey: request.sessionKey, lastAssistantMessage: out.content, status: 'completed', reason: 'run completed', agentId },
+      });
+      run = await save({
+        status: 'completed',
+        resultContent: out.content,
+        inputTokens: out.inputTokens,
+        outputTokens: out.outputTokens,
+        durationMs: Date.now() - startedAt,
+        finishedAt: new Date().toISOString(),
+      });
     } catch (err) {
-      release?.();
       const message = timedOut
         ? `timed out after ${timeoutMs} ms`
         : this.stopping.signal.aborted

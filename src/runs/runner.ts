@@ -23,5 +23,10 @@ export interface RunOutput {
 
 export interface Runner {
   readonly name: string;
+  /**
+   * Why this runner cannot start a child with that session key (for example, one it would put
+   * into a command's arguments), or null. Asked before anything of the run is recorded.
+   */
+  sessionKeyProblem?(sessionKey: string): string | null;
   run(request: RunRequest, signal: AbortSignal): Promise<RunOutput>;
 }

@@ -63,9 +63,11 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const sessions = new SessionService(store, config);
   const memory = new MemoryService(store, options.dataDir, { logger, leaseMs: config.synthesisLeaseMs });
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
+  const runs = new RunService(config, store, logger);
+  // Before any request: runs a crashed server left unfinished are failed, their children ended (docs/runs.md).
+  await runs.reconcile();
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
-  const runs = new RunService(config);
   const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, options.dataDir, (job) => jobs.enqueue(job)), logger);
   const hookHealth = new HookHealthRecorder(options.dataDir);
   const dispatch = createDispatch({ store, config, sessions, memory, runs, work, logger, recovery: () => store.report.events });

@@ -39,6 +39,8 @@ export interface ServerConfig {
   defaultRunner?: string;
   /** At most this many children run at once; further runs wait, pending. */
   maxConcurrentRuns: number;
+  /** At most this many runs of one agent pending or running at once; a spawn past it gets 429. */
+  maxRunsPerAgent: number;
   /** A child's stdout beyond this is cut (the result says so). */
   runOutputMaxBytes: number;
   /** Budget for the contents of a run's files in the child's prompt. */
@@ -110,6 +112,7 @@ const fileSchema = z
     runners: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a runner name is 1-64 letters, digits, dots, dashes or underscores'), runnerSchema),
     defaultRunner: z.string().min(1).max(64),
     maxConcurrentRuns: z.number().int().min(1).max(256),
+    maxRunsPerAgent: z.number().int().min(1).max(10_000),
     // Both end up in records whose text fields hold at most 10 million characters.
     runOutputMaxBytes: z
       .number()
@@ -148,6 +151,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
     inheritAgents: {},
     runners: {},
     maxConcurrentRuns: 4,
+    maxRunsPerAgent: 32,
     runOutputMaxBytes: 4 * 1024 * 1024,
     runFilesMaxBytes: 64 * 1024,
     runTimeoutMs: 10 * 60_000,

@@ -15,6 +15,7 @@ const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   locked: 423,
+  too_many_requests: 429,
   internal: 500,
   unavailable: 503,
 };

@@ -51,7 +51,16 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     store = opened;
     close = () => opened.close();
   }
-  const runs = new RunService(config);
+  const runs = new RunService(config, 'readOnly' in opts ? undefined : store);
+  // Holding the store now: runs a crashed process left unfinished are failed, their children ended (docs/runs.md).
+  if (!('readOnly' in opts)) {
+    try {
+      await runs.reconcile();
+    } catch (err) {
+      await close();
+      throw err;
+    }
+  }
   const memory = new MemoryService(store, dataDir, { leaseMs: config.synthesisLeaseMs });
   const dispatch = createDispatch({
     store,

@@ -279,7 +279,7 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     // The child's records are written through the API as this caller, so they are its agent's runs.
-    spawnRun: async ({ body }, ctx) => svc.runs.spawn(ctx.internal, body, ctx.caller.admin),
+    spawnRun: async ({ body }, ctx) => svc.runs.spawn(ctx.internal, body, ctx.caller),
 
     listRuns: async ({ query }, ctx) => {
       const runs = await store.read('listRuns', {

@@ -369,7 +369,8 @@ export function addSummary(ctx: CommandContext, args: AddSummaryArgs): { id: str
   return { id };
 }
 
-export interface UpsertRunArgs extends Omit<RunFields, 'files'>, Partial<Pick<SubagentRunContext, 'files'>> {
+/** The process fields are not the API's to set: only the server records them (runProcesses.ts). */
+export interface UpsertRunArgs extends Omit<RunFields, 'files' | 'hostPid' | 'childPid' | 'childIdentity'>, Partial<Pick<SubagentRunContext, 'files'>> {
   id?: string;
   /** The admin: may change any agent's run (ownership.ts). */
   anyAgent?: boolean;

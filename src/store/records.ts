@@ -58,6 +58,11 @@ export interface RunFields {
   callbackDeliveredAt?: string | null;
   startedAt?: string | null;
   finishedAt?: string | null;
+  /** The Baton process that runs it (a run it started itself, src/store/runProcesses.ts). */
+  hostPid?: number | null;
+  /** Its child: pid (= process group id) and identity (boot and start time). */
+  childPid?: number | null;
+  childIdentity?: string | null;
 }
 
 export type StoreRecord =
@@ -189,6 +194,9 @@ const RUN_COLUMNS: Record<keyof RunFields, string> = {
   callbackDeliveredAt: 'callback_delivered_at',
   startedAt: 'started_at',
   finishedAt: 'finished_at',
+  hostPid: 'host_pid',
+  childPid: 'child_pid',
+  childIdentity: 'child_identity',
 };
 
 function toSql(value: unknown): string | number | null {

@@ -357,6 +357,18 @@ CREATE TABLE transcript_files (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    // Which process runs a run Baton started itself, and its child (docs/runs.md, "After a
+    // crash"): a restart fails the runs a dead process left unfinished and ends their children.
+    // child_identity tells the child from a later process that got the same pid.
+    version: 9,
+    name: 'run processes',
+    sql: `
+ALTER TABLE subagent_runs ADD COLUMN host_pid INTEGER;
+ALTER TABLE subagent_runs ADD COLUMN child_pid INTEGER;
+ALTER TABLE subagent_runs ADD COLUMN child_identity TEXT;
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

@@ -8,6 +8,7 @@ import { recordExtraction } from './ruleCommands';
 import * as mem from './memoryCommands';
 import { enqueueJob, setJob } from './jobs';
 import { archiveTurns } from './archive';
+import { failInterruptedRuns, recordRunProcess } from './runProcesses';
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {
@@ -38,6 +39,8 @@ export const WRITE_COMMANDS = {
   writeHead: mem.writeHead,
   upsertRun: c.upsertRun,
   takeDeliveries: c.takeDeliveries,
+  recordRunProcess,
+  failInterruptedRuns,
   archiveTurns,
   createToken: c.createToken,
   enqueueJob,

@@ -1,13 +1,15 @@
 // `baton run` as a user runs it: the built CLI (dist/cli.js) as a child process, against a data
 // directory whose config.json names real runners (test/fixtures/echoRunner.js), with no server
-// (in-process over the store) and against a running server.
+// (in-process over the store) and against a running server; and `baton serve` stopped with a run
+// in flight, by SIGTERM and by kill -9 (docs/runs.md, "Ending a child", "After a crash").
 
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI, ROOT, runCli } from '../helpers/child';
+import { gone, killQuietly, pidFrom } from '../helpers/processes';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const ECHO = path.join(ROOT, 'test', 'fixtures', 'echoRunner.js');
@@ -146,5 +148,108 @@ describe('baton run', function () {
     assert.equal(badConfig.status, 1);
     assert.match(badConfig.stderr, /config\.json: defaultRunner: "ghost" is not one of the runners/);
     assert.equal(runCli(['run', '--data-dir', dir]).status, 2, 'a task is required');
+  });
+});
+
+describe('baton serve and the children of its runs (built CLI, real signals)', function () {
+  this.timeout(90_000);
+  const leftovers: number[] = [];
+  after(() => {
+    for (const pid of leftovers) killQuietly(pid);
+    cleanupTempDirs();
+  });
+
+  /** A data directory whose runner is a shell that records its pid and its background job's, then waits. */
+  function dataDirWithShell(): { dir: string; childFile: string; jobFile: string } {
+    const dir = tempDir();
+    const childFile = path.join(dir, 'child.pid');
+    const jobFile = path.join(dir, 'job.pid');
+    const script = `echo $$ > '${childFile}'; sleep 1000 & echo $! > '${jobFile}'; wait`;
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ runners: { tree: { command: 'sh', args: ['-c', script] } } }));
+    return { dir, childFile, jobFile };
+  }
+
+  function serve(dataDir: string): { child: ChildProcess; ready: Promise<{ url: string; token: string }> } {
+    const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ready = new Promise<{ url: string; token: string }>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m) resolve({ url: m[1], token: JSON.parse(fs.readFileSync(path.join(dataDir, 'endpoint.json'), 'utf8')).token });
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited early (${code})`)));
+      setTimeout(() => reject(new Error('serve did not start in 20 s')), 20_000).unref();
+    });
+    return { child, ready };
+  }
+
+  /** Starts a run of the shell runner over HTTP and waits until its child and the child's job run. */
+  async function startRun(url: string, token: string, files: { childFile: string; jobFile: string }): Promise<{ id: string; child: number; job: number }> {
+    const res = await fetch(`${url}/api/runs/spawn`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ task: 'hold on', executionMode: 'ASYNC_POLL' }),
+    });
+    const body = (await res.json()) as { id: string };
+    assert.equal(res.status, 200, JSON.stringify(body));
+    const child = await pidFrom(files.childFile);
+    const job = await pidFrom(files.jobFile);
+    leftovers.push(child, job);
+    return { id: body.id, child, job };
+  }
+
+  function exitOf(child: ChildProcess): Promise<number | null> {
+    return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  }
+
+  it('SIGTERM with a run in flight: the server ends the whole group of its child, records the run failed and exits within its bound', async () => {
+    assert.ok(fs.existsSync(CLI), 'npm run build first');
+    const files = dataDirWithShell();
+    const server = serve(files.dir);
+    leftovers.push(server.child.pid!);
+    const { url, token } = await server.ready;
+    const run = await startRun(url, token, files);
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    const exited = await Promise.race([exitOf(server.child), new Promise<'still running'>((r) => setTimeout(() => r('still running'), 15_000).unref())]);
+    assert.equal(exited, 0, `baton serve after SIGTERM: ${exited}`);
+    assert.ok(Date.now() - signalled < 10_000, `it took ${Date.now() - signalled} ms`);
+    assert.ok(await gone(run.child), `the runner child ${run.child} still runs`);
+    assert.ok(await gone(run.job), `the child's background job ${run.job} still runs`);
+    const daemon = await startDaemon({ dataDir: files.dir, port: 0 });
+    try {
+      const stored = await getRun(daemon, run.id);
+      assert.equal(stored.status, 'failed');
+      assert.match(stored.error, /Baton shut down before the run finished/);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('kill -9 of the server with a run running: the next start records the run failed with the reason and ends the orphaned group', async () => {
+    const files = dataDirWithShell();
+    const server = serve(files.dir);
+    leftovers.push(server.child.pid!);
+    const { url, token } = await server.ready;
+    const run = await startRun(url, token, files);
+    server.child.kill('SIGKILL');
+    await exitOf(server.child);
+    assert.ok(!(await gone(run.child, 300)), 'nothing else ended the orphan: the restart must');
+    const daemon = await startDaemon({ dataDir: files.dir, port: 0 });
+    try {
+      const stored = await getRun(daemon, run.id);
+      assert.equal(stored.status, 'failed');
+      assert.match(stored.error, /the server stopped before the run finished/);
+      assert.ok(stored.finishedAt);
+      const session = await fetch(`${daemon.server.url}/api/sessions/${encodeURIComponent(stored.sessionKey)}`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      }).then((r) => r.json() as Promise<{ status: string }>);
+      assert.equal(session.status, 'failed', 'the child session is ended too');
+      assert.ok(await gone(run.child), `the orphaned runner child ${run.child} still runs`);
+      assert.ok(await gone(run.job), `the orphan's background job ${run.job} still runs`);
+    } finally {
+      await daemon.stop();
+    }
   });
 });

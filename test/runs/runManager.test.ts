@@ -1,12 +1,16 @@
-// Sub-agent runs end to end: the real server, the real store, a real child process as runner.
+// Sub-agent runs end to end: the real server, the real store, a real child process as runner,
+// and the bounds of a child's process group (docs/runs.md, "Ending a child").
 
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonClient } from '../../src/client/batonClient';
 import { ExternalRunner } from '../../src/runs/externalRunner';
 import { RunManager } from '../../src/runs/runManager';
+import { Slots } from '../../src/runs/slots';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { ROOT } from '../helpers/child';
+import { gone, killQuietly, pidFrom } from '../helpers/processes';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const ECHO = path.join(ROOT, 'test', 'fixtures', 'echoRunner.js');
@@ -116,5 +120,106 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     client = new BatonClient({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: daemon.token });
     assert.equal((await client.listRuns()).length, all.length);
     assert.equal((await client.getRun(done.id))?.status, 'completed');
+  });
+});
+
+describe("a run's child and what it starts end with the run (real child processes, process groups)", function () {
+  this.timeout(60_000);
+  let daemon: Daemon;
+  let client: BatonClient;
+  let slots: Slots;
+  let manager: RunManager;
+  let work: string;
+  const leftovers: number[] = [];
+
+  /** `sh -c SCRIPT` as a runner; SCRIPT writes its background job's pid to $PIDFILE. */
+  function shell(name: string, script: string): void {
+    manager.register(new ExternalRunner({ name, command: 'sh', args: ['-c', script], env: { ...process.env, PIDFILE: path.join(work, `${name}.pid`) } }));
+  }
+
+  /** A run's promise, but failing the test (instead of hanging it) when the run never ends. */
+  async function within<T>(ms: number, what: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        what,
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still not finished after ${ms} ms`)), ms))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  before(async () => {
+    daemon = await startDaemon({ dataDir: tempDir(), port: 0 });
+    client = new BatonClient({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: daemon.token });
+    work = tempDir('baton-groups-');
+    slots = new Slots(1);
+    manager = new RunManager(async () => client, { slots });
+    manager.register(new ExternalRunner({ name: 'echo', command: process.execPath, args: [ECHO, 'ok'] }));
+    // The shell waits for a background job that holds its stdout.
+    shell('waits', 'sleep 1000 & echo $! > "$PIDFILE"; wait');
+    // Both ignore SIGTERM: only SIGKILL, after the grace, ends them.
+    shell('stubborn', 'trap "" TERM; sleep 1000 & echo $! > "$PIDFILE"; wait');
+    // The shell answers and exits at once; its background job keeps stdout open.
+    shell('leaves', 'sleep 1000 & echo $! > "$PIDFILE"; echo hi');
+  });
+  after(async () => {
+    for (const pid of leftovers) killQuietly(pid);
+    await manager.stop();
+    await daemon.stop();
+    cleanupTempDirs();
+  });
+
+  for (const runner of ['waits', 'stubborn']) {
+    it(`${runner}: a background job holding stdout does not outlive the timeout: the run fails, the slot is freed, the job is dead`, async () => {
+      const started = Date.now();
+      const spawned = manager.spawn({ parentSessionKey: null, task: 'hold the pipe', runner, mode: 'SYNC', timeoutMs: 500 });
+      const grandchild = await pidFrom(path.join(work, `${runner}.pid`));
+      leftovers.push(grandchild);
+      const { run } = await within(15_000, spawned);
+      assert.equal(run?.status, 'failed');
+      assert.equal(run?.error, 'timed out after 500 ms');
+      assert.ok(Date.now() - started < 12_000, `ended after ${Date.now() - started} ms`);
+      assert.ok(await gone(grandchild), `the background job ${grandchild} still runs`);
+      assert.equal(slots.queued, 0);
+      // The only slot is free: the next run gets it at once and completes.
+      const next = await within(15_000, manager.spawn({ parentSessionKey: null, task: 'after', runner: 'echo', mode: 'SYNC' }));
+      assert.equal(next.run?.status, 'completed');
+    });
+  }
+
+  it('a child that exits leaving a job on its stdout completes with what it wrote; the job is ended with it', async () => {
+    const started = Date.now();
+    const spawned = manager.spawn({ parentSessionKey: null, task: 'answer and leave', runner: 'leaves', mode: 'SYNC', timeoutMs: 30_000 });
+    const grandchild = await pidFrom(path.join(work, 'leaves.pid'));
+    leftovers.push(grandchild);
+    const { run } = await within(15_000, spawned);
+    assert.equal(run?.status, 'completed', run?.error ?? '');
+    assert.equal(run?.resultContent, 'hi');
+    assert.ok(Date.now() - started < 10_000, `it waited ${Date.now() - started} ms: not for its 30 s timeout`);
+    assert.ok(await gone(grandchild), `the background job ${grandchild} still runs`);
+    const release = await within(2000, slots.acquire(AbortSignal.timeout(2000)));
+    release();
+  });
+
+  it('a parent key the runner would put at the start of an argument, or with a newline, is refused before anything is recorded', async () => {
+    const marker = path.join(work, 'bare-ran');
+    manager.register(
+      new ExternalRunner({ name: 'bare', command: 'sh', args: ['-c', 'touch "$MARKER"', '${AGENT_SESSION_ID}'], env: { ...process.env, MARKER: marker } }),
+    );
+    const before = (await client.listRuns()).length;
+    for (const parent of ['-rf', 'line one\nline two', 'tab\there']) {
+      await assert.rejects(
+        manager.spawn({ parentSessionKey: parent, task: 'x', runner: 'bare', mode: 'SYNC' }),
+        (err: Error & { code?: string }) => err.code === 'invalid_request' && /parentSessionKey: .*\$\{AGENT_SESSION_ID\}/.test(err.message),
+      );
+    }
+    assert.equal((await client.listRuns()).length, before, 'no run recorded');
+    assert.equal(await client.getSession('-rf/run-00000000'), null);
+    assert.ok(!fs.existsSync(marker), 'nothing ran');
+    const fine = await manager.spawn({ parentSessionKey: 'plain-parent', task: 'x', runner: 'bare', mode: 'SYNC' });
+    assert.equal(fine.run?.status, 'completed', fine.run?.error ?? '');
+    assert.ok(fs.existsSync(marker));
   });
 });

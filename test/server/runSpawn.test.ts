@@ -240,3 +240,113 @@ describe('POST /api/runs/spawn bounds across the server', function () {
     }
   });
 });
+
+describe('POST /api/runs/spawn refusals leave nothing behind; one agent cannot crowd out another', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  async function token(daemon: Daemon, agentId: string, permissions: string[]): Promise<string> {
+    const res = await post(daemon, '/api/tokens', { agentId, permissions });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body.token;
+  }
+
+  async function runsOf(daemon: Daemon, agentId: string): Promise<any[]> {
+    return (await get(daemon, '/api/runs')).body.runs.filter((r: any) => r.agentId === agentId);
+  }
+
+  it("past maxRunsPerAgent an agent gets 429 naming the limit, and another agent's run is served before the flood's next one", async () => {
+    const runners: Record<string, RunnerConfig> = { hang: { ...echo('hang'), timeoutMs: 1500 }, echo: echo('ok') };
+    const daemon = await startDaemon({ dataDir: tempDir(), port: 0, config: { runners, maxConcurrentRuns: 1, maxRunsPerAgent: 2 } });
+    try {
+      const flood = await token(daemon, 'flood', ['remember', 'recall']);
+      const other = await token(daemon, 'other', ['remember', 'recall']);
+      const first = await post(daemon, '/api/runs/spawn', { task: 'one', runner: 'hang', executionMode: 'ASYNC_POLL' }, flood);
+      const second = await post(daemon, '/api/runs/spawn', { task: 'two', runner: 'hang', executionMode: 'ASYNC_POLL' }, flood);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(second.status, 200, JSON.stringify(second.body));
+      const third = await post(daemon, '/api/runs/spawn', { task: 'three', runner: 'hang', executionMode: 'ASYNC_POLL' }, flood);
+      assert.equal(third.status, 429, JSON.stringify(third.body));
+      assert.equal(third.body.code, 'too_many_requests');
+      assert.match(third.body.error, /agent "flood" already has 2 runs pending or running; the limit is 2 \(maxRunsPerAgent/);
+      assert.equal((await runsOf(daemon, 'flood')).length, 2, 'the refused spawn left no run');
+
+      // The flood holds the only slot and has a run waiting; the other agent's run goes next.
+      const mine = await post(daemon, '/api/runs/spawn', { task: 'not stuck', runner: 'echo', executionMode: 'ASYNC_POLL' }, other);
+      assert.equal(mine.status, 200, JSON.stringify(mine.body));
+      const done = await finished(daemon, mine.body.id);
+      assert.equal(done.status, 'completed');
+      const waiting = (await get(daemon, `/api/runs/${second.body.id}`)).body;
+      assert.ok(
+        waiting.startedAt === null || Date.parse(waiting.startedAt) >= Date.parse(done.startedAt),
+        `the flood's second run started ${waiting.startedAt}, the other agent's ${done.startedAt}`,
+      );
+      await finished(daemon, second.body.id);
+      // Its runs ended: the flood may spawn again.
+      assert.equal((await post(daemon, '/api/runs/spawn', { task: 'again', runner: 'echo' }, flood)).status, 200);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('a remember-only token is refused (403) before the run is recorded or its child started, in every mode', async () => {
+    const work = tempDir('baton-marker-');
+    const marker = path.join(work, 'ran');
+    const daemon = await startDaemon({
+      dataDir: tempDir(),
+      port: 0,
+      config: { runners: { mark: { command: 'sh', args: ['-c', `touch '${marker}'; echo marked`] } } },
+    });
+    try {
+      const writer = await token(daemon, 'writer', ['remember']);
+      for (const executionMode of ['ASYNC_POLL', 'SYNC', 'ASYNC_CALLBACK']) {
+        const res = await post(daemon, '/api/runs/spawn', { task: 'x', parentSessionKey: 'p', executionMode }, writer);
+        assert.equal(res.status, 403, `${executionMode}: ${JSON.stringify(res.body)}`);
+        assert.match(res.body.error, /lacks the "recall" permission/);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await runsOf(daemon, 'writer'), [], 'no run recorded');
+      assert.ok(!fs.existsSync(marker), 'nothing was executed');
+      const sessions = (await get(daemon, '/api/sessions?all=1')).body;
+      assert.ok(!JSON.stringify(sessions).includes('p/run-'), 'no child session recorded');
+      // The admin token spawns the same run: the marker shows the runner works.
+      assert.equal((await post(daemon, '/api/runs/spawn', { task: 'x' })).body.status, 'completed');
+      assert.ok(fs.existsSync(marker));
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('a parent key with a control character, or one that would begin an argument with "-", is refused with 400 when the runner puts it into its arguments', async () => {
+    const daemon = await startDaemon({
+      dataDir: tempDir(),
+      port: 0,
+      config: { runners: { bare: echo('ok', '${AGENT_SESSION_ID}'), inside: echo('ok', 'session=${AGENT_SESSION_ID}'), env: echo('ok') } },
+    });
+    try {
+      const refused: Array<[string, string, RegExp]> = [
+        ['bare', 'one\ntwo', /control characters/],
+        ['inside', 'one\ntwo', /control characters/],
+        ['inside', 'cr\rhere', /control characters/],
+        ['bare', '--output=/tmp/x', /must not begin with '-'/],
+        ['bare', '-rf', /must not begin with '-'/],
+      ];
+      for (const [runner, parentSessionKey, why] of refused) {
+        const res = await post(daemon, '/api/runs/spawn', { task: 'x', runner, parentSessionKey });
+        assert.equal(res.status, 400, `${runner} ${JSON.stringify(parentSessionKey)}: ${JSON.stringify(res.body)}`);
+        assert.match(res.body.error, /^parentSessionKey: the runner "\w+" puts the session key into its arguments/);
+        assert.match(res.body.error, why);
+      }
+      assert.equal((await get(daemon, '/api/runs')).body.count, 0, 'no run recorded');
+      // Inside an argument a leading dash is harmless; the environment variable takes any key.
+      const inside = await post(daemon, '/api/runs/spawn', { task: 'x', runner: 'inside', parentSessionKey: '-dash' });
+      assert.equal(inside.body.status, 'completed', JSON.stringify(inside.body));
+      assert.equal(JSON.parse(inside.body.resultContent).arg, 'session=-dash/run-' + inside.body.id.slice(0, 8));
+      const env = await post(daemon, '/api/runs/spawn', { task: 'x', runner: 'env', parentSessionKey: 'one\ntwo' });
+      assert.equal(env.body.status, 'completed', JSON.stringify(env.body));
+      assert.equal(JSON.parse(env.body.resultContent).agentSessionId, env.body.sessionKey);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});

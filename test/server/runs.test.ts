@@ -1,8 +1,14 @@
 // Sub-agent runs through the real server on 127.0.0.1 and the real store on disk (docs/runs.md):
-// a finished run is terminal, so any change to it is refused with 409, also after a restart.
+// a finished run is terminal, so any change to it is refused with 409, also after a restart; runs a
+// dead server left unfinished are failed at the next start and their children ended.
 
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { processIdentity } from '../../src/runs/processGroup';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { INTERRUPTED_RUN_ERROR } from '../../src/server/runService';
+import { Store } from '../../src/store/store';
+import { alive, gone, killQuietly } from '../helpers/processes';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 async function post(daemon: Daemon, route: string, body: unknown): Promise<{ status: number; body: any }> {
@@ -117,6 +123,88 @@ describe('MEMORY.md Global Head (real HTTP, real store)', function () {
       assert.equal(synth.status, 200, JSON.stringify(synth.body));
       const text = JSON.stringify(synth.body);
       assert.match(text, /Global Head \(Tier 1\)\\n- The user prefers dark mode/);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
+
+describe('runs a dead server left unfinished (real store, real processes)', function () {
+  this.timeout(60_000);
+  const leftovers: number[] = [];
+  after(() => {
+    for (const pid of leftovers) killQuietly(pid);
+    cleanupTempDirs();
+  });
+
+  /** A process in a group of its own, as a run's child is. */
+  function groupLeader(env: NodeJS.ProcessEnv = process.env): number {
+    const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore', env });
+    child.unref();
+    leftovers.push(child.pid!);
+    return child.pid!;
+  }
+
+  /** What a run's child left running after it exited itself: a background job carrying the run's id. */
+  async function leftBehind(runId: string): Promise<number> {
+    const child = spawn('sh', ['-c', 'sleep 1000 & echo $!'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, BATON_RUN_ID: runId },
+    });
+    const pid = await new Promise<number>((resolve) => child.stdout!.once('data', (c: Buffer) => resolve(Number(c.toString().trim()))));
+    child.stdout!.destroy();
+    child.unref();
+    leftovers.push(pid);
+    return pid;
+  }
+
+  it('the next start fails them with the reason, ends their child sessions, and ends what they left running: a recorded child only while its identity matches, and processes carrying their BATON_RUN_ID', async () => {
+    const dataDir = tempDir();
+    const recycled = groupLeader();
+    const orphan = groupLeader();
+    // Its child is gone and was never recorded; what it started still carries BATON_RUN_ID.
+    const job = await leftBehind('unrecorded');
+    // A process carrying the id of a run that finished is none of the restart's business.
+    const bystander = groupLeader({ ...process.env, BATON_RUN_ID: 'done' });
+    const store = await Store.open({ dataDir, holder: 'test' });
+    try {
+      const run = async (id: string, status: 'pending' | 'running', child?: { pid: number; identity: string | null }) => {
+        await store.write('upsertSession', { harness: 'baton', key: `run-${id}`, status: 'active' });
+        await store.write('upsertRun', { id, runner: 'tree', status, sessionKey: `run-${id}` });
+        await store.write('recordRunProcess', { id, hostPid: 999_999 });
+        if (child) await store.write('recordRunProcess', { id, childPid: child.pid, childIdentity: child.identity });
+      };
+      await run('waiting', 'pending');
+      // A process that got the pid of a child long gone: another start time, so another identity.
+      await run('reused', 'running', { pid: recycled, identity: `${processIdentity(recycled)!.split(':')[0]}:1` });
+      await run('orphan', 'running', { pid: orphan, identity: processIdentity(orphan) });
+      await run('unrecorded', 'running');
+      // A run some other client records and executes itself is not the server's to fail.
+      await store.write('upsertRun', { id: 'foreign', runner: 'external', status: 'running' });
+      // A finished run stays as it was.
+      await run('done', 'running');
+      await store.write('upsertRun', { id: 'done', status: 'completed', resultContent: 'DONE' });
+    } finally {
+      await store.close();
+    }
+
+    const daemon = await startDaemon({ dataDir, port: 0 });
+    try {
+      for (const id of ['waiting', 'reused', 'orphan', 'unrecorded']) {
+        const stored = (await get(daemon, `/api/runs/${id}`)).body;
+        assert.equal(stored.status, 'failed', id);
+        assert.equal(stored.error, INTERRUPTED_RUN_ERROR);
+        assert.ok(stored.finishedAt, id);
+        const session = (await get(daemon, `/api/sessions/${encodeURIComponent(stored.sessionKey)}`)).body;
+        assert.equal(session.status, 'failed', `${id}: its child session`);
+      }
+      assert.equal((await get(daemon, '/api/runs/foreign')).body.status, 'running');
+      assert.equal((await get(daemon, '/api/runs/done')).body.resultContent, 'DONE');
+      assert.ok(await gone(orphan), 'the orphaned child is ended');
+      assert.ok(await gone(job), 'what the child left running is found by BATON_RUN_ID and ended');
+      assert.ok(alive(recycled), 'a process that only shares the pid is left alone');
+      assert.ok(alive(bystander), "a process carrying a finished run's id is left alone");
     } finally {
       await daemon.stop();
     }
