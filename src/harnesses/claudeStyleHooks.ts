@@ -11,9 +11,9 @@
 // it is reported (hooks.log) and the essential step (opening the child, ending the session) still
 // runs, with what the store already holds (docs/harnesses.md, "When hooks fail").
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
+import { PayloadFiles } from '../node/payloadFiles';
 import type { ApiPoster, HookOutput, HookRun } from './harness';
 
 export interface ClaudeStylePayload {
@@ -80,10 +80,17 @@ export interface ClaudeStyleQuirks {
   harness: string;
   /** Whose transcript SubagentStart's transcript_path is. */
   subagentStartTranscript: 'parent' | 'child';
-  /** The spawning sub-agent of a nested one, from what the harness wrote; null for the root. */
-  spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): string | null;
+  /** The spawning sub-agent of a nested one, from what the harness wrote (read through `files`); null for the root. */
+  spawnerOf(sessionId: string, agentTranscriptPath: string | undefined, files: PayloadFiles): Promise<string | null>;
   /** Backstop at the end of a turn or session: sub-agent transcripts still being written at their stop. */
-  syncSubagents?(client: ApiPoster, transcriptPath: string | undefined, root: string, project: string | undefined, failed: StepFailed): Promise<void>;
+  syncSubagents?(
+    client: ApiPoster,
+    transcriptPath: string | undefined,
+    root: string,
+    project: string | undefined,
+    failed: StepFailed,
+    files: PayloadFiles,
+  ): Promise<void>;
 }
 
 /** A sub-agent's session key mirrors where Claude Code keeps its transcript: <session>/agent-<id>. */
@@ -91,26 +98,33 @@ export function subagentKey(sessionId: string, agentId: string): string {
   return `${sessionId}/agent-${agentId}`;
 }
 
-export function existing(file: string | undefined): string | undefined {
-  return file && fs.existsSync(file) ? file : undefined;
+/** The file when it may be named on to the API (inside the server: a regular file under its roots); else undefined, whatever the reason. */
+export async function existing(files: PayloadFiles, file: string | undefined): Promise<string | undefined> {
+  return file && (await files.present(file)) ? file : undefined;
 }
+
+/** The files a run's payload names are read through this (the server's, else the hook command's own). */
+export function payloadFilesOf(run: HookRun | undefined): PayloadFiles {
+  return run?.files ?? PayloadFiles.anywhere();
+}
+
+/** How much of a sub-agent's transcript's end is looked at for its final reply. */
+const SETTLE_TAIL_BYTES = 1024 * 1024;
 
 /**
  * Claude Code appends a sub-agent's transcript in a few batches and may still be writing it when
- * SubagentStop fires: wait briefly (within the hook's budget) until it holds the final reply.
+ * SubagentStop fires: wait briefly (within the hook's budget) until it holds the final reply. Only
+ * a file `files` may read can end the wait early: one outside the roots is never opened, and waits
+ * as long as a missing one (docs/security.md, "Reading files a request names").
  */
-async function settledTranscript(file: string | undefined, lastMessage: string | undefined, waitMs: number): Promise<string | undefined> {
+async function settledTranscript(files: PayloadFiles, file: string | undefined, lastMessage: string | undefined, waitMs: number): Promise<string | undefined> {
   if (!file) return undefined;
   const probe = (lastMessage ?? '').trim().slice(0, 200);
   const deadline = Date.now() + Math.max(0, Math.min(400, waitMs));
   for (;;) {
-    try {
-      const text = fs.readFileSync(file, 'utf8');
-      if (!probe || text.includes(JSON.stringify(probe).slice(1, -1))) return file;
-    } catch {
-      /* not written yet */
-    }
-    if (Date.now() >= deadline) return existing(file);
+    const text = await files.tail(file, SETTLE_TAIL_BYTES);
+    if (text !== null && (!probe || text.includes(JSON.stringify(probe).slice(1, -1)))) return file;
+    if (Date.now() >= deadline) return existing(files, file);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -213,7 +227,8 @@ export async function handleClaudeStyleEvent(
   const root = payload.session_id;
   if (!root || typeof root !== 'string') throw new HookInputError('session_id: is required');
   const project = payload.cwd ? path.resolve(payload.cwd) : undefined;
-  const transcriptPath = existing(payload.transcript_path);
+  const files = payloadFilesOf(run);
+  const transcriptPath = await existing(files, payload.transcript_path);
   const isSubagentEvent = event === 'SubagentStart' || event === 'SubagentStop';
   // A hook fired inside a sub-agent belongs to the sub-agent's session.
   const sessionKey = !isSubagentEvent && payload.agent_id ? subagentKey(root, payload.agent_id) : root;
@@ -240,7 +255,7 @@ export async function handleClaudeStyleEvent(
       if (quirks.subagentStartTranscript === 'parent' && transcriptPath)
         await steps.optional('refresh-parent', () => client.call('userPromptSubmit', { body: { ...base, transcriptPath } }));
       // The child's own transcript: it names the spawner of a nested sub-agent.
-      const spawner = quirks.subagentStartTranscript === 'child' ? quirks.spawnerOf(root, transcriptPath) : null;
+      const spawner = quirks.subagentStartTranscript === 'child' ? await quirks.spawnerOf(root, transcriptPath, files) : null;
       const r = await steps.essential('open-child', () =>
         client.call('sessionStart', {
           body: {
@@ -257,8 +272,13 @@ export async function handleClaudeStyleEvent(
     }
     case 'SubagentStop': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
-      const spawner = quirks.spawnerOf(root, payload.agent_transcript_path);
-      const agentTranscript = await settledTranscript(payload.agent_transcript_path, payload.last_assistant_message, steps.left() - ESSENTIAL_RESERVE_MS);
+      const spawner = await quirks.spawnerOf(root, payload.agent_transcript_path, files);
+      const agentTranscript = await settledTranscript(
+        files,
+        payload.agent_transcript_path,
+        payload.last_assistant_message,
+        steps.left() - ESSENTIAL_RESERVE_MS,
+      );
       // A transcript the server refuses still ends the child, with its last message.
       await steps.withTranscriptOrWithout('agent-transcript', 'end-child', agentTranscript, (file) =>
         client.call('sessionEnd', {
@@ -287,7 +307,7 @@ export async function handleClaudeStyleEvent(
         0,
       );
       if (!payload.agent_id && quirks.syncSubagents)
-        await steps.optional('sync-subagents', () => quirks.syncSubagents!(client, transcriptPath, root, project, failed), 0);
+        await steps.optional('sync-subagents', () => quirks.syncSubagents!(client, transcriptPath, root, project, failed, files), 0);
       return null;
     case 'PreCompact':
       if (transcriptPath) await steps.optional('transcript', () => client.call('userPromptSubmit', { body: { ...base, transcriptPath } }));
@@ -300,7 +320,7 @@ export async function handleClaudeStyleEvent(
       return null;
     case 'SessionEnd':
       if (!payload.agent_id && quirks.syncSubagents)
-        await steps.optional('sync-subagents', () => quirks.syncSubagents!(client, transcriptPath, root, project, failed));
+        await steps.optional('sync-subagents', () => quirks.syncSubagents!(client, transcriptPath, root, project, failed, files));
       await steps.withTranscriptOrWithout('transcript', 'end', transcriptPath, (file) =>
         client.call('sessionEnd', { body: { ...base, transcriptPath: file, reason: payload.reason } }),
       );

@@ -7,6 +7,7 @@
 import type { ApiClient } from '../api/client';
 import type { HarnessLineage } from '../core/lineage';
 import type { TranscriptFormat, TranscriptParser } from '../core/normalize';
+import type { PayloadFiles } from '../node/payloadFiles';
 
 /** Anything that can call the API: the hook command's HTTP client, or the server itself (HTTP hooks). */
 export type ApiPoster = Pick<ApiClient, 'call'>;
@@ -18,8 +19,9 @@ export interface HookOutput {
 
 /**
  * One hook run as the mapping sees it: when it must have answered, where a step that failed
- * while the event went on is reported (the hook command: one hooks.log line each), and the data
- * directory it serves (hook state between runs lives there).
+ * while the event went on is reported (the hook command: one hooks.log line each), the data
+ * directory it serves (hook state between runs lives there) and how it reads the files its
+ * payload names.
  */
 export interface HookRun {
   /** When the whole hook must have answered (ms since the epoch); steps that only prepare leave time for the essential one. */
@@ -27,6 +29,12 @@ export interface HookRun {
   /** A step failed and the event went on without it. */
   stepFailed(step: string, err: unknown): void;
   dataDir?: string;
+  /**
+   * Every file the payload names (transcripts, a sub-agent's meta file, a sub-agents folder) is
+   * read through this, never by fs directly. Inside the server: only under its transcript roots
+   * (docs/security.md, "Reading files a request names"); default: PayloadFiles.anywhere().
+   */
+  files?: PayloadFiles;
 }
 
 /** How the hook command is run: `node …/dist/hook.js <harness>` (or `cli.js hook <harness>`). */

@@ -131,7 +131,7 @@ export class RunManager {
     await this.options.onRecorded?.(runId);
     const brief = runBrief(
       options.specId,
-      files.length ? readRunFiles(options.workspacePath, files, this.options.fileBudgetBytes ?? DEFAULT_FILE_BUDGET_BYTES) : [],
+      files.length ? await readRunFiles(options.workspacePath, files, this.options.fileBudgetBytes ?? DEFAULT_FILE_BUDGET_BYTES) : [],
     );
     const request: RunRequest = {
       runId,

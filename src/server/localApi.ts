@@ -65,6 +65,7 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
   const dispatch = createDispatch({
     store,
     config,
+    dataDir,
     sessions: new SessionService(store, config),
     memory,
     runs,

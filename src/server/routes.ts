@@ -24,6 +24,7 @@ import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './sec
 import { sessionStatus, type SessionService } from './sessionService';
 import { handleClaudeCodeEvent, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
 import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
+import { PayloadFiles } from '../node/payloadFiles';
 
 export interface CallContext {
   caller: Caller;
@@ -45,6 +46,8 @@ export type Handlers = { [K in RouteId]: Handler<K> };
 export interface Services {
   store: StoreAccess;
   config: ServerConfig;
+  /** The server's data directory: the HTTP hooks keep their notes there, never in the default one. */
+  dataDir: string;
   sessions: SessionService;
   memory: MemoryService;
   /** Spawns sub-agent runs with the configured runners (POST /api/runs/spawn). */
@@ -70,6 +73,9 @@ function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
 
 const BYPASSED = { bypassed: true as const, inject: '' };
 
+/** A file an HTTP hook's mapping reads (a meta file, a transcript's tail) must be read within this. */
+const HOOK_FILE_READ_MS = 2000;
+
 /** A call by one of Baton's own processes (`x-baton-no-hooks: 1`), which hooks must not act on. */
 function isInternalCall(ctx: CallContext): boolean {
   const flag = ctx.header('x-baton-no-hooks') ?? ctx.header('x-signet-no-hooks');
@@ -85,6 +91,9 @@ function cursorOf(written: object): { transcriptCursor?: { messages: number; mar
 export function buildHandlers(svc: Services): Handlers {
   const { sessions, memory, store, work } = svc;
   const logger = svc.logger ?? silentLogger;
+  // What the hook mappings read of the files a payload names: only under the transcript roots,
+  // never blocking, bounded (docs/security.md, "Reading files a request names").
+  const hookFiles = new PayloadFiles({ roots: svc.config.transcriptRoots, maxBytes: svc.config.maxTranscriptBytes, timeoutMs: HOOK_FILE_READ_MS });
 
   /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
   // Only the runs of the session's own agent: a run of another agent never reaches this parent.
@@ -220,7 +229,10 @@ export function buildHandlers(svc: Services): Handlers {
       const stepFailed = (step: string, err: unknown) =>
         logger.warn(`claude-code HTTP hook ${event}: step ${step} failed: ${err instanceof BatonError ? err.code : errorClassOf(err)}`);
       try {
-        return ((await handleClaudeCodeEvent(body as ClaudeCodePayload, ctx.internal, { stepFailed })) ?? {}) as Record<string, unknown>;
+        return ((await handleClaudeCodeEvent(body as ClaudeCodePayload, ctx.internal, { stepFailed, dataDir: svc.dataDir, files: hookFiles })) ?? {}) as Record<
+          string,
+          unknown
+        >;
       } catch (err) {
         const cause = err instanceof HookStepFailure ? err.error : err;
         if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);

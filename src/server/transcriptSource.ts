@@ -1,16 +1,16 @@
-// Reads a harness transcript named by a hook payload, but only when it is safe to. The file is
-// opened once (never following a symlink in its last component, never blocking on a FIFO or a
-// device), and everything is decided on that open descriptor: where it really lives (under an
-// allowed root), what it is (a regular file) and how big it is (within the cap). Only the
-// descriptor is read, so swapping the path between the check and the read changes nothing.
-// See "Reading transcript files" in docs/security.md.
+// Reads a harness transcript named by a hook payload, but only when it is safe to: through the
+// one reader of files a request names (src/node/payloadFiles.ts), which resolves the name once
+// under an allowed root, opens it once (no symlink in its last component, never blocking on a
+// FIFO or a device) and decides everything on that open descriptor. Only the descriptor is read,
+// so swapping the path between the check and the read changes nothing.
+// See "Reading files a request names" in docs/security.md.
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
 import { completeLength, nextTail, type FileReadCursor, type TranscriptFileCursor } from '../core/fileCursor';
 import { asObj, parseJsonLines, START_STATE, tryParse, type LineParseState, type TranscriptParser } from '../core/normalize';
 import { lineParser, normalizeTranscript, transcriptFormat } from '../harnesses/registry';
+import { FileRefused, withPayloadFile, type OpenedFile } from '../node/payloadFiles';
 import type { Turn } from '../core/types';
 
 /**
@@ -19,116 +19,39 @@ import type { Turn } from '../core/types';
  */
 export const UNREADABLE_TRANSCRIPT = 'transcriptPath is not a readable file under the allowed transcript folders';
 
-const C = fs.constants;
-/** Read only; the last component must not be a symlink; a FIFO or device must not block the open or become our terminal. */
-const OPEN_FLAGS = C.O_RDONLY | (C.O_NOFOLLOW ?? 0) | (C.O_NONBLOCK ?? 0) | (C.O_NOCTTY ?? 0);
-const CHUNK = 64 * 1024;
+/** A transcript read (open and every chunk) must be done within this. */
+const TRANSCRIPT_READ_MS = 30_000;
 
-function unreadable(): BatonError {
+/** An open transcript: its identity, its size when opened, and reads by position (async, in chunks). */
+export type ByteWindow = Omit<OpenedFile, 'path'>;
+
+/** What the caller is told: only a file already proven to be under a root gets a specific answer. */
+function refusal(err: unknown): unknown {
+  if (!(err instanceof FileRefused)) return err;
+  if (err.reason === 'not-a-file') return new BatonError('invalid_request', 'transcriptPath is not a regular file');
+  if (err.reason === 'timed-out') return new BatonError('invalid_request', 'transcriptPath could not be read in time');
   return new BatonError('invalid_request', UNREADABLE_TRANSCRIPT);
 }
 
-async function realRoots(roots: string[]): Promise<string[]> {
-  const out = await Promise.all(roots.map((root) => fs.promises.realpath(root).catch(() => null)));
-  return out.filter((r): r is string => r !== null);
-}
-
-function isUnder(real: string, roots: string[]): boolean {
-  return roots.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
-}
-
 /**
- * Where the open descriptor really is, from the kernel (Linux: /proc/self/fd/N names the file the
- * descriptor refers to, with no symlinks in it). readlink, not realpath: realpath would walk that
- * name again through the file system, which is exactly the lookup a swap can change. null when
- * the system offers no such name.
- */
-async function descriptorPath(fd: number): Promise<string | null> {
-  if (process.platform !== 'linux') return null;
-  try {
-    return await fs.promises.readlink(`/proc/self/fd/${fd}`);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Whether the open file lies under a root. With the kernel's name for the descriptor, that name
- * decides. Otherwise the path is resolved again now and must both lie under a root and name the
- * very file that is open (same device and inode): a swap after the open makes them differ.
- */
-async function openedUnderRoot(fd: number, opened: fs.Stats, real: string, roots: string[]): Promise<boolean> {
-  const named = await descriptorPath(fd);
-  if (named !== null) {
-    // Not a path at all (pipe:[…], anon_inode:…) or a file removed since: refused.
-    if (!path.isAbsolute(named) || named.endsWith(' (deleted)')) return false;
-    return isUnder(named, roots);
-  }
-  try {
-    const again = await fs.promises.realpath(real);
-    if (!isUnder(again, roots)) return false;
-    const now = await fs.promises.stat(again);
-    return now.dev === opened.dev && now.ino === opened.ino;
-  } catch {
-    return false;
-  }
-}
-
-/** An open transcript: its identity, its size when opened, and reads by position (async, in chunks). */
-export interface ByteWindow {
-  identity: string;
-  size: number;
-  /** Up to `length` bytes from `offset` (fewer at the end of the file). */
-  read(offset: number, length: number): Promise<Uint8Array>;
-}
-
-/**
- * Opens an allowed transcript file with every protection described above and hands it to `use`
+ * Opens an allowed transcript file with every protection of the reader and hands it to `use`
  * while it is open. Refused (400) when the path is relative, does not lead to a file under an
  * allowed root, or is not a regular file.
  */
 export async function withTranscriptFile<T>(requested: string, roots: string[], use: (file: ByteWindow & { path: string }) => Promise<T>): Promise<T> {
   if (!path.isAbsolute(requested)) throw new BatonError('invalid_request', 'transcriptPath must be an absolute path');
-  const allowed = await realRoots(roots);
-  // A first look by name, so that nothing outside the roots is even opened in the ordinary case.
-  // It decides nothing by itself: the descriptor is checked again below.
-  let real: string;
+  let opened = false;
   try {
-    real = await fs.promises.realpath(requested);
-  } catch {
-    throw unreadable();
+    return await withPayloadFile(requested, { roots, timeoutMs: TRANSCRIPT_READ_MS }, (file) => {
+      opened = true;
+      return use(file);
+    });
+  } catch (err) {
+    // A refusal of the file itself; what `use` throws (a parse error, a store error) passes as it is,
+    // except a chunk read that ran out of time.
+    if (!opened || err instanceof FileRefused) throw refusal(err);
+    throw err;
   }
-  if (!isUnder(real, allowed)) throw unreadable();
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(real, OPEN_FLAGS);
-  } catch {
-    // Gone, swapped for a symlink (ELOOP), not permitted, …: all the same to the caller.
-    throw unreadable();
-  }
-  try {
-    const stat = await handle.stat();
-    if (!(await openedUnderRoot(handle.fd, stat, real, allowed))) throw unreadable();
-    // From here on the file is known to be under a root, so saying what is wrong with it reveals nothing.
-    if (!stat.isFile()) throw new BatonError('invalid_request', 'transcriptPath is not a regular file');
-    return await use({ path: real, identity: `${stat.dev}:${stat.ino}`, size: stat.size, read: (offset, length) => readAt(handle, offset, length) });
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
-
-/** Reads up to `length` bytes at `offset` in CHUNK pieces (each one async), stopping at the end of the file. */
-async function readAt(handle: fs.promises.FileHandle, offset: number, length: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  while (total < length) {
-    const buf = Buffer.allocUnsafe(Math.min(CHUNK, length - total));
-    const { bytesRead } = await handle.read(buf, 0, buf.length, offset + total);
-    if (bytesRead === 0) break;
-    total += bytesRead;
-    chunks.push(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
-  }
-  return Buffer.concat(chunks, total);
 }
 
 /** What one read of a transcript gave: turns, and where the read stopped for the next one. */

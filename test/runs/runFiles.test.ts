@@ -12,28 +12,28 @@ import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 describe("a run's files", () => {
   after(cleanupTempDirs);
 
-  it('never cuts a UTF-8 character in half at the budget, and says the file was cut', () => {
+  it('never cuts a UTF-8 character in half at the budget, and says the file was cut', async () => {
     const ws = tempDir();
     fs.writeFileSync(path.join(ws, 'greek.txt'), 'αβγ'); // 6 bytes, 2 each
-    const [cut] = readRunFiles(ws, ['greek.txt'], 5);
+    const [cut] = await readRunFiles(ws, ['greek.txt'], 5);
     assert.equal(cut.status, 'truncated');
     assert.equal(cut.content, 'αβ');
     assert.equal(cut.bytes, 6);
-    const [whole] = readRunFiles(ws, ['greek.txt'], 6);
+    const [whole] = await readRunFiles(ws, ['greek.txt'], 6);
     assert.deepEqual(whole, { path: 'greek.txt', status: 'included', content: 'αβγ', bytes: 6 });
   });
 
-  it('names directories, absolute paths outside, and every file when there is no usable workspace', () => {
+  it('names directories, absolute paths outside, and every file when there is no usable workspace', async () => {
     const ws = tempDir();
     fs.mkdirSync(path.join(ws, 'dir'));
     fs.writeFileSync(path.join(ws, 'a.txt'), 'A');
     assert.deepEqual(
-      readRunFiles(ws, ['dir', '/etc/hostname', path.join(ws, 'a.txt')], 100).map((f) => f.status),
+      (await readRunFiles(ws, ['dir', '/etc/hostname', path.join(ws, 'a.txt')], 100)).map((f) => f.status),
       ['not a file', 'outside', 'included'],
     );
-    assert.deepEqual(readRunFiles(undefined, ['a.txt'], 100), [{ path: 'a.txt', status: 'no workspace' }]);
-    assert.deepEqual(readRunFiles('relative/dir', ['a.txt'], 100), [{ path: 'a.txt', status: 'no workspace' }]);
-    assert.deepEqual(readRunFiles(path.join(ws, 'gone'), ['a.txt'], 100), [{ path: 'a.txt', status: 'no workspace' }]);
+    assert.deepEqual(await readRunFiles(undefined, ['a.txt'], 100), [{ path: 'a.txt', status: 'no workspace' }]);
+    assert.deepEqual(await readRunFiles('relative/dir', ['a.txt'], 100), [{ path: 'a.txt', status: 'no workspace' }]);
+    assert.deepEqual(await readRunFiles(path.join(ws, 'gone'), ['a.txt'], 100), [{ path: 'a.txt', status: 'no workspace' }]);
   });
 
   it('a file holding a code fence cannot close the fence it is shown in', () => {

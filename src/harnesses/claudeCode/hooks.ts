@@ -2,8 +2,8 @@
 // the *parent's* session_id and transcript_path; the flow is shared with Codex (claudeStyleHooks.ts),
 // these are Claude Code's quirks. The same mapping serves Claude Code's HTTP hooks (server/app.ts).
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { PayloadFiles } from '../../node/payloadFiles';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
@@ -14,12 +14,16 @@ export type ClaudeCodePayload = ClaudeStylePayload;
 
 export const HARNESS = 'claude-code';
 
+/** A sub-agent's meta file is a few hundred bytes; anything larger is not one. */
+const META_MAX_BYTES = 64 * 1024;
+
 /** The spawner of a nested sub-agent: agent-<id>.meta.json beside its transcript (`parentAgentId`). */
-function spawnerOf(_sessionId: string, agentTranscriptPath: string | undefined): string | null {
+async function spawnerOf(_sessionId: string, agentTranscriptPath: string | undefined, files: PayloadFiles): Promise<string | null> {
   if (!agentTranscriptPath) return null;
+  const text = await files.text(agentTranscriptPath.replace(/\.jsonl$/, '.meta.json'), META_MAX_BYTES);
   try {
-    const meta = JSON.parse(fs.readFileSync(agentTranscriptPath.replace(/\.jsonl$/, '.meta.json'), 'utf8')) as { parentAgentId?: unknown };
-    return typeof meta.parentAgentId === 'string' && meta.parentAgentId ? meta.parentAgentId : null;
+    const meta = JSON.parse(text ?? '') as { parentAgentId?: unknown } | null;
+    return typeof meta?.parentAgentId === 'string' && meta.parentAgentId ? meta.parentAgentId : null;
   } catch {
     return null;
   }
@@ -28,31 +32,25 @@ function spawnerOf(_sessionId: string, agentTranscriptPath: string | undefined):
 const RECENT_MS = 5 * 60 * 1000;
 
 /** Every sub-agent transcript Claude Code keeps for a session: <dir>/<session>/subagents/agent-<id>.jsonl. */
-function subagentTranscripts(transcriptPath: string, sessionId: string): Array<{ agentId: string; file: string }> {
+async function subagentTranscripts(transcriptPath: string, sessionId: string, files: PayloadFiles): Promise<Array<{ agentId: string; file: string }>> {
   const dir = path.join(path.dirname(transcriptPath), sessionId, 'subagents');
-  try {
-    return (
-      fs
-        .readdirSync(dir)
-        .map((name) => /^agent-(.+)\.jsonl$/.exec(name))
-        .filter((m): m is RegExpExecArray => m !== null)
-        .map((m) => ({ agentId: m[1], file: path.join(dir, m[0]) }))
-        // Only recently written ones: older sub-agents were settled at an earlier turn.
-        .filter(({ file }) => Date.now() - fs.statSync(file).mtimeMs < RECENT_MS)
-    );
-  } catch {
-    return [];
+  const out: Array<{ agentId: string; file: string }> = [];
+  for (const entry of await files.list(dir)) {
+    const m = /^agent-(.+)\.jsonl$/.exec(entry.name);
+    // Only recently written ones: older sub-agents were settled at an earlier turn.
+    if (m && entry.isFile && Date.now() - entry.mtimeMs < RECENT_MS) out.push({ agentId: m[1], file: path.join(dir, m[0]) });
   }
+  return out;
 }
 
 const quirks: ClaudeStyleQuirks = {
   harness: HARNESS,
   subagentStartTranscript: 'parent',
   spawnerOf,
-  async syncSubagents(client, transcriptPath, root, project, failed) {
+  async syncSubagents(client, transcriptPath, root, project, failed, files) {
     if (!transcriptPath) return;
     // One sub-agent's file failing does not keep the others from being sent.
-    for (const { agentId, file } of subagentTranscripts(transcriptPath, root)) {
+    for (const { agentId, file } of await subagentTranscripts(transcriptPath, root, files)) {
       try {
         await client.call('userPromptSubmit', { body: { harness: HARNESS, sessionKey: subagentKey(root, agentId), transcriptPath: file, project } });
       } catch (err) {

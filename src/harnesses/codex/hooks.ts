@@ -3,7 +3,8 @@
 
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
-import { firstLine, rolloutMeta } from './rollout';
+import type { PayloadFiles } from '../../node/payloadFiles';
+import { FIRST_LINE_MAX_BYTES, rolloutMeta } from './rollout';
 
 export const HARNESS = 'codex';
 
@@ -11,14 +12,10 @@ export const HARNESS = 'codex';
 // thread of a nested sub-agent, read as `baton import codex` reads it (rollout.ts).
 
 /** The spawner of a nested sub-agent: the rollout's spawning thread, unless it is the root. */
-function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined): string | null {
-  if (!agentTranscriptPath) return null;
-  try {
-    const parent = rolloutMeta(firstLine(agentTranscriptPath))?.parentThreadId;
-    return parent && parent !== sessionId ? parent : null;
-  } catch {
-    return null;
-  }
+async function spawnerOf(sessionId: string, agentTranscriptPath: string | undefined, files: PayloadFiles): Promise<string | null> {
+  const line = await files.firstLine(agentTranscriptPath, FIRST_LINE_MAX_BYTES);
+  const parent = line === null ? undefined : rolloutMeta(line)?.parentThreadId;
+  return parent && parent !== sessionId ? parent : null;
 }
 
 const quirks: ClaudeStyleQuirks = { harness: HARNESS, subagentStartTranscript: 'child', spawnerOf };

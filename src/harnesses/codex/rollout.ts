@@ -40,8 +40,11 @@ export function rolloutMeta(firstLine: string): RolloutMeta | null {
   };
 }
 
-/** The first line of a file, read in pieces (session_meta carries Codex's instructions: tens of KB). */
-export function firstLine(file: string, limit = 4 * 1024 * 1024): string {
+/** How much of a rollout is read for its first line (session_meta carries Codex's instructions: tens of KB). */
+export const FIRST_LINE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The first line of a file, read in pieces (`baton import codex`; the hook mapping reads it through its PayloadFiles). */
+export function firstLine(file: string, limit = FIRST_LINE_MAX_BYTES): string {
   const fd = fs.openSync(file, 'r');
   try {
     const chunks: Buffer[] = [];

@@ -10,11 +10,11 @@
 // (UserPromptSubmit with the recorded task's text) and its tool calls go to the running child; with
 // several running, each takes its own from the transcript at its end (toolOfChild).
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines, type Obj } from '../../core/normalize';
 import { resolveDataDir } from '../../node/paths';
-import { existing, HookInputError, Steps, subagentKey } from '../claudeStyleHooks';
+import type { PayloadFiles } from '../../node/payloadFiles';
+import { existing, HookInputError, payloadFilesOf, Steps, subagentKey } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
 import { SubagentNotes, type SubagentNote } from './subagentState';
@@ -35,6 +35,12 @@ function context(event: string, inject: unknown): HookOutput | null {
 /** Without the hook command's reporting (tests, the server's HTTP hooks): failed steps go unrecorded. */
 const UNREPORTED: HookRun = { stepFailed: () => undefined };
 
+/**
+ * The most of VS Code's hook transcript that is read (it is parsed whole, on the event loop): a
+ * larger one counts as unreadable, and the hook goes on with what its payload says.
+ */
+const TRANSCRIPT_MAX_BYTES = 16 * 1024 * 1024;
+
 /** The sub-agents running now: a tool hook (which names no sub-agent) is one of theirs. */
 function runningChildren(notes: SubagentNote[]): SubagentNote[] {
   return notes.filter((n) => n.phase === 'running');
@@ -43,23 +49,31 @@ function runningChildren(notes: SubagentNote[]): SubagentNote[] {
 class CopilotHook {
   readonly sessionId: string;
   readonly project: string | undefined;
-  readonly transcriptPath: string | undefined;
   readonly notes: SubagentNotes;
   /** Failed steps go to hooks.log and the hook health report (docs/harnesses.md, "Degrade, never drop"). */
   readonly steps: Steps;
 
-  constructor(
+  private constructor(
     readonly p: CopilotPayload,
     readonly client: ApiPoster,
     run: HookRun,
     dataDir: string,
+    /** The payload's files are read only through this (inside the server: under its transcript roots). */
+    readonly files: PayloadFiles,
+    /** The payload's transcript_path when it is a file `files` may read. */
+    readonly transcriptPath: string | undefined,
   ) {
     this.steps = new Steps(run);
-    if (!p.session_id || typeof p.session_id !== 'string') throw new HookInputError('session_id: is required');
-    this.sessionId = p.session_id;
+    this.sessionId = p.session_id!;
     this.project = typeof p.cwd === 'string' && p.cwd ? path.resolve(p.cwd) : undefined;
-    this.transcriptPath = typeof p.transcript_path === 'string' ? existing(p.transcript_path) : undefined;
     this.notes = new SubagentNotes(dataDir, this.sessionId);
+  }
+
+  static async create(p: CopilotPayload, client: ApiPoster, run: HookRun, dataDir: string): Promise<CopilotHook> {
+    if (!p.session_id || typeof p.session_id !== 'string') throw new HookInputError('session_id: is required');
+    const files = payloadFilesOf(run);
+    const transcriptPath = typeof p.transcript_path === 'string' ? await existing(files, p.transcript_path) : undefined;
+    return new CopilotHook(p, client, run, dataDir, files, transcriptPath);
   }
 
   get base() {
@@ -113,7 +127,7 @@ class CopilotHook {
       await this.client.call('userPromptSubmit', {
         body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, userPrompt: note.prompt },
       });
-    this.notes.update(callId, { phase: 'running', agentType });
+    await this.notes.update(callId, { phase: 'running', agentType });
     return started;
   }
 
@@ -131,16 +145,16 @@ class CopilotHook {
    * when it ends (backfillChild), where VS Code chains them to their runSubagent call.
    */
   async toolOfChild(message: Record<string, unknown>): Promise<void> {
-    const running = runningChildren(this.notes.all());
+    const running = runningChildren(await this.notes.all());
     if (running.length === 1) return this.childTool(running[0], message);
-    for (const child of running) if (!child.ambiguous) this.notes.update(child.callId, { ambiguous: true });
+    for (const child of running) if (!child.ambiguous) await this.notes.update(child.callId, { ambiguous: true });
   }
 
   /** A sub-agent that ran beside others: its turns as the transcript chains them to its call (stored turns are skipped by hash). */
   async backfillChild(callId: string): Promise<void> {
-    if (!this.notes.get(callId)?.ambiguous) return;
+    if (!(await this.notes.get(callId))?.ambiguous) return;
     // Pruned or unreadable: the child keeps its task and result.
-    const records = this.transcriptRecords();
+    const records = await this.transcriptRecords();
     const turns = records ? copilotTurns(records, callId) : [];
     if (turns.length === 0) return;
     await this.client.call('userPromptSubmit', {
@@ -151,7 +165,7 @@ class CopilotHook {
         transcript: turns.map((t) => ({ role: t.role, content: t.text })),
       },
     });
-    this.notes.update(callId, { ambiguous: false });
+    await this.notes.update(callId, { ambiguous: false });
   }
 
   async handle(): Promise<HookOutput | null> {
@@ -164,7 +178,7 @@ class CopilotHook {
       }
       case 'UserPromptSubmit': {
         // The sub-agent's own prompt arrives with the parent's session id: it is the child's.
-        const child = this.notes.all().find((n) => n.phase !== 'stopped' && samePrompt(n.prompt, p.prompt));
+        const child = (await this.notes.all()).find((n) => n.phase !== 'stopped' && samePrompt(n.prompt, p.prompt));
         if (child) {
           // Before SubagentStart (which records the task as the child's first prompt) there is nothing to add.
           if (child.phase === 'running')
@@ -179,7 +193,7 @@ class CopilotHook {
       case 'PreToolUse': {
         if (p.tool_name === RUN_SUBAGENT && typeof p.tool_use_id === 'string') {
           const task = subagentTask(p.tool_input);
-          this.notes.update(subagentCallId(p.tool_use_id), { ...task, phase: 'pending' });
+          await this.notes.update(subagentCallId(p.tool_use_id), { ...task, phase: 'pending' });
           return null;
         }
         await this.toolOfChild({ role: 'assistant', tool_calls: [{ function: { name: p.tool_name ?? 'tool', arguments: p.tool_input ?? {} } }] });
@@ -199,23 +213,23 @@ class CopilotHook {
         if (!p.agent_id) throw new HookInputError('agent_id: is required for SubagentStart');
         const callId = subagentCallId(p.agent_id);
         await this.refreshParent();
-        const r = await this.openChild(callId, this.notes.get(callId) ?? this.noteFromTranscript(callId), p.agent_type);
+        const r = await this.openChild(callId, (await this.notes.get(callId)) ?? (await this.noteFromTranscript(callId)), p.agent_type);
         return context(event, r.inject);
       }
       case 'SubagentStop': {
         if (!p.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
         const callId = subagentCallId(p.agent_id);
-        const note = this.notes.get(callId);
+        const note = await this.notes.get(callId);
         if (!note || note.phase === 'pending') await this.openChild(callId, note, p.agent_type);
         await this.backfillChild(callId);
         if (note?.phase !== 'stopped') await this.endChild(callId, p.last_assistant_message, 'subagent-stop');
-        this.notes.update(callId, { phase: 'stopped' });
+        await this.notes.update(callId, { phase: 'stopped' });
         return null;
       }
       case 'Stop':
         // VS Code 1.139 sends no last_assistant_message: the reply is read from the transcript, so it
         // is kept even when the server may not read that file itself.
-        await this.refreshParent({ lastAssistantMessage: p.last_assistant_message ?? this.lastReplyFromTranscript() });
+        await this.refreshParent({ lastAssistantMessage: p.last_assistant_message ?? (await this.lastReplyFromTranscript()) });
         return null;
       case 'PreCompact':
         await this.refreshParent();
@@ -230,18 +244,19 @@ class CopilotHook {
   }
 
   /** The hook transcript's records as VS Code has flushed them; undefined without a readable file (it is pruned soon after a session). */
-  transcriptRecords(): Obj[] | undefined {
-    if (!this.transcriptPath) return undefined;
+  async transcriptRecords(): Promise<Obj[] | undefined> {
+    const text = await this.files.text(this.transcriptPath, TRANSCRIPT_MAX_BYTES);
+    if (text === null) return undefined;
     try {
-      return parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8'));
+      return parseJsonLines(text);
     } catch {
       return undefined;
     }
   }
 
   /** The chat session's own last reply in its transcript (a sub-agent's replies are not its). */
-  lastReplyFromTranscript(): string | undefined {
-    const records = this.transcriptRecords();
+  async lastReplyFromTranscript(): Promise<string | undefined> {
+    const records = await this.transcriptRecords();
     return records
       ? copilotTurns(records)
           .filter((t) => t.role === 'assistant')
@@ -250,8 +265,8 @@ class CopilotHook {
   }
 
   /** Without PreToolUse's note (its hook did not run): the task as the parent's transcript recorded the call. */
-  noteFromTranscript(callId: string): SubagentNote | undefined {
-    const records = this.transcriptRecords();
+  async noteFromTranscript(callId: string): Promise<SubagentNote | undefined> {
+    const records = await this.transcriptRecords();
     const args = records ? runSubagentArguments(records, callId) : undefined;
     return args ? { callId, ...subagentTask(args), phase: 'pending', createdAt: Date.now() } : undefined;
   }
@@ -264,7 +279,7 @@ class CopilotHook {
 
   /** The runSubagent call returned: its text is the child's result; the child ends if SubagentStop did not end it. */
   async recordResult(callId: string, result: string | undefined): Promise<void> {
-    const note = this.notes.get(callId);
+    const note = await this.notes.get(callId);
     if (!note || note.phase === 'pending') await this.openChild(callId, note);
     await this.backfillChild(callId);
     if (note?.phase === 'stopped') {
@@ -275,13 +290,13 @@ class CopilotHook {
     } else {
       await this.endChild(callId, result, 'subagent-result');
     }
-    this.notes.remove(callId);
+    await this.notes.remove(callId);
   }
 }
 
 /** One VS Code agent-mode hook: the payload (either spelling) mapped onto the API; returns what to print. */
-export function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, run: HookRun = UNREPORTED): Promise<HookOutput | null> {
-  return new CopilotHook(normalizeCopilotPayload(raw), client, run, run.dataDir ?? resolveDataDir()).handle();
+export async function handleCopilotEvent(raw: Record<string, unknown>, client: ApiPoster, run: HookRun = UNREPORTED): Promise<HookOutput | null> {
+  return (await CopilotHook.create(normalizeCopilotPayload(raw), client, run, run.dataDir ?? resolveDataDir())).handle();
 }
 
 export const copilotHooks: HarnessHooks = {

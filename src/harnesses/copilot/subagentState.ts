@@ -3,8 +3,11 @@
 // sub-agent's own prompt and tool calls arrive with the parent's session id. So each runSubagent
 // call is noted here, one small file per call (`<data dir>/copilot/<session>/<call>.json`): parallel
 // hooks never rewrite each other's notes, and a note lives from PreToolUse until the call's
-// PostToolUse (stale ones are swept after a few hours).
+// PostToolUse (stale ones are swept after a few hours). Inside the server (VS Code's payloads on
+// Claude Code's HTTP hooks) the notes live in the server's own data directory, and every access is
+// asynchronous: none holds the server's event loop.
 
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -37,44 +40,44 @@ export class SubagentNotes {
     this.dir = path.join(dataDir, 'copilot', fileName(sessionId).slice(0, -'.json'.length));
   }
 
-  get(callId: string): SubagentNote | undefined {
+  async get(callId: string): Promise<SubagentNote | undefined> {
     try {
-      return JSON.parse(fs.readFileSync(path.join(this.dir, fileName(callId)), 'utf8')) as SubagentNote;
+      return JSON.parse(await fs.promises.readFile(path.join(this.dir, fileName(callId)), 'utf8')) as SubagentNote;
     } catch {
       return undefined;
     }
   }
 
-  put(note: SubagentNote): void {
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  async put(note: SubagentNote): Promise<void> {
+    await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = path.join(this.dir, fileName(note.callId));
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(note), { mode: 0o600 });
-    fs.renameSync(tmp, file);
+    const tmp = `${file}.${process.pid}.${crypto.randomUUID()}.tmp`;
+    await fs.promises.writeFile(tmp, JSON.stringify(note), { mode: 0o600 });
+    await fs.promises.rename(tmp, file);
   }
 
   /** Merges `changes` into the call's note (creating it). */
-  update(callId: string, changes: Partial<SubagentNote>): SubagentNote {
-    const before = this.get(callId);
+  async update(callId: string, changes: Partial<SubagentNote>): Promise<SubagentNote> {
+    const before = await this.get(callId);
     const note: SubagentNote = { phase: 'pending', createdAt: Date.now(), ...before, ...dropUndefined(changes), callId };
-    this.put(note);
+    await this.put(note);
     return note;
   }
 
-  remove(callId: string): void {
-    fs.rmSync(path.join(this.dir, fileName(callId)), { force: true });
+  async remove(callId: string): Promise<void> {
+    await fs.promises.rm(path.join(this.dir, fileName(callId)), { force: true });
     try {
-      fs.rmdirSync(this.dir); // only when empty
+      await fs.promises.rmdir(this.dir); // only when empty
     } catch {
       /* other notes remain */
     }
   }
 
   /** Every note of the session, oldest first; stale ones are deleted on the way. */
-  all(): SubagentNote[] {
+  async all(): Promise<SubagentNote[]> {
     let names: string[];
     try {
-      names = fs.readdirSync(this.dir).filter((n) => n.endsWith('.json'));
+      names = (await fs.promises.readdir(this.dir)).filter((n) => n.endsWith('.json'));
     } catch {
       return [];
     }
@@ -82,8 +85,8 @@ export class SubagentNotes {
     for (const name of names) {
       const file = path.join(this.dir, name);
       try {
-        const note = JSON.parse(fs.readFileSync(file, 'utf8')) as SubagentNote;
-        if (Date.now() - note.createdAt > STALE_MS) fs.rmSync(file, { force: true });
+        const note = JSON.parse(await fs.promises.readFile(file, 'utf8')) as SubagentNote;
+        if (Date.now() - note.createdAt > STALE_MS) await fs.promises.rm(file, { force: true });
         else notes.push(note);
       } catch {
         /* torn or removed meanwhile */
