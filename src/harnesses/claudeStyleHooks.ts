@@ -14,6 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
+import { readTail, standsOtherThanAFile } from '../node/safeRead';
 import type { ApiPoster, HookOutput, HookRun } from './harness';
 
 export interface ClaudeStylePayload {
@@ -91,9 +92,17 @@ export function subagentKey(sessionId: string, agentId: string): string {
   return `${sessionId}/agent-${agentId}`;
 }
 
+/**
+ * A path the payload names, when something is there. It is only passed on: the server opens it
+ * only within its roots and only as a regular file, and the hook's own reads of it go through
+ * node/safeRead.ts, so a FIFO, a device or a folder here costs a refusal, never a hang.
+ */
 export function existing(file: string | undefined): string | undefined {
-  return file && fs.existsSync(file) ? file : undefined;
+  return typeof file === 'string' && file && fs.existsSync(file) ? file : undefined;
 }
+
+/** How much of a sub-agent's transcript's end is searched for its final reply. */
+const SETTLE_TAIL_BYTES = 1024 * 1024;
 
 /**
  * Claude Code appends a sub-agent's transcript in a few batches and may still be writing it when
@@ -101,15 +110,15 @@ export function existing(file: string | undefined): string | undefined {
  */
 async function settledTranscript(file: string | undefined, lastMessage: string | undefined, waitMs: number): Promise<string | undefined> {
   if (!file) return undefined;
+  // Something other than a regular file stands there (a FIFO, a device, a symlink): no use waiting
+  // for it, and nothing of it is read here (the server decides about the path).
+  if (standsOtherThanAFile(file)) return existing(file);
   const probe = (lastMessage ?? '').trim().slice(0, 200);
   const deadline = Date.now() + Math.max(0, Math.min(400, waitMs));
   for (;;) {
-    try {
-      const text = fs.readFileSync(file, 'utf8');
-      if (!probe || text.includes(JSON.stringify(probe).slice(1, -1))) return file;
-    } catch {
-      /* not written yet */
-    }
+    // The reply is written last: only the file's end is read, however long the file (and only a regular file).
+    const tail = readTail(file, SETTLE_TAIL_BYTES);
+    if (tail && (!probe || tail.data.toString('utf8').includes(JSON.stringify(probe).slice(1, -1)))) return file;
     if (Date.now() >= deadline) return existing(file);
     await new Promise((r) => setTimeout(r, 25));
   }

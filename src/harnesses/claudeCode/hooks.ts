@@ -8,17 +8,24 @@ import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
+import { readSmallFile } from '../../node/safeRead';
 
 export { subagentKey, type ApiPoster, type HookOutput };
 export type ClaudeCodePayload = ClaudeStylePayload;
 
 export const HARNESS = 'claude-code';
 
+/** agent-<id>.meta.json holds a few fields: anything larger is not Claude Code's. */
+const META_MAX_BYTES = 64 * 1024;
+
 /** The spawner of a nested sub-agent: agent-<id>.meta.json beside its transcript (`parentAgentId`). */
 function spawnerOf(_sessionId: string, agentTranscriptPath: string | undefined): string | null {
   if (!agentTranscriptPath) return null;
   try {
-    const meta = JSON.parse(fs.readFileSync(agentTranscriptPath.replace(/\.jsonl$/, '.meta.json'), 'utf8')) as { parentAgentId?: unknown };
+    // A small file beside the transcript: a regular one only, and only when small (node/safeRead.ts).
+    const bytes = readSmallFile(agentTranscriptPath.replace(/\.jsonl$/, '.meta.json'), META_MAX_BYTES);
+    if (!bytes) return null;
+    const meta = JSON.parse(bytes.toString('utf8')) as { parentAgentId?: unknown };
     return typeof meta.parentAgentId === 'string' && meta.parentAgentId ? meta.parentAgentId : null;
   } catch {
     return null;
@@ -37,8 +44,11 @@ function subagentTranscripts(transcriptPath: string, sessionId: string): Array<{
         .map((name) => /^agent-(.+)\.jsonl$/.exec(name))
         .filter((m): m is RegExpExecArray => m !== null)
         .map((m) => ({ agentId: m[1], file: path.join(dir, m[0]) }))
-        // Only recently written ones: older sub-agents were settled at an earlier turn.
-        .filter(({ file }) => Date.now() - fs.statSync(file).mtimeMs < RECENT_MS)
+        // Only recently written regular files (not a symlink or a FIFO): older sub-agents were settled at an earlier turn.
+        .filter(({ file }) => {
+          const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+          return stat !== undefined && stat.isFile() && Date.now() - stat.mtimeMs < RECENT_MS;
+        })
     );
   } catch {
     return [];

@@ -4,6 +4,7 @@
 
 import * as fs from 'node:fs';
 import { asObj, type Obj } from '../../core/normalize';
+import { openRegularFile } from '../../node/safeRead';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
@@ -40,9 +41,14 @@ export function rolloutMeta(firstLine: string): RolloutMeta | null {
   };
 }
 
-/** The first line of a file, read in pieces (session_meta carries Codex's instructions: tens of KB). */
+/**
+ * The first line of a file, read in pieces (session_meta carries Codex's instructions: tens of KB),
+ * at most `limit` bytes. Only a regular file is read (no symlink, FIFO or device: node/safeRead.ts).
+ */
 export function firstLine(file: string, limit = 4 * 1024 * 1024): string {
-  const fd = fs.openSync(file, 'r');
+  const opened = openRegularFile(file);
+  if (!opened) throw new Error('not a readable regular file');
+  const { fd } = opened;
   try {
     const chunks: Buffer[] = [];
     const buf = Buffer.alloc(64 * 1024);

@@ -10,10 +10,10 @@
 // (UserPromptSubmit with the recorded task's text) and its tool calls go to the running child; with
 // several running, each takes its own from the transcript at its end (toolOfChild).
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines, type Obj } from '../../core/normalize';
 import { resolveDataDir } from '../../node/paths';
+import { readTail } from '../../node/safeRead';
 import { existing, HookInputError, Steps, subagentKey } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { normalizeCopilotPayload, responseText, samePrompt, subagentCallId, subagentTask, type CopilotPayload } from './payload';
@@ -31,6 +31,9 @@ export const RUN_SUBAGENT = 'runSubagent';
 function context(event: string, inject: unknown): HookOutput | null {
   return typeof inject === 'string' && inject.trim() ? { hookSpecificOutput: { hookEventName: event, additionalContext: inject } } : null;
 }
+
+/** How much of the end of VS Code's hook transcript a hook reads (node/safeRead.ts). */
+const TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024;
 
 /** Without the hook command's reporting (tests, the server's HTTP hooks): failed steps go unrecorded. */
 const UNREPORTED: HookRun = { stepFailed: () => undefined };
@@ -232,11 +235,12 @@ class CopilotHook {
   /** The hook transcript's records as VS Code has flushed them; undefined without a readable file (it is pruned soon after a session). */
   transcriptRecords(): Obj[] | undefined {
     if (!this.transcriptPath) return undefined;
-    try {
-      return parseJsonLines(fs.readFileSync(this.transcriptPath, 'utf8'));
-    } catch {
-      return undefined;
-    }
+    // Only its end, and only a regular file (node/safeRead.ts): what a hook needs is recent (the last
+    // reply, a sub-agent's call), and a file of any size must not cost the hook its budget.
+    const tail = readTail(this.transcriptPath, TRANSCRIPT_TAIL_BYTES);
+    if (!tail) return undefined;
+    const text = tail.data.toString('utf8');
+    return parseJsonLines(tail.whole ? text : text.slice(text.indexOf('\n') + 1)); // a cut first line is skipped
   }
 
   /** The chat session's own last reply in its transcript (a sub-agent's replies are not its). */
