@@ -1,8 +1,10 @@
 // `baton`: the headless front door. Every command takes --data-dir; listing commands take --json.
 // Exit codes: 0 ok, 1 failure (one `error: …` line on stderr), 2 usage.
-// Read-only commands (sessions, transcript, search, export) read without the lock and change
-// nothing (store/readView.ts); they and doctor never create a data directory: on a directory without
-// a store they say "no Baton data at DIR". Writing commands check ownership (cli/dataDirChecks.ts).
+// Read-only commands (sessions, transcript, search, export, constraints/entities list) read without
+// the lock and change nothing (store/readView.ts); they and doctor never create a data directory: with
+// nothing recorded yet they answer as an empty store (and say how to record). A path Baton cannot
+// use is an error naming why; writing commands also check ownership and that they can write
+// (cli/dataDirChecks.ts).
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from './core/errors';
@@ -17,6 +19,7 @@ import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
 import { registerRunCommand } from './cli/runCommand';
 import { registerDemoCommand } from './cli/demoCommand';
+import { firstSteps } from './cli/firstSteps';
 
 function dataDirOption(): Option {
   return new Option('--data-dir <dir>', 'data directory (default: $BATON_DATA_DIR, $XDG_DATA_HOME/baton or ~/.local/share/baton)');
@@ -37,6 +40,11 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number.');
   return n;
+}
+
+/** What `baton sessions` says when it lists nothing: with no filter, how sessions get recorded. */
+function noSessions(project: string | undefined): string {
+  return project ? `No sessions of ${project}.` : ['No sessions yet.', ...firstSteps()].join('\n');
 }
 
 /** Reaches the data for one read-only command: via the running server, or through a read-only view of the files. */
@@ -79,11 +87,11 @@ export function buildProgram(): Command {
       await withStore(opts.dataDir, async ({ api }) => {
         if (opts.tree) {
           const { roots } = await api.call('sessionTree', { query: { project: opts.project } });
-          out(opts.json ? JSON.stringify({ roots }, null, 2) : renderTree(roots) || 'No sessions yet.');
+          out(opts.json ? JSON.stringify({ roots }, null, 2) : renderTree(roots) || noSessions(opts.project));
           return;
         }
         const { sessions, total } = await api.call('listSessions', { query: { all: '1', project: opts.project, limit: String(opts.limit) } });
-        out(opts.json ? JSON.stringify({ sessions, count: sessions.length, total }, null, 2) : renderSessionTable(sessions) || 'No sessions yet.');
+        out(opts.json ? JSON.stringify({ sessions, count: sessions.length, total }, null, 2) : renderSessionTable(sessions) || noSessions(opts.project));
       });
     });
 

@@ -1,21 +1,21 @@
 // How a CLI command reaches the data: the API client of server/localApi.ts (the running server,
 // else in-process through the same handlers). A read-only command reads a lock-free view of the
 // files (src/store/readView.ts): it never creates, locks or changes anything, so reading never
-// gets in a writer's way. A writing command opens the store, after checking who owns the directory.
+// gets in a writer's way, and a data directory with nothing recorded yet reads as empty. A writing
+// command opens the store, after checking who owns the directory and that it can be written.
 
 import { liveEndpoint } from '../node/endpoint';
 import type { ApiAccess } from '../api/client';
 import { openApi } from '../server/localApi';
-import { hasBatonData, noDataError } from '../store/readView';
-import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
+import { assertReadableDataDir, assertWritableDataDir, warnAboutPermissions } from './dataDirChecks';
 import { printRecoveryLine } from './openStore';
 
 export type Access = ApiAccess;
 
 export async function openAccess(dataDir: string, opts: { mode: 'read' } | { mode: 'write'; holder: string }, timeoutMs = 30_000): Promise<Access> {
-  if (opts.mode === 'read' && !hasBatonData(dataDir)) throw noDataError(dataDir);
+  if (opts.mode === 'read') assertReadableDataDir(dataDir);
   warnAboutPermissions(dataDir);
-  if (opts.mode === 'write' && !liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
+  if (opts.mode === 'write' && !liveEndpoint(dataDir)) assertWritableDataDir(dataDir);
   return openApi(
     dataDir,
     opts.mode === 'read' ? { readOnly: true, onRecovery: printRecoveryLine } : { holder: opts.holder, onRecovery: printRecoveryLine },

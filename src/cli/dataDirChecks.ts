@@ -7,10 +7,17 @@
 //
 // Permissions: a data directory that other users can enter or read (any group/other bit, e.g. mode
 // 0755) gets a warning on stderr; it is left as it is (the mode is the owner's choice to make).
+//
+// Usability (node/dataDirState.ts): a path Baton cannot use (a file, a folder this user may not
+// read) is an error naming the cause for every command. A reading command on a data directory with
+// nothing recorded yet answers as an empty store, unless nothing could ever be recorded there (a
+// read-only file system, no permission to create it): that cause is the error. A writing command
+// checks the same before it creates anything (docs/storage.md, "Where the data directory is").
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
+import { dataDirError, inspectDataDir, recordingProblem } from '../node/dataDirState';
 
 function statOrNull(p: string): fs.Stats | null {
   try {
@@ -62,4 +69,21 @@ export function assertOwnDataDir(dataDir: string): void {
     }
     if (path.dirname(dir) === dir) return;
   }
+}
+
+/** Throws when a reading command cannot read `dataDir`, or when it holds nothing and nothing could be recorded there. */
+export function assertReadableDataDir(dataDir: string): void {
+  const state = inspectDataDir(dataDir);
+  if (state.kind === 'unusable') throw dataDirError(dataDir, state.problem);
+  const problem = state.kind === 'empty' ? recordingProblem(dataDir) : null;
+  if (problem) throw dataDirError(dataDir, problem);
+}
+
+/** Throws when this process must not or cannot write `dataDir` (another user's, a file, read-only, no permission). */
+export function assertWritableDataDir(dataDir: string): void {
+  const state = inspectDataDir(dataDir);
+  if (state.kind === 'unusable') throw dataDirError(dataDir, state.problem);
+  assertOwnDataDir(dataDir);
+  const problem = recordingProblem(dataDir);
+  if (problem) throw dataDirError(dataDir, problem);
 }

@@ -21,7 +21,7 @@ import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker,
 import { liveEndpoint } from '../node/endpoint';
 import { resolveDataDir } from '../node/paths';
 import { openApi } from '../server/localApi';
-import { assertOwnDataDir } from './dataDirChecks';
+import { assertWritableDataDir } from './dataDirChecks';
 import { printRecoveryLine } from './openStore';
 
 interface Helpers {
@@ -105,7 +105,7 @@ export function registerDemoCommand(program: Command, { out }: Helpers): void {
         out(opts.json ? JSON.stringify({ dataDir, removed }) : removed ? `removed the demo data in ${dataDir}` : `no demo data in ${dataDir}`);
         return;
       }
-      assertOwnDataDir(dataDir);
+      assertWritableDataDir(dataDir);
       const sessionsDir = findDemoSessions(__dirname);
       if (!sessionsDir) throw new BatonError('not_found', 'the recorded demo sessions (demo/sessions) are not next to this Baton install');
       const result = await prepareDemo(dataDir, sessionsDir);

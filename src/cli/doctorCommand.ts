@@ -1,6 +1,9 @@
 // `baton doctor`: a read-only health report (exit 1 when anything is wrong), and with --repair the
 // one command that changes a damaged data directory: it says what it will do, moves every damaged
-// file into DIR/quarantine/ (never deleting one), and checks again.
+// file into DIR/quarantine/ (never deleting one), and checks again. On a fresh machine (no data
+// directory yet) it reports just as fully and creates nothing: where the data will go, that no
+// server runs, each harness's hooks with their fix; that is not a problem. A path Baton cannot use
+// or record in is (node/dataDirState.ts). A stale lock is a note: the next open takes it over.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,10 +14,12 @@ import { moveToQuarantine, replaceKeepingOriginal } from '../store/quarantine';
 import { ACCEPT_LOSS_COMMAND, describeRange } from '../store/recovery';
 import { resolveDataDir } from '../node/paths';
 import { Store } from '../store/store';
-import { hasBatonData, noDataError } from '../store/readView';
 import { warnAboutPermissions } from './dataDirChecks';
 import { renderHookHealth, type HookHealthReport } from '../core/hookHealth';
-import { hooksLogFile, readHookHealthReport } from '../node/hookHealth';
+import { readHookHealthReport } from '../node/hookHealth';
+import { inspectDataDir, recordingProblem } from '../node/dataDirState';
+import { liveEndpoint } from '../node/endpoint';
+import { firstSteps } from './firstSteps';
 import { hookHealthHarnesses } from '../harnesses/registry';
 
 interface Helpers {
@@ -27,24 +32,44 @@ function renderHooks(hooks: HookHealthReport): string {
   return ['hooks', ...renderHookHealth(hooks).map((line) => `  ${line}`)].join('\n');
 }
 
-function render(report: DoctorReport): string {
+/** Whether a server holds the data directory, and where (never its token). */
+type ServerState = { running: false } | { running: true; url: string; pid: number };
+
+function serverState(dataDir: string): ServerState {
+  const endpoint = liveEndpoint(dataDir);
+  return endpoint ? { running: true, url: endpoint.url, pid: endpoint.pid } : { running: false };
+}
+
+function renderServer(server: ServerState): string {
+  return `server     ${server.running ? `running at ${server.url} (pid ${server.pid})` : 'not running (baton serve, or VS Code with the Baton extension, starts one)'}`;
+}
+
+function render(report: DoctorReport, server: ServerState): string {
   const lock = report.lock.holder
     ? ` (${report.lock.holder.holder}, pid ${report.lock.holder.pid}${report.lock.holder.port ? `, port ${report.lock.holder.port}` : ''}${report.lock.state === 'stale' ? ', not running' : ''})`
     : '';
   const recovery = report.recovery;
+  const recorded = report.exists && (report.snapshots.length > 0 || report.journal.length > 0);
   return [
-    `data dir   ${report.dataDir}${report.exists ? '' : ' (does not exist yet)'}`,
+    `data dir   ${report.dataDir}${report.exists ? '' : ' (does not exist yet: created when Baton first records)'}`,
+    renderServer(server),
     `lock       ${report.lock.state}${lock}`,
-    `snapshots  ${report.snapshots.length === 0 ? 'none' : report.snapshots.map((s) => `seq ${s.seq} ${(s.bytes / 1e6).toFixed(1)} MB ${s.valid ? 'ok' : 'DAMAGED'}`).join('; ')}`,
-    `journal    ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frame(s), ${report.journal.reduce((n, j) => n + j.bytes, 0)} bytes`,
-    recovery
-      ? `state      reaches seq ${recovery.appliedSeq} of ${recovery.knownSeq} written${recovery.snapshot ? ` (from ${path.basename(recovery.snapshot)} and the journal)` : ' (from the journal alone)'}`
-      : '',
-    `integrity  ${report.integrity ? report.integrity.join('; ') : report.lock.state === 'held' ? 'not checked (held by a running process)' : 'n/a'}`,
+    ...(recorded || report.store
+      ? [
+          `snapshots  ${report.snapshots.length === 0 ? 'none' : report.snapshots.map((s) => `seq ${s.seq} ${(s.bytes / 1e6).toFixed(1)} MB ${s.valid ? 'ok' : 'DAMAGED'}`).join('; ')}`,
+          `journal    ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frame(s), ${report.journal.reduce((n, j) => n + j.bytes, 0)} bytes`,
+          recovery
+            ? `state      reaches seq ${recovery.appliedSeq} of ${recovery.knownSeq} written${recovery.snapshot ? ` (from ${path.basename(recovery.snapshot)} and the journal)` : ' (from the journal alone)'}`
+            : '',
+          `integrity  ${report.integrity ? report.integrity.join('; ') : report.lock.state === 'held' ? 'not checked (held by a running process)' : 'n/a'}`,
+        ]
+      : []),
     report.store
       ? `store      ${report.store.sessions} sessions, ${report.store.turns} turns, ${report.store.textChars} chars, seq ${report.store.appliedSeq}`
-      : '',
+      : 'store      nothing recorded yet',
+    ...(report.store?.sessions ? [] : firstSteps().map((line) => `           ${line}`)),
     report.quarantine.length ? `quarantine ${report.quarantine.length} file(s) in ${path.dirname(report.quarantine[0])}` : '',
+    ...report.notes.map((n) => `note       ${n}`),
     ...report.problems.map((p) => `problem    ${p}`),
   ]
     .filter(Boolean)
@@ -87,7 +112,9 @@ async function repair(dataDir: string, report: DoctorReport, acceptLoss: boolean
 export function registerDoctorCommand(program: Command, { dataDirOption, out }: Helpers): void {
   program
     .command('doctor')
-    .description('check the data directory (read-only): lock, snapshots, journal and database integrity; exits 1 on any problem')
+    .description(
+      'check the data directory (read-only, creates nothing): server, lock, snapshots, journal, database integrity and hooks; exits 1 on any problem',
+    )
     .addOption(dataDirOption())
     .option('--json', 'machine-readable output')
     .option('--repair', 'fix what was found: damaged files are moved to DIR/quarantine/, never deleted')
@@ -96,16 +123,27 @@ export function registerDoctorCommand(program: Command, { dataDirOption, out }: 
       const dataDir = resolveDataDir({ flag: opts.dataDir });
       // Hook health is a report, not a problem of the data directory: it leaves the exit code alone.
       const hooks = readHookHealthReport(dataDir, hookHealthHarnesses());
-      if (!hasBatonData(dataDir)) {
-        // Hooks that ran before any server did leave only hooks.log: its fixes are the answer.
-        if (fs.existsSync(hooksLogFile(dataDir))) out(opts.json ? JSON.stringify({ dataDir, hooks }, null, 2) : renderHooks(hooks));
-        throw noDataError(dataDir);
+      const server = serverState(dataDir);
+      const state = inspectDataDir(dataDir);
+      if (state.kind === 'unusable') {
+        // Nothing in it can be checked: the cause is the report's one problem.
+        const problems = [`Baton cannot use this data directory: ${state.problem}`];
+        out(
+          opts.json
+            ? JSON.stringify({ dataDir, server, problems, hooks }, null, 2)
+            : [`data dir   ${dataDir}`, renderServer(server), ...problems.map((p) => `problem    ${p}`), renderHooks(hooks)].join('\n'),
+        );
+        process.exitCode = 1;
+        return;
       }
       warnAboutPermissions(dataDir);
       let report = await runDoctor(dataDir);
-      out(opts.json ? JSON.stringify({ ...report, hooks }, null, 2) : `${render(report)}\n${renderHooks(hooks)}`);
+      // Nothing recorded yet is no problem; a place where nothing ever could be is.
+      const cannotRecord = state.kind === 'empty' ? recordingProblem(dataDir) : null;
+      if (cannotRecord) report.problems.push(`Baton cannot record here: ${cannotRecord}`);
+      out(opts.json ? JSON.stringify({ ...report, server, hooks }, null, 2) : `${render(report, server)}\n${renderHooks(hooks)}`);
       if (report.problems.length > 0) process.exitCode = 1;
-      if (!opts.repair || report.problems.length === 0) return;
+      if (!opts.repair || report.problems.length === 0 || state.kind === 'empty') return; // nothing recorded: nothing to repair
       if (report.lock.state === 'held')
         throw new Error(`not repairing: ${report.lock.holder!.holder} (pid ${report.lock.holder!.pid}) holds ${dataDir}; stop it first`);
       if (report.recovery?.missing.length && !opts.acceptLoss) {
@@ -117,7 +155,7 @@ export function registerDoctorCommand(program: Command, { dataDirOption, out }: 
       process.stderr.write(`repairing ${dataDir}:\n${steps.map((s) => `  will ${s}`).join('\n')}\n`);
       await repair(dataDir, report, opts.acceptLoss ?? false, (line) => process.stderr.write(line + '\n'));
       report = await runDoctor(dataDir);
-      process.stderr.write(`after repair:\n${render(report)}\n`);
+      process.stderr.write(`after repair:\n${render(report, serverState(dataDir))}\n`);
       process.exitCode = report.problems.length > 0 ? 1 : 0;
     });
 }

@@ -16,7 +16,7 @@ import { liveEndpoint } from '../node/endpoint';
 import { openApi } from '../server/localApi';
 import { printRecoveryLine } from './openStore';
 import { resolveDataDir } from '../node/paths';
-import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
+import { assertWritableDataDir, warnAboutPermissions } from './dataDirChecks';
 
 interface Helpers {
   dataDirOption(): Option;
@@ -80,7 +80,7 @@ async function runImport<R>(
 ): Promise<void> {
   const dataDir = resolveDataDir({ flag: opts.dataDir });
   // Through a running server nothing is written here; otherwise this process writes the store.
-  if (!liveEndpoint(dataDir)) assertOwnDataDir(dataDir);
+  if (!liveEndpoint(dataDir)) assertWritableDataDir(dataDir);
   warnAboutPermissions(dataDir);
   const progress = new ProgressLine(`importing ${label} history`);
   const result = await run({

@@ -6,7 +6,7 @@ import { startDaemon } from '../server/daemon';
 import { resolveDataDir } from '../node/paths';
 import { openAccess } from './access';
 import { printRecovery } from './openStore';
-import { assertOwnDataDir, warnAboutPermissions } from './dataDirChecks';
+import { assertWritableDataDir, warnAboutPermissions } from './dataDirChecks';
 import type { Permission } from '../api/routes';
 
 interface Helpers {
@@ -42,7 +42,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .option('--accept-loss', 'start even when damaged files mean acknowledged writes are missing (they are named at startup)')
     .action(async (opts: { dataDir?: string; port?: number; quiet?: boolean; acceptLoss?: boolean }) => {
       const dataDir = resolveDataDir({ flag: opts.dataDir });
-      assertOwnDataDir(dataDir);
+      assertWritableDataDir(dataDir);
       warnAboutPermissions(dataDir);
       const daemon = await startDaemon({
         dataDir,

@@ -13,6 +13,12 @@ import { parseJsonSafely } from '../core/safeJson';
 import { liveEndpoint, type EndpointInfo } from '../node/endpoint';
 import { layout } from '../node/paths';
 
+/**
+ * The largest reply a hook reads. The server's answers are small; the largest is an inherited block
+ * at its largest allowed budget (200,000 estimated tokens, about 800 KB), which fits with room to spare.
+ */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
+
 /** A hook failure whose message this code composed from safe parts (route, status, error code, timing). */
 export class HookProblem extends Error {
   constructor(
@@ -51,7 +57,12 @@ export class HookClient implements Transport {
     return this.post(pathOf(id, input.params), input.body ?? {});
   }
 
-  /** POST JSON to the endpoint; rejects on any non-2xx, a reply that is not a JSON object, or when the hook's deadline passes. */
+  /**
+   * POST JSON to the endpoint; rejects on any non-2xx, a reply that is not a JSON object, a reply
+   * over MAX_REPLY_BYTES, or when the hook's deadline passes. The deadline is one timer for the
+   * whole exchange (connect, send, every byte of the reply): a server that drips its reply a byte
+   * at a time cannot stretch it, as an idle timeout would let it.
+   */
   private post<T = Record<string, unknown>>(route: string, body: unknown): Promise<T> {
     const started = Date.now();
     const remaining = this.deadline - started;
@@ -59,13 +70,24 @@ export class HookClient implements Transport {
     const failed = (what: string, status?: number, code?: string) => new HookProblem(`${route}: ${what} after ${Date.now() - started} ms`, status, code);
     const payload = Buffer.from(JSON.stringify(body));
     return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        outcome();
+      };
+      /** Ends the exchange with `problem`: the socket is dropped, whatever the server still sends. */
+      const abandon = (problem: HookProblem) => {
+        settle(() => reject(problem));
+        req.destroy();
+      };
       const req = http.request(
         {
           host: '127.0.0.1',
           port: this.endpoint.port,
           path: route,
           method: 'POST',
-          timeout: remaining,
           headers: {
             host: `127.0.0.1:${this.endpoint.port}`,
             authorization: `Bearer ${this.endpoint.token}`,
@@ -75,8 +97,17 @@ export class HookClient implements Transport {
           },
         },
         (res) => {
+          const announced = Number(res.headers['content-length']);
+          if (announced > MAX_REPLY_BYTES) return abandon(failed(`HTTP ${res.statusCode ?? 0} with a reply over ${MAX_REPLY_BYTES} bytes`));
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_REPLY_BYTES) return abandon(failed(`HTTP ${res.statusCode ?? 0} with a reply over ${MAX_REPLY_BYTES} bytes`));
+            chunks.push(c);
+          });
+          res.on('error', (err) => abandon(failed(errorClassOf(err))));
+          res.on('aborted', () => abandon(failed('reply cut off')));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
             let json: unknown;
@@ -86,16 +117,16 @@ export class HookClient implements Transport {
               json = undefined;
             }
             const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) reject(failed(`HTTP ${status}${replyCode(json)}`, status, replyCode(json).trim() || undefined));
-            else if (json === null || typeof json !== 'object' || Array.isArray(json)) reject(failed(`HTTP ${status} but the reply is not a JSON object`));
-            else resolve(json as T);
+            settle(() => {
+              if (status < 200 || status >= 300) reject(failed(`HTTP ${status}${replyCode(json)}`, status, replyCode(json).trim() || undefined));
+              else if (json === null || typeof json !== 'object' || Array.isArray(json)) reject(failed(`HTTP ${status} but the reply is not a JSON object`));
+              else resolve(json as T);
+            });
           });
         },
       );
-      const timer = setTimeout(() => req.destroy(failed('timed out')), remaining);
-      req.on('timeout', () => req.destroy(failed('timed out')));
-      req.on('error', (err) => reject(err instanceof HookProblem ? err : failed(errorClassOf(err))));
-      req.on('close', () => clearTimeout(timer));
+      const timer = setTimeout(() => abandon(failed('timed out')), remaining);
+      req.on('error', (err) => abandon(err instanceof HookProblem ? err : failed(errorClassOf(err))));
       req.end(payload);
     });
   }

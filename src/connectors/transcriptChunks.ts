@@ -13,13 +13,12 @@ import type { RouteId } from '../api/routes';
 import { TAIL_BYTES, tailMark } from '../core/fileCursor';
 import type { ApiPoster } from '../harnesses/harness';
 import { HookProblem } from './hookClient';
+import { openRegularFile, readAt } from '../node/safeRead';
 
 /** The most a hook sends in one call: the rest goes with the next one (the hook's budget is 900 ms). */
 export const CHUNK_BYTES = 2 * 1024 * 1024;
 
 const TRANSCRIPT_ROUTES = new Set<RouteId>(['userPromptSubmit', 'sessionEnd', 'checkpointExtract']);
-const C = fs.constants;
-const OPEN_FLAGS = C.O_RDONLY | (C.O_NONBLOCK ?? 0) | (C.O_NOCTTY ?? 0);
 
 interface Chunk {
   path: string;
@@ -31,36 +30,23 @@ interface Chunk {
 
 /** The bytes of `file` after `cursor` (or from its start when its bytes before the cursor differ), up to CHUNK_BYTES; null when it is not a readable regular file. */
 export function readChunk(file: string, cursor: { offset: number; tailMark: string }, maxBytes = CHUNK_BYTES): Chunk | null {
-  let fd: number;
+  // Not a symlink, FIFO, device or folder, and never a blocking open (node/safeRead.ts).
+  const opened = openRegularFile(file);
+  if (!opened) return null;
+  const { fd, size } = opened;
   try {
-    fd = fs.openSync(file, OPEN_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return null;
     let from = 0;
-    if (cursor.offset > 0 && stat.size >= cursor.offset) {
+    if (cursor.offset > 0 && size >= cursor.offset) {
       const tail = readAt(fd, cursor.offset - Math.min(TAIL_BYTES, cursor.offset), Math.min(TAIL_BYTES, cursor.offset));
       if (tailMark(tail) === cursor.tailMark) from = cursor.offset;
     }
-    const data = readAt(fd, from, Math.min(maxBytes, Math.max(0, stat.size - from)));
-    return { path: file, offset: from, data: data.toString('base64'), tailMark: from === 0 ? '' : cursor.tailMark, eof: from + data.length >= stat.size };
+    const data = readAt(fd, from, Math.min(maxBytes, Math.max(0, size - from)));
+    return { path: file, offset: from, data: data.toString('base64'), tailMark: from === 0 ? '' : cursor.tailMark, eof: from + data.length >= size };
+  } catch {
+    return null;
   } finally {
     fs.closeSync(fd);
   }
-}
-
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buf = Buffer.alloc(length);
-  let got = 0;
-  while (got < length) {
-    const n = fs.readSync(fd, buf, got, length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
 }
 
 function refusedPath(err: unknown): boolean {

@@ -28,6 +28,8 @@ export interface DoctorReport {
   store: { sessions: number; turns: number; textChars: number; appliedSeq: number } | null;
   /** Files moved aside by earlier recoveries. */
   quarantine: string[];
+  /** What is worth knowing but needs nothing done (a stale lock: the next open takes it over). */
+  notes: string[];
   problems: string[];
 }
 
@@ -43,13 +45,15 @@ export async function runDoctor(dataDir: string): Promise<DoctorReport> {
     integrity: null,
     store: null,
     quarantine: [],
+    notes: [],
     problems: [],
   };
   const recorded = readLock(paths.lock);
   const live = lockHolder(paths.lock);
   report.lock = { state: live ? 'held' : recorded || fs.existsSync(paths.lock) ? 'stale' : 'free', holder: recorded };
+  // A note, not a problem: the next open (a server, a writing command) takes it over by itself.
   if (report.lock.state === 'stale') {
-    report.problems.push(
+    report.notes.push(
       recorded
         ? `stale lock left by ${recorded.holder} (pid ${recorded.pid}, not running); the next open takes it over`
         : `unreadable lock file ${paths.lock}; the next open takes it over`,

@@ -2,7 +2,8 @@
 // loaded into memory on this thread, with no lock taken and nothing written, moved or truncated
 // (a torn journal tail is skipped here, not cut off). A writer may be working on the same
 // directory meanwhile: a snapshot it writes or a file it removes while this loads makes the load
-// start over, so the view is always one consistent prefix of the journal.
+// start over, so the view is always one consistent prefix of the journal. A data directory with
+// nothing recorded yet reads as an empty store (docs/storage.md, "Where the data directory is").
 
 import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
@@ -10,29 +11,13 @@ import { BatonError } from '../core/errors';
 import { forgetStatements } from './db';
 import { loadDatabase, type OpenReport } from './load';
 import { DataLossError } from './recovery';
+import { inspectDataDir, dataDirError } from '../node/dataDirState';
 import { layout } from '../node/paths';
 import { listSnapshots } from './snapshot';
 import { READ_QUERIES, type ReadArgs, type ReadName, type ReadResult } from './reads';
 import { loadSqlJs } from './sqljs';
 
 const ATTEMPTS = 5;
-
-/** Whether `dataDir` holds a Baton store (its journal or snapshots folder), without creating anything. */
-export function hasBatonData(dataDir: string): boolean {
-  const paths = layout(dataDir);
-  const isDir = (p: string) => {
-    try {
-      return fs.statSync(p).isDirectory();
-    } catch {
-      return false;
-    }
-  };
-  return isDir(dataDir) && (isDir(paths.journalDir) || isDir(paths.snapshotDir));
-}
-
-export function noDataError(dataDir: string): BatonError {
-  return new BatonError('not_found', `no Baton data at ${dataDir}`);
-}
 
 export class ReadView {
   private constructor(
@@ -42,7 +27,10 @@ export class ReadView {
   ) {}
 
   static async open(dataDir: string): Promise<ReadView> {
-    if (!hasBatonData(dataDir)) throw noDataError(dataDir);
+    // Nothing recorded yet (no folder, or no journal or snapshots in it) loads as an empty store:
+    // the load below finds no files and creates none. A path Baton cannot use is an error naming why.
+    const state = inspectDataDir(dataDir);
+    if (state.kind === 'unusable') throw dataDirError(dataDir, state.problem);
     const SQL = await loadSqlJs();
     const paths = layout(dataDir);
     for (let attempt = 1; ; attempt++) {

@@ -294,6 +294,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         `- Journal: ${report.journal.length} file(s), ${report.journal.reduce((n, j) => n + j.frames, 0)} frames`,
         `- Integrity: ${report.integrity?.join('; ') ?? 'checked by the holder at open (the store is in use)'}`,
         ...(report.problems.length ? ['', '## Problems', ...report.problems.map((p) => `- ${p}`)] : ['', 'No problems found.']),
+        ...(report.notes.length ? ['', '## Notes', ...report.notes.map((n) => `- ${n}`)] : []),
       ];
       await openReport('Baton doctor.md', lines.join('\n') + '\n');
       return report;

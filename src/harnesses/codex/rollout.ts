@@ -4,6 +4,7 @@
 
 import * as fs from 'node:fs';
 import { asObj, type Obj } from '../../core/normalize';
+import { openRegularFile } from '../../node/safeRead';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
@@ -43,9 +44,15 @@ export function rolloutMeta(firstLine: string): RolloutMeta | null {
 /** How much of a rollout is read for its first line (session_meta carries Codex's instructions: tens of KB). */
 export const FIRST_LINE_MAX_BYTES = 4 * 1024 * 1024;
 
-/** The first line of a file, read in pieces (`baton import codex`; the hook mapping reads it through its PayloadFiles). */
+/**
+ * The first line of a file, read in pieces (`baton import codex`; the hook mapping reads it through
+ * its PayloadFiles). Only a regular file is read: a FIFO or device in the folder must not hang the
+ * import (node/safeRead.ts).
+ */
 export function firstLine(file: string, limit = FIRST_LINE_MAX_BYTES): string {
-  const fd = fs.openSync(file, 'r');
+  const opened = openRegularFile(file);
+  if (!opened) throw new Error('not a readable regular file');
+  const { fd } = opened;
   try {
     const chunks: Buffer[] = [];
     const buf = Buffer.alloc(64 * 1024);
