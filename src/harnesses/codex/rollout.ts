@@ -40,21 +40,29 @@ export function rolloutMeta(firstLine: string): RolloutMeta | null {
   };
 }
 
-/** The first line of a file, read in pieces (session_meta carries Codex's instructions: tens of KB). */
+/** The first line of an open file, read in pieces (session_meta carries Codex's instructions: tens of KB). */
+export function firstLineOf(fd: number, limit = 4 * 1024 * 1024): string {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(64 * 1024);
+  for (let read = 0; read < limit;) {
+    const n = fs.readSync(fd, buf, 0, buf.length, read);
+    if (n === 0) break;
+    const end = buf.subarray(0, n).indexOf(0x0a);
+    chunks.push(Buffer.from(buf.subarray(0, end >= 0 ? end : n)));
+    if (end >= 0) break;
+    read += n;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const C = fs.constants;
+
+/** The first line of a file (the hook's look at a child's rollout): opened without blocking, read only when a regular file. */
 export function firstLine(file: string, limit = 4 * 1024 * 1024): string {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, C.O_RDONLY | (C.O_NONBLOCK ?? 0) | (C.O_NOCTTY ?? 0));
   try {
-    const chunks: Buffer[] = [];
-    const buf = Buffer.alloc(64 * 1024);
-    for (let read = 0; read < limit;) {
-      const n = fs.readSync(fd, buf, 0, buf.length, read);
-      if (n === 0) break;
-      const end = buf.subarray(0, n).indexOf(0x0a);
-      chunks.push(Buffer.from(buf.subarray(0, end >= 0 ? end : n)));
-      if (end >= 0) break;
-      read += n;
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    if (!fs.fstatSync(fd).isFile()) throw new Error('not a regular file');
+    return firstLineOf(fd, limit);
   } finally {
     fs.closeSync(fd);
   }
