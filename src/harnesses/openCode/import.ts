@@ -92,13 +92,15 @@ function readWal(file: string, root: string, warn: (m: string) => void): Buffer 
 
 /** Reads opencode.db (with its -wal beside it) from the bytes: nothing is written or locked. */
 export async function readOpenCodeDatabase(file: string, loadSqlJs: () => Promise<SqlJsStatic>, warn: (m: string) => void): Promise<OpenCodeSession[]> {
-  const root = importRoot(path.dirname(file));
   let db: Database;
   try {
+    // The database where it really is (the folder that was named, or a symlink's target), its log beside it, as SQLite finds it.
+    const real = fs.realpathSync(file);
+    const root = importRoot(real);
     // Both files are capped and the image is checked against them (sqliteImage.ts): a crafted
     // header or log cannot make the import allocate more than the files hold.
-    const main = readImportFile(file, root, MAX_DATABASE_BYTES);
-    const wal = readWal(file, root, warn);
+    const main = readImportFile(real, root, MAX_DATABASE_BYTES);
+    const wal = readWal(real, root, warn);
     const SQL = await loadSqlJs();
     db = new SQL.Database(sqliteImage(main, wal));
   } catch (err) {
