@@ -2,13 +2,14 @@
 // parent. Deterministic (same inputs, same bytes), no language model, secrets redacted, omitted
 // when there is nothing to inherit.
 
+import { fitConstraints, orderConstraints, type RankedConstraint } from './constraintBudget';
 import { PROFILE_SECTIONS, type InheritProfile } from './inheritProfiles';
 import { redactSecrets } from './redact';
 
 export interface InheritSettings {
   inheritContext: boolean;
   tailChars: number;
-  /** Total budget of the block in (estimated) tokens; active constraints are never cut. */
+  /** Total budget of the block in (estimated) tokens; active constraints take at most CONSTRAINT_SHARE of it (docs/inheritance.md, "Budget"). */
   maxTokens?: number;
   /** Which sections the child gets (docs/inheritance.md, "Profiles"); `full` when absent. */
   profile?: InheritProfile;
@@ -31,8 +32,12 @@ export interface InheritSources {
   tail: string;
   /** Whether the tail was cut (there was more before it). */
   tailTruncated: boolean;
-  /** `origin` says where the rule came from ("user, turn 12", "added by hand"): shown by the preview, not in the block. */
-  constraints: Array<{ entity: string; content: string; origin?: string }>;
+  /**
+   * `origin` says where the rule came from ("user, turn 12", "added by hand"): shown by the preview,
+   * not in the block. Source, importance and recency order them when they do not all fit
+   * (constraintBudget.ts).
+   */
+  constraints: Array<{ entity: string; content: string; origin?: string } & RankedConstraint>;
   /** Focal entities: those in focus by hand, then those of the rolling span's checkpoints. */
   focalEntities: string[];
   /** Set when the parent was inferred (recency fallback) rather than named. */
@@ -57,6 +62,14 @@ export interface InheritBlock {
 }
 
 export const INHERIT_HEADING = '## Inherited from Parent Session';
+
+/**
+ * The share of the block's budget the rules may always take. They take more when the summary, the
+ * recent context and the focal entities need less than the rest (all of it without those).
+ */
+export const CONSTRAINT_SHARE = 0.5;
+/** Characters kept for the budget line (with its list of what was cut). */
+const BUDGET_RESERVE = 120;
 
 function indent(text: string): string {
   return text
@@ -123,7 +136,8 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     .filter(Boolean)
     .map((d) => redactSecrets(d));
   const parentTail = src.tail.trim() ? redactSecrets(src.tail.trim()) : null;
-  const allConstraints = src.constraints.map((c) => redactSecrets(`${c.entity}: ${c.content}`));
+  const ordered = orderConstraints(src.constraints);
+  const allConstraints = ordered.map((c) => redactSecrets(`${c.entity}: ${c.content}`));
   if (!allDigests.length && !parentTail && !allConstraints.length) return null;
   // A profile leaves sections out on purpose: they are not "cut", the child's type does not get them.
   const digestParts = wants.digest ? allDigests : [];
@@ -136,10 +150,18 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     `${header} (${src.harness} session ${src.parentKey})${src.inferredParent ? ' — parent inferred from recent activity' : ''}`,
   ];
   const cut: string[] = [];
-  // Priority: constraints (never cut), then the digest, then entities, then the tail.
-  const constraintLines = allConstraints.length ? ['Active constraints:', ...allConstraints.map((c) => `  - ${c}`)] : [];
-  const budgetReserve = 90;
-  let room = maxTokens * 4 - [...headLines, ...constraintLines].join('\n').length - budgetReserve;
+  // Priority: constraints (most important first, within their own budget), then the digest, then entities, then the tail.
+  // The rules may take CONSTRAINT_SHARE of the room, or more when the other sections need less (all of it without them).
+  const total = maxTokens * 4 - headLines.join('\n').length - 1 - BUDGET_RESERVE;
+  const othersNeed =
+    (digestParts.length ? 'Checkpoint summary:\n'.length + digestParts.join('\n').length * 1.05 + 30 : 0) +
+    (fullTail ? 'Recent context (most recent part):\n'.length + fullTail.length + fullTail.split('\n').length * 2 + 40 : 0) +
+    (focalAll.length ? `Focal entities: ${focalAll.join(', ')}`.length + 1 : 0);
+  const rules = fitConstraints(allConstraints, Math.max(0, Math.floor(Math.max(total * CONSTRAINT_SHARE, total - othersNeed))));
+  const constraintLines = rules.lines;
+  const constraints = allConstraints.slice(0, rules.kept);
+  if (rules.omitted) cut.push('constraints');
+  let room = maxTokens * 4 - [...headLines, ...constraintLines].join('\n').length - BUDGET_RESERVE;
   let digest: string | null = null;
   if (digestParts.length && room > 40) {
     // The digest may take the room the tail does not need, but at most 60% when there is a tail.
@@ -172,7 +194,7 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     if (tail !== fullTail) cut.push('recent context');
   }
   // The routing profile is the header (where to pull from) and the rules, even when there are no rules.
-  if (!digest && !tail && !allConstraints.length && profile !== 'routing') return null;
+  if (!digest && !tail && !constraintLines.length && profile !== 'routing') return null;
   const lines = [...headLines, ...constraintLines];
   if (digest) lines.push('Checkpoint summary:', indent(digest));
   if (tail) lines.push(src.tailTruncated ? 'Recent context (most recent part):' : 'Recent context:', indent(tail));
@@ -184,11 +206,11 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
   text = `${body}\n${budgetLine(estimateTokens(text))}`;
   return {
     text,
-    sections: { header, checkpoint: digest, recentContext: tail, focalEntities: focal, constraints: allConstraints },
+    sections: { header, checkpoint: digest, recentContext: tail, focalEntities: focal, constraints },
     chars: text.length,
     estimatedTokens: estimateTokens(text),
     budget: { maxTokens, usedTokens: estimateTokens(text), cut },
     profile,
-    constraintOrigins: allConstraints.map((text, i) => ({ text, origin: src.constraints[i].origin ?? 'stated in this session' })),
+    constraintOrigins: constraints.map((text, i) => ({ text, origin: ordered[i].origin ?? 'stated in this session' })),
   };
 }

@@ -10,10 +10,10 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { SAFE_OPEN_FLAGS } from './safeRead';
 
 const C = fs.constants;
-/** Read only; the last component must not be a symlink; a FIFO or device must not block the open or become our terminal. */
-const OPEN_FLAGS = C.O_RDONLY | (C.O_NOFOLLOW ?? 0) | (C.O_NONBLOCK ?? 0) | (C.O_NOCTTY ?? 0);
+/** A folder, read only, never through a symlink in its last component, never blocking. */
 const DIR_FLAGS = C.O_RDONLY | (C.O_NOFOLLOW ?? 0) | (C.O_NONBLOCK ?? 0) | (C.O_DIRECTORY ?? 0);
 const CHUNK = 64 * 1024;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -155,7 +155,7 @@ export async function withPayloadFile<T>(requested: string, rules: FileRules, us
   const real = await resolveUnderRoots(requested, roots, deadline);
   let handle: fs.promises.FileHandle;
   try {
-    handle = await byDeadline(fs.promises.open(real, OPEN_FLAGS), deadline, (late) => void late.close().catch(() => undefined));
+    handle = await byDeadline(fs.promises.open(real, SAFE_OPEN_FLAGS), deadline, (late) => void late.close().catch(() => undefined));
   } catch (err) {
     // Gone, swapped for a symlink (ELOOP), not permitted, …: all the same to the caller.
     throw err instanceof FileRefused ? err : new FileRefused('unreadable');

@@ -35,15 +35,6 @@ export function openRegularFile(file: string): OpenRegularFile | null {
   return null;
 }
 
-/** Whether something other than a regular file is at `file` (a symlink, FIFO, device, socket, folder); false when nothing is. */
-export function standsOtherThanAFile(file: string): boolean {
-  try {
-    return !fs.lstatSync(file).isFile();
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-}
-
 /** Up to `length` bytes at `position` (fewer at the end of the file). */
 export function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.alloc(Math.max(0, length));
@@ -54,31 +45,4 @@ export function readAt(fd: number, position: number, length: number): Buffer {
     got += n;
   }
   return buf.subarray(0, got);
-}
-
-/** The whole of a regular file of at most `maxBytes`; null when it is larger, or not a regular file. */
-export function readSmallFile(file: string, maxBytes: number): Buffer | null {
-  const opened = openRegularFile(file);
-  if (!opened) return null;
-  try {
-    return opened.size <= maxBytes ? readAt(opened.fd, 0, opened.size) : null;
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(opened.fd);
-  }
-}
-
-/** The last `maxBytes` of a regular file, and whether that is all of it; null when it is not a regular file. */
-export function readTail(file: string, maxBytes: number): { data: Buffer; whole: boolean } | null {
-  const opened = openRegularFile(file);
-  if (!opened) return null;
-  try {
-    const start = Math.max(0, opened.size - maxBytes);
-    return { data: readAt(opened.fd, start, opened.size - start), whole: start === 0 };
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(opened.fd);
-  }
 }

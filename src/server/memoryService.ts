@@ -2,13 +2,11 @@
 // summaries and the MEMORY.md projection. Deterministic: no language model on these paths.
 
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
 import { redactSecrets } from '../core/redact';
 import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
-import { writeFileAtomic } from '../node/fsync';
 import { stripSessionPrefix } from '../core/sessionKey';
 import { silentLogger, type Logger } from '../core/logger';
 import { InheritService } from './inheritService';
@@ -17,6 +15,7 @@ import { DEFAULT_AGENT } from '../core/agents';
 import { aggregateBrief, recallList, type AggregateBudget } from '../core/recallBrief';
 import { renderProjection } from '../core/memoryProjection';
 import { rememberEndedSession } from './sessionMemory';
+import { writeMemoryFile } from './memoryFile';
 
 const CHECKPOINT_MIN_DELTA = 500;
 /** How long a synthesis holds the MEMORY.md head when the server is not told otherwise. */
@@ -308,10 +307,6 @@ export class MemoryService {
     };
   }
 
-  private memoryFile(agentId: string): string {
-    return path.join(this.dataDir, 'memory', agentId.replace(/[^A-Za-z0-9_.-]/g, '_'), 'MEMORY.md');
-  }
-
   /**
    * The agent whose MEMORY.md head a synthesis is about: the one named, the token's own, or else the
    * agent of the given session (so a session's key alone resolves its head).
@@ -349,16 +344,16 @@ export class MemoryService {
     return { prompt: markdown, model: 'projection', indexBlock, leaseId: lease.leaseId, leaseExpiresAt: lease.expiresAt, agentId, sessionKey };
   }
 
-  /** Writes MEMORY.md (backing up the old one); 409 while another writer holds the agent head's lease. */
+  /**
+   * Writes the agent's own MEMORY.md (keeping the previous version as its one .bak, memoryFile.ts);
+   * 409 while another writer holds the agent head's lease.
+   */
   async synthesisComplete(caller: Caller, input: { content: string; agentId?: string; sessionKey?: string; leaseId?: string }) {
     const agentId = await this.headAgent(caller, input);
     // The head's lease is checked and ended in the database, in one step, before the file is written.
     const contentHash = crypto.createHash('sha256').update(input.content).digest('hex');
-    await this.store.write('writeHead', { agentId, leaseId: input.leaseId, sessionKey: input.sessionKey, contentHash });
-    const file = this.memoryFile(agentId);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    if (fs.existsSync(file)) fs.copyFileSync(file, `${file}.${new Date().toISOString().replace(/[:.]/g, '-')}.bak`);
-    writeFileAtomic(file, input.content);
+    const head = await this.store.write('writeHead', { agentId, leaseId: input.leaseId, sessionKey: input.sessionKey, contentHash });
+    const file = await writeMemoryFile(path.join(this.dataDir, 'memory'), agentId, input.content, head.previousHash);
     return { success: true, path: file };
   }
 }

@@ -152,14 +152,22 @@ export function takeHeadLease(
   return { leaseId, expiresAt };
 }
 
-/** Records a MEMORY.md write and ends the lease; 409 while another writer holds a live one. */
-export function writeHead(ctx: CommandContext, args: { agentId: string; leaseId?: string; sessionKey?: string | null; contentHash: string }): { ok: true } {
+/**
+ * Records a MEMORY.md write and ends the lease; 409 while another writer holds a live one. Answers
+ * the hash of the agent's write before this one (null for its first), by which the server knows
+ * the agent's own file (docs/memory.md, "MEMORY.md").
+ */
+export function writeHead(
+  ctx: CommandContext,
+  args: { agentId: string; leaseId?: string; sessionKey?: string | null; contentHash: string },
+): { ok: true; previousHash: string | null } {
   const sessionKey = args.sessionKey ? stripSessionPrefix(args.sessionKey) : null;
   const lease = liveLease(ctx, args.agentId);
   if (lease && !holds(lease, { leaseId: args.leaseId, sessionKey })) {
     throw new BatonError('conflict', `another writer holds the MEMORY.md lease for agent "${args.agentId}"`);
   }
+  const previous = one<{ written_hash: string | null }>(ctx.db, 'SELECT written_hash FROM memory_heads WHERE agent_id = ?', [args.agentId]);
   ensureAgent(ctx, args.agentId);
   ctx.emit({ t: 'headWritten', agentId: args.agentId, sessionKey, contentHash: args.contentHash, at: ctx.now() });
-  return { ok: true };
+  return { ok: true, previousHash: previous?.written_hash ?? null };
 }

@@ -17,8 +17,9 @@ export type { RankedTurn };
 import { segmentText, type StoredSegment } from './segmentText';
 import type { Scope } from '../core/agents';
 import { stripSessionPrefix } from '../core/sessionKey';
+import type { ConstraintSource } from '../core/constraintBudget';
 import { scopeSql } from './scopeSql';
-import { activeConstraints, constraintOrigin, inactiveEntityNames, sessionConstraints, sessionFocus } from './ruleQueries';
+import { activeConstraints, constraintOrigin, constraintSource, inactiveEntityNames, sessionConstraints, sessionFocus } from './ruleQueries';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
 export type { Scope };
@@ -585,10 +586,19 @@ export function inheritSources(db: Database, scope: Scope, parentKey: string, ta
   const focal = [...new Set([...sessionFocus(db, row.agent_id, row.session_key), ...rolling.flatMap((r) => JSON.parse(r.focal_entities) as string[])])].filter(
     (name) => !inactive.has(name),
   );
-  const byKey = new Map<string, { entity: string; content: string; origin: string }>();
+  const byKey = new Map<string, { entity: string; content: string; origin: string; source: ConstraintSource; importance: number; recency: number }>();
   for (const c of [...sessionConstraints(db, row.agent_id, row.session_key), ...activeConstraints(db, row.agent_id, focal)]) {
     const k = `${c.entity}\u0000${c.content}`;
-    if (!byKey.has(k)) byKey.set(k, { entity: c.entity, content: c.content, origin: constraintOrigin(c, row.session_key) });
+    if (!byKey.has(k))
+      byKey.set(k, {
+        entity: c.entity,
+        content: c.content,
+        origin: constraintOrigin(c, row.session_key),
+        source: constraintSource(c, row.session_key),
+        importance: c.importance,
+        // Rules stated in one turn share a time: among those, the order they were stated in (the query's, by id) stands.
+        recency: Date.parse(c.createdAt) || 0,
+      });
   }
   return {
     parentKey: row.session_key,

@@ -4,6 +4,7 @@
 
 import type { Database } from 'sql.js';
 import type { Scope } from '../core/agents';
+import type { ConstraintSource } from '../core/constraintBudget';
 import { stripSessionPrefix } from '../core/sessionKey';
 import { all } from './db';
 import { scopeSql } from './scopeSql';
@@ -64,6 +65,13 @@ export function constraintOrigin(c: { origin: ConstraintOrigin; sessionKey: stri
   if (c.sessionKey !== parentKey) return `rule of ${c.entity}`;
   if (c.origin.kind === 'extracted' && c.origin.seq !== null) return `${c.origin.role === 'user' ? 'user' : 'agent'}, turn ${c.origin.seq}`;
   return 'stated in this session';
+}
+
+/** Where a rule came from, for the order the inherited block takes rules in (core/constraintBudget.ts). */
+export function constraintSource(c: { origin: ConstraintOrigin; sessionKey: string | null }, parentKey: string): ConstraintSource {
+  if (c.origin.kind === 'hand') return 'hand';
+  if (c.sessionKey !== parentKey) return 'entity';
+  return c.origin.kind === 'extracted' && c.origin.role === 'user' ? 'user' : 'agent';
 }
 
 /** Active constraints of the given entities (by name) within an agent, most important first. */

@@ -6,6 +6,7 @@
 // already stored, under the same keys and parents, without a duplicated turn.
 
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { reduceRollout, scanCodexSessions, type CodexImportItem } from '../../src/harnesses/codex/import';
@@ -164,6 +165,34 @@ describe('baton import codex (built CLI, rollouts the real Codex wrote)', functi
     assert.equal(again.created, 0);
     assert.equal(again.turnsAdded, 0);
     assertStoredAsScanned(items, await sessionsOf(dataDir));
+  });
+
+  it('skips a FIFO rollout and a symlink to a rollout outside the folder with warnings naming them, and finishes', async function () {
+    if (process.platform === 'win32') this.skip();
+    const dir = path.join(tempDir('baton-import-codex-'), 'sessions');
+    fs.cpSync(RECORDED, dir, { recursive: true });
+    const items = scanCodexSessions(dir);
+    const day = path.dirname(items[0].file);
+    const fifo = path.join(day, 'rollout-2026-11-27T12-00-00-fifo.jsonl');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const outside = path.join(tempDir('baton-import-codex-outside-'), 'rollout.jsonl');
+    fs.copyFileSync(items[0].file, outside);
+    const link = path.join(day, 'rollout-2026-11-27T12-00-01-link.jsonl');
+    fs.symlinkSync(outside, link);
+    const dataDir = path.join(tempDir('baton-import-codex-data-'), 'data');
+    // A blocking read of the FIFO would hang until the timeout kills the import.
+    const r = await run(process.execPath, [CLI, 'import', 'codex', dir, '--data-dir', dataDir, '--json'], {
+      cwd: ROOT,
+      env: env({ HOME: path.dirname(dataDir) }),
+      timeoutMs: 30_000,
+    });
+    assert.equal(r.timedOut, false, 'the import finishes within its 30 s');
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout) as Summary;
+    assert.ok(r.stderr.includes(`warning: ${fifo}: skipped, cannot be read (not a regular file but a FIFO)`), r.stderr);
+    assert.ok(r.stderr.includes(`warning: ${link}: skipped, cannot be read (a symlink to outside `), r.stderr);
+    assert.equal(summary.sessions, items.length);
+    assert.equal(summary.skipped, 2);
   });
 
   it('fails with a clear message when the folder does not exist', async () => {

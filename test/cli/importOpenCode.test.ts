@@ -5,6 +5,7 @@
 // server, after which the import must add nothing.
 
 import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sqliteImage } from '../../src/harnesses/openCode/sqliteImage';
@@ -46,6 +47,91 @@ function recordedLineage(): Map<string, string | null> {
     lineage.set(info.id, info.parentID ?? null);
   }
   return lineage;
+}
+
+/** A small OpenCode database (its tables as OpenCode has them, pages of 1 KB) holding one session with one prompt. */
+async function smallOpenCodeDb(): Promise<Uint8Array> {
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database();
+  try {
+    db.run('PRAGMA page_size = 1024; VACUUM;');
+    db.run(
+      'CREATE TABLE session (id TEXT, parent_id TEXT, title TEXT, directory TEXT, agent TEXT, time_created INTEGER);' +
+        'CREATE TABLE message (id TEXT, session_id TEXT, data TEXT, time_created INTEGER);' +
+        'CREATE TABLE part (id TEXT, message_id TEXT, data TEXT);',
+    );
+    db.run("INSERT INTO session VALUES ('ses_small', NULL, 'Small', '/work/small', NULL, 1)");
+    db.run(`INSERT INTO message VALUES ('msg_1', 'ses_small', '${JSON.stringify({ role: 'user', time: { created: 1 } })}', 1)`);
+    db.run(`INSERT INTO part VALUES ('prt_1', 'msg_1', '${JSON.stringify({ type: 'text', text: 'SMALL-DB-PROMPT' })}')`);
+    return db.export();
+  } finally {
+    db.close();
+  }
+}
+
+/** SQLite's WAL checksum (little-endian words), continuing from `sums`. */
+function walSums(data: Buffer, sums: [number, number]): [number, number] {
+  let [s0, s1] = sums;
+  for (let i = 0; i + 8 <= data.length; i += 8) {
+    s0 = (s0 + data.readUInt32LE(i) + s1) >>> 0;
+    s1 = (s1 + data.readUInt32LE(i + 4) + s0) >>> 0;
+  }
+  return [s0, s1];
+}
+
+/** A write-ahead log of one valid, committed frame: `page` written as page number `pageNo`, the database `dbPages` pages long after it. */
+function walOfOneFrame(page: Uint8Array, pageNo: number, dbPages: number): Buffer {
+  const pageSize = page.length;
+  const wal = Buffer.alloc(32 + 24 + pageSize);
+  wal.writeUInt32BE(0x377f0682, 0); // checksums over little-endian words
+  wal.writeUInt32BE(3007000, 4);
+  wal.writeUInt32BE(pageSize, 8);
+  wal.writeUInt32BE(0x1234, 16); // salts
+  wal.writeUInt32BE(0x5678, 20);
+  let sums = walSums(wal.subarray(0, 24), [0, 0]);
+  wal.writeUInt32BE(sums[0], 24);
+  wal.writeUInt32BE(sums[1], 28);
+  wal.writeUInt32BE(pageNo, 32);
+  wal.writeUInt32BE(dbPages, 36);
+  wal.writeUInt32BE(0x1234, 40);
+  wal.writeUInt32BE(0x5678, 44);
+  Buffer.from(page).copy(wal, 56);
+  sums = walSums(wal.subarray(32, 40), sums);
+  sums = walSums(wal.subarray(56), sums);
+  wal.writeUInt32BE(sums[0], 48);
+  wal.writeUInt32BE(sums[1], 52);
+  return wal;
+}
+
+/**
+ * Runs the built CLI and follows its peak resident memory (VmHWM, Linux) while it runs; a child
+ * past `limitKb` is killed at once (the old code would go on to gigabytes).
+ */
+function runWithMemoryWatch(args: string[], env: NodeJS.ProcessEnv, limitKb: number): Promise<{ code: number | null; stderr: string; peakKb: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let peakKb = 0;
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const sample = () => {
+      try {
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+      } catch {
+        return; // exited meanwhile
+      }
+      if (peakKb > limitKb) child.kill('SIGKILL');
+    };
+    const timer = setInterval(sample, 10);
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('exit', () => sample());
+    child.on('close', (code) => {
+      clearInterval(timer);
+      clearTimeout(deadline);
+      resolve({ code, stderr, peakKb });
+    });
+  });
 }
 
 describe('baton import opencode (built CLI, real store, data the real OpenCode wrote)', function () {
@@ -144,6 +230,59 @@ describe('baton import opencode (built CLI, real store, data the real OpenCode w
     const none = runCli(['import', 'opencode', '--path', empty, '--data-dir', path.join(home, 'bogus-data')], { env });
     assert.equal(none.status, 1);
     assert.match(none.stderr, /neither opencode\.db nor/);
+  });
+
+  it('refuses a small crafted database whose write-ahead log claims gigabytes, as damaged, within a memory bound', async function () {
+    if (process.platform !== 'linux') this.skip(); // the peak is read from /proc
+    const db = await smallOpenCodeDb();
+    const pageSize = 1024;
+    const claimed = 4_000_000; // pages of 1 KB: about 4 GB
+    const crafted = {
+      // The commit frame says the database is 4,000,000 pages long.
+      'a commit claiming 4,000,000 pages': walOfOneFrame(db.subarray(0, pageSize), 1, claimed),
+      // One frame far past the end: as page 4,000,000.
+      'a frame for page 4,000,000': walOfOneFrame(db.subarray(0, pageSize), claimed, claimed),
+    };
+    const LIMIT_KB = 512 * 1024;
+    for (const [what, wal] of Object.entries(crafted)) {
+      const folder = tempDir('baton-import-opencode-crafted-');
+      fs.writeFileSync(path.join(folder, 'opencode.db'), db);
+      fs.writeFileSync(path.join(folder, 'opencode.db-wal'), wal);
+      assert.ok(db.length + wal.length < 32 * 1024, 'a few KB in all');
+      const r = await runWithMemoryWatch(['import', 'opencode', '--path', folder, '--data-dir', path.join(folder, 'data'), '--json'], env, LIMIT_KB);
+      assert.ok(r.peakKb > 0, 'the peak was read');
+      assert.ok(r.peakKb <= LIMIT_KB, `${what}: peak ${Math.round(r.peakKb / 1024)} MB, the bound is ${LIMIT_KB / 1024} MB`);
+      assert.equal(r.code, 1, `${what}: ${r.stderr}`);
+      assert.match(r.stderr, /opencode\.db: cannot be read as OpenCode's database \(damaged: its write-ahead log gives the database 4000000 pages/);
+    }
+  });
+
+  it('skips a FIFO as the write-ahead log and among export files with a warning naming it, and finishes', async function () {
+    if (process.platform === 'win32') this.skip();
+    // The database folder: opencode.db, and a FIFO where its log would be.
+    const folder = tempDir('baton-import-opencode-fifo-');
+    fs.writeFileSync(path.join(folder, 'opencode.db'), await smallOpenCodeDb());
+    const wal = path.join(folder, 'opencode.db-wal');
+    assert.equal(spawnSync('mkfifo', [wal]).status, 0);
+    // A blocking read of a FIFO would hang until the timeout kills the import (status null).
+    const fromDb = runCli(['import', 'opencode', '--path', folder, '--data-dir', path.join(folder, 'data'), '--json'], { env, timeout: 30_000 });
+    assert.equal(fromDb.status, 0, `the import finishes within its 30 s: ${fromDb.stderr}`);
+    assert.ok(
+      fromDb.stderr.includes(`warning: ${wal}: skipped, not a regular file but a FIFO; the database is read without its write-ahead log`),
+      fromDb.stderr,
+    );
+    assert.equal((JSON.parse(fromDb.stdout) as ImportJson).sessions, 1);
+
+    // A folder of export files with a FIFO among them.
+    const exports = tempDir('baton-import-opencode-fifo-exports-');
+    for (const name of fs.readdirSync(RECORDED)) fs.copyFileSync(path.join(RECORDED, name), path.join(exports, name));
+    const fifo = path.join(exports, 'zz-fifo.json');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const fromExports = runCli(['import', 'opencode', '--path', exports, '--data-dir', path.join(exports, 'data'), '--json'], { env, timeout: 30_000 });
+    assert.equal(fromExports.status, 0, `the import finishes within its 30 s: ${fromExports.stderr}`);
+    assert.ok(fromExports.stderr.includes(`warning: ${fifo}: skipped, cannot be read (not a regular file but a FIFO)`), fromExports.stderr);
+    const result = JSON.parse(fromExports.stdout) as ImportJson;
+    assert.deepEqual([result.sessions, result.skipped], [lineage.size, 1]);
   });
 
   describe('from the database of a real OpenCode run, after the live plugin', function () {

@@ -3,7 +3,7 @@
 // Code sends around a runSubagent call, against a real server (docs/harnesses.md, "VS Code agent mode").
 
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseJsonLines } from '../../src/core/normalize';
@@ -501,6 +501,24 @@ describe('VS Code agent mode (copilot harness)', function () {
       });
     });
 
+    it('ignores log lines whose key path goes through __proto__, constructor or prototype, or does not fit the state', () => {
+      const lines = [
+        { kind: 0, v: { sessionId: 'unsafe', requests: [] } },
+        { kind: 1, k: ['__proto__', 'agentId'], v: 'hijacked-agent' },
+        { kind: 1, k: ['constructor', 'prototype', 'polluted'], v: true },
+        { kind: 2, k: ['__proto__', 'pushed'], v: [1] },
+        { kind: 1, k: ['requests', 'length'], v: 1e9 },
+        { kind: 1, k: ['requests', 5], v: { message: { text: 'past the end' } } },
+        { kind: 1, k: ['hasOwnProperty', 'x'], v: 1 },
+        { kind: 2, k: ['requests'], v: [{ message: { text: 'kept' } }] },
+      ];
+      const state = replayChatSessionLog(lines.map((l) => JSON.stringify(l)).join('\n'));
+      const probe: Record<string, unknown> = {};
+      assert.deepEqual([probe.agentId, probe.polluted, probe.pushed], [undefined, undefined, undefined], 'Object.prototype untouched');
+      assert.deepEqual(state, { sessionId: 'unsafe', requests: [{ message: { text: 'kept' } }] });
+      assert.equal(Object.getPrototypeOf(state), Object.prototype);
+    });
+
     it('reads the turns and the sub-agents with their task, tool calls and result', () => {
       const chat = parseChatSession(fs.readFileSync(CHAT_FILE, 'utf8'), 'fallback')!;
       assert.equal(chat.sessionId, CHAT_ID);
@@ -625,6 +643,63 @@ describe('VS Code agent mode (copilot harness)', function () {
       } finally {
         await daemon.stop();
       }
+    });
+
+    /** A workspaceStorage/<hash> folder holding the given chat session files (name -> log lines). */
+    const storageWith = (files: Record<string, unknown[]>): { storage: string; chats: string } => {
+      const storage = tempDir('baton-copilot-storage-');
+      const chats = path.join(storage, 'f00d', 'chatSessions');
+      fs.mkdirSync(chats, { recursive: true });
+      for (const [name, lines] of Object.entries(files)) fs.writeFileSync(path.join(chats, name), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      return { storage, chats };
+    };
+    const request = (text: string) => ({ message: { text }, timestamp: 1_700_000_000_000, response: [{ value: `answer to ${text}` }] });
+    const hostile = {
+      'a-poison.jsonl': [
+        { kind: 0, v: { sessionId: 'poison', requests: [] } },
+        { kind: 1, k: ['__proto__', 'agentId'], v: 'hijacked-agent' },
+        { kind: 1, k: ['constructor', 'prototype', 'polluted'], v: true },
+        { kind: 2, k: ['__proto__', 'pushed'], v: ['x'] },
+        { kind: 2, k: ['requests'], v: [request('first chat')] },
+      ],
+      'b-after.jsonl': [{ kind: 0, v: { sessionId: 'after', requests: [request('second chat')] } }],
+    };
+
+    it('leaves Object.prototype untouched for a log with __proto__/constructor key paths, and writes every chat for the default agent', () => {
+      const { storage } = storageWith(hostile);
+      // The built CLI: every session it writes belongs to the agent an import writes for.
+      const dataDir = tempDir();
+      const imported = runCli(['import', 'copilot', '--path', storage, '--data-dir', dataDir, '--json'], { timeout: 60_000 });
+      assert.equal(imported.status, 0, imported.stderr);
+      const { sessions } = JSON.parse(runCli(['sessions', '--json', '--data-dir', dataDir]).stdout) as { sessions: Array<{ key: string; agentId: string }> };
+      assert.deepEqual(sessions.map((s) => `${s.key}:${s.agentId}`).sort(), ['after:default', 'poison:default']);
+
+      // The same module in a child of its own (as the extension's watcher runs it): nothing planted on Object.prototype.
+      const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'fixtures', 'copilotImportChild.ts'), storage, tempDir()], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(child.status, 0, child.stderr);
+      const report = JSON.parse(child.stdout) as { added: string[]; inherited: string[]; result: { sessions: number; created: number } };
+      assert.deepEqual(report.added, [], 'no property added to Object.prototype');
+      assert.deepEqual(report.inherited, []);
+      assert.deepEqual([report.result.sessions, report.result.created], [2, 2]);
+    });
+
+    it('skips a FIFO among the chat session files (and as workspace.json) with a warning naming it, and finishes', function () {
+      if (process.platform === 'win32') this.skip();
+      const { storage, chats } = storageWith(hostile);
+      const fifo = path.join(chats, 'c-fifo.jsonl');
+      spawnSync('mkfifo', [fifo, path.join(storage, 'f00d', 'workspace.json')]);
+      assert.ok(fs.statSync(fifo).isFIFO());
+      const dataDir = tempDir();
+      // A blocking read of the FIFO would hang until the timeout kills the import (status null).
+      const imported = runCli(['import', 'copilot', '--path', storage, '--data-dir', dataDir, '--json'], { timeout: 30_000 });
+      assert.equal(imported.status, 0, `the import finishes within its 30 s: ${imported.stderr}`);
+      assert.match(imported.stderr, /warning: .*c-fifo\.jsonl: skipped \(not a regular file but a FIFO\)/);
+      const result = JSON.parse(imported.stdout) as { files: number; sessions: number; skipped: number };
+      assert.deepEqual([result.files, result.sessions, result.skipped], [3, 2, 1]);
     });
 
     it('imports chat sessions with their sub-agents as children, marked as imported, idempotently', () => {

@@ -17,6 +17,7 @@ import { openApi } from '../../src/server/localApi';
 import type { TreeNode } from '../../src/store/queries';
 import { Store } from '../../src/store/store';
 import { CLI, ROOT } from '../helpers/child';
+import { run as runProcess } from '../helpers/claudeCli';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'claude-projects');
@@ -301,6 +302,37 @@ describe('baton import claude-code', function () {
       await daemon?.stop();
       daemon = null;
     }
+  });
+
+  it('skips a FIFO transcript, a FIFO sub-agent meta file and a symlink to outside the folder with warnings naming them, and finishes', async function () {
+    if (process.platform === 'win32') this.skip();
+    const projects = projectsCopy();
+    const shop = path.join(projects, '-home-dev-shop');
+    const subagents = path.join(shop, S1, 'subagents');
+    const fifo = path.join(shop, 'f1f0f1f0-0000-4000-8000-000000000001.jsonl');
+    const fifoMeta = path.join(subagents, 'agent-c0ffee1.meta.json');
+    fs.copyFileSync(path.join(subagents, 'agent-a3f9c21.jsonl'), path.join(subagents, 'agent-c0ffee1.jsonl'));
+    assert.equal(spawnSync('mkfifo', [fifo, fifoMeta]).status, 0);
+    // A valid transcript outside the projects folder, linked in under a session's name.
+    const outside = path.join(tempDir('baton-import-outside-'), 'secret.jsonl');
+    fs.copyFileSync(path.join(shop, `${S1}.jsonl`), outside);
+    const link = path.join(projects, '-home-dev-blog', 'a11a11a1-0000-4000-8000-000000000002.jsonl');
+    fs.symlinkSync(outside, link);
+
+    // A blocking read of a FIFO would hang until the timeout kills the import.
+    const r = await runProcess(process.execPath, [CLI, 'import', 'claude-code', projects, '--data-dir', tempDir('baton-import-data-'), '--json'], {
+      cwd: ROOT,
+      env: process.env,
+      timeoutMs: 30_000,
+    });
+    assert.equal(r.timedOut, false, 'the import finishes within its 30 s');
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as ImportResult;
+    assert.match(r.stderr, new RegExp(`warning: ${fifo}: skipped, cannot be read \\(not a regular file but a FIFO\\)`));
+    assert.match(r.stderr, new RegExp(`warning: ${fifoMeta}: unreadable sub-agent metadata \\(not a regular file but a FIFO\\)`));
+    assert.match(r.stderr, new RegExp(`warning: ${link}: skipped, cannot be read \\(a symlink to outside `));
+    assert.equal(result.sessions, 5, 'the four sessions and the sub-agent whose meta file is a FIFO (under the main session)');
+    assert.equal(result.skipped, 4, 'the corrupt and the empty file, the FIFO and the symlink');
   });
 
   it('fails with a clear message when the folder does not exist', async () => {

@@ -277,6 +277,42 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.doesNotMatch((await api.get('/api/sessions/cli-s/inherited')).body.block, /never drop the users table/);
   });
 
+  it('3,000 rules stated in one prompt: the child gets the most important within the budget, then how many more and where to list them', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'rules', project: '/repo', title: 'Lots of rules' });
+    const rules = Array.from({ length: 3000 }, (_, i) => `Never change the module_${i} interface without a review.`);
+    await turn('rules', rules.join(' '), `Understood. ${FILLER}`);
+    // The compaction extracts the rules stated since the last checkpoint, as the parent's constraints.
+    const compacted = await api.post('/api/hooks/compaction-complete', {
+      harness: 'claude-code',
+      sessionKey: 'rules',
+      summary: 'Decisions: review every interface change.',
+    });
+    assert.equal(compacted.status, 200, JSON.stringify(compacted.body));
+    await turn('rules', `Next step. ${FILLER}`, `Working on it. ${FILLER}`);
+    const hand = await api.post('/api/constraints', { sessionKey: 'rules', content: 'Do not touch the invoices table.' });
+    assert.equal(hand.status, 200, JSON.stringify(hand.body));
+
+    const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'rules-child', parentSessionKey: 'rules' });
+    assert.equal(child.status, 200);
+    const block: string = child.body.inject;
+    assert.ok(estimateTokens(block) <= 2000, `within the budget: ${estimateTokens(block)} tokens`);
+    assert.match(
+      block,
+      /Active constraints:\n {2}- rules: Do not touch the invoices table\.\n {2}- rules: Never change the module_0 interface without a review\.\n {2}- rules: Never change the module_1 interface/,
+    );
+    const kept = block.split('\n').filter((l) => /^ {2}- rules: Never change the module_\d+ interface/.test(l)).length;
+    assert.ok(kept >= 10, `${kept} rules kept`);
+    // 3,001 rules in all: the one added by hand, the kept ones, and the rest counted.
+    assert.ok(block.includes(`\n  ${3000 - kept} more: \`baton constraints list\`\n`), block.slice(0, 3000));
+    assert.ok(block.includes('Checkpoint summary:\n  Decisions: review every interface change.'), 'the summary still has room');
+    assert.ok(block.includes('Recent context'), 'and the recent context');
+    const preview = await api.get('/api/sessions/rules/inherited');
+    assert.equal(preview.body.block, block, 'the preview is the same bytes');
+    assert.equal(preview.body.constraintOrigins.length, kept + 1);
+    assert.equal(preview.body.constraintOrigins[0].origin, 'added by hand');
+    assert.ok(preview.body.budget.cut.includes('constraints'));
+  });
+
   it('session end extracts the rules stated in the session as its constraints', async () => {
     await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'ending', project: '/repo' });
     await turn('ending', 'Ship the release notes. Always run the full test suite before tagging.');

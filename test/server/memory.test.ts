@@ -423,6 +423,79 @@ describe('memory side (real HTTP, real store on disk)', function () {
       assert.equal((await api.post('/api/hooks/synthesis/complete', { content: '# Memory\nnext', leaseId: next.body.leaseId })).status, 200);
     });
 
+    /** Synthesises and writes `content` as `agentId`'s MEMORY.md; the reply's path. */
+    async function writeMemory(agentId: string, content: string): Promise<string> {
+      const synth = await api.post('/api/hooks/synthesis', { agentId });
+      assert.equal(synth.status, 200, JSON.stringify(synth.body));
+      const done = await api.post('/api/hooks/synthesis/complete', { agentId, content, leaseId: synth.body.leaseId });
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+      return done.body.path as string;
+    }
+
+    it('gives `team a` and `team_a` a MEMORY.md each: neither overwrites the other while it holds its lease', async () => {
+      const spaced = await writeMemory('team a', '# Memory\nteam a, first');
+      // `team a` holds its head's lease again while `team_a` writes.
+      const lease = await api.post('/api/hooks/synthesis', { agentId: 'team a' });
+      assert.equal(lease.status, 200);
+      const underscored = await writeMemory('team_a', '# Memory\nteam_a');
+      assert.notEqual(spaced, underscored);
+      assert.equal(spaced, path.join(dataDir, 'memory', 'team%20a', 'MEMORY.md'));
+      assert.equal(underscored, path.join(dataDir, 'memory', 'team_a', 'MEMORY.md'));
+      assert.equal(fs.readFileSync(spaced, 'utf8'), '# Memory\nteam a, first', "team a's file is untouched");
+      assert.equal(fs.readFileSync(underscored, 'utf8'), '# Memory\nteam_a');
+      const done = await api.post('/api/hooks/synthesis/complete', { agentId: 'team a', content: '# Memory\nteam a, second', leaseId: lease.body.leaseId });
+      assert.equal(done.status, 200);
+      assert.equal(fs.readFileSync(spaced, 'utf8'), '# Memory\nteam a, second');
+      assert.equal(fs.readFileSync(underscored, 'utf8'), '# Memory\nteam_a', "and team_a's neither");
+    });
+
+    it('writes the MEMORY.md of agents `..`, `.` and `a/b` inside DIR/memory, under encoded names', async () => {
+      const memoryDir = path.join(dataDir, 'memory');
+      const expected: Record<string, string> = { '..': '%2E%2E', '.': '%2E', 'a/b': 'a%2Fb', '../../x': '%2E%2E%2F%2E%2E%2Fx' };
+      for (const [agentId, folder] of Object.entries(expected)) {
+        const file = await writeMemory(agentId, `# Memory\n${agentId}`);
+        assert.equal(file, path.join(memoryDir, folder, 'MEMORY.md'), agentId);
+        assert.equal(fs.readFileSync(file, 'utf8'), `# Memory\n${agentId}`);
+      }
+      assert.equal(fs.existsSync(path.join(dataDir, 'MEMORY.md')), false, 'nothing written beside the memory folder');
+      assert.equal(fs.existsSync(path.join(memoryDir, 'MEMORY.md')), false, 'nor directly in it');
+      assert.deepEqual(fs.readdirSync(memoryDir).sort(), Object.values(expected).sort());
+    });
+
+    it('keeps one backup however often MEMORY.md is written: 40 writes leave one .bak, the version before the last', async () => {
+      let file = '';
+      for (let i = 1; i <= 40; i++) file = await writeMemory('default', `# Memory\nversion ${i}\n${'x'.repeat(10_000)}`);
+      const backups = fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith('.bak'));
+      assert.deepEqual(backups, ['MEMORY.md.bak']);
+      assert.match(fs.readFileSync(path.join(path.dirname(file), 'MEMORY.md.bak'), 'utf8'), /^# Memory\nversion 39\n/);
+      assert.match(fs.readFileSync(file, 'utf8'), /^# Memory\nversion 40\n/);
+    });
+
+    it('moves a MEMORY.md of the earlier naming to its agent on its next write, only when it holds that agent’s last write', async () => {
+      const memoryDir = path.join(dataDir, 'memory');
+      const own = await writeMemory('team a', '# Memory\nteam a, before the upgrade');
+      // Where the earlier naming kept it (`team a` -> `team_a`), with one of its stamped backups.
+      const legacyDir = path.join(memoryDir, 'team_a');
+      fs.mkdirSync(legacyDir);
+      fs.renameSync(own, path.join(legacyDir, 'MEMORY.md'));
+      fs.writeFileSync(path.join(legacyDir, 'MEMORY.md.2026-11-27T10-00-00-000Z.bak'), 'old backup');
+      // A file of the earlier naming that is not `x.y`'s last write (changed by hand) is left alone.
+      await writeMemory('x.y', '# Memory\nx.y');
+      fs.rmSync(path.join(memoryDir, 'x%2Ey'), { recursive: true });
+      fs.mkdirSync(path.join(memoryDir, 'x.y'));
+      fs.writeFileSync(path.join(memoryDir, 'x.y', 'MEMORY.md'), 'edited by hand');
+
+      await writeMemory('team a', '# Memory\nteam a, after');
+      assert.equal(fs.existsSync(path.join(legacyDir, 'MEMORY.md')), false, 'moved away from the shared name');
+      assert.equal(fs.readFileSync(path.join(memoryDir, 'team%20a', 'MEMORY.md.bak'), 'utf8'), '# Memory\nteam a, before the upgrade');
+      assert.equal(fs.readFileSync(path.join(memoryDir, 'team%20a', 'MEMORY.md'), 'utf8'), '# Memory\nteam a, after');
+      await writeMemory('team_a', '# Memory\nteam_a');
+      assert.deepEqual(fs.readdirSync(legacyDir), ['MEMORY.md'], "team_a's own file, and the stamped backups of the earlier scheme removed");
+      assert.equal(fs.readFileSync(path.join(legacyDir, 'MEMORY.md'), 'utf8'), '# Memory\nteam_a');
+      await writeMemory('x.y', '# Memory\nx.y again');
+      assert.equal(fs.readFileSync(path.join(memoryDir, 'x.y', 'MEMORY.md'), 'utf8'), 'edited by hand');
+    });
+
     it('resolves the head from the session key: a session of another agent synthesises that agent’s MEMORY.md', async () => {
       await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'alice-work', agentId: 'alice' });
       await api.post('/api/hooks/remember', { harness: 'claude-code', content: 'alice keeps notes in Obsidian', agentId: 'alice', type: 'fact' });

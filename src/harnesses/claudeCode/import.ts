@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../../core/errors';
+import { importRoot, MAX_IMPORT_META_BYTES, readImportText } from '../../node/importFile';
 import { HARNESS, subagentKey } from './hooks';
 import { claudeConfigDir } from './install';
 import { asObj, type Obj } from '../../core/normalize';
@@ -44,10 +45,10 @@ function readDir(dir: string, warn: (m: string) => void): fs.Dirent[] {
   }
 }
 
-function readMeta(file: string, warn: (m: string) => void): { agentType?: string; parentAgentId?: string } {
-  if (!fs.existsSync(file)) return {};
+function readMeta(file: string, root: string, warn: (m: string) => void): { agentType?: string; parentAgentId?: string } {
+  if (!fs.lstatSync(file, { throwIfNoEntry: false })) return {};
   try {
-    const meta = asObj(JSON.parse(fs.readFileSync(file, 'utf8'))) ?? {};
+    const meta = asObj(JSON.parse(readImportText(file, root, MAX_IMPORT_META_BYTES))) ?? {};
     const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
     return { agentType: str(meta.agentType), parentAgentId: str(meta.parentAgentId) };
   } catch (err) {
@@ -56,8 +57,13 @@ function readMeta(file: string, warn: (m: string) => void): { agentType?: string
   }
 }
 
-/** Every transcript under `projectsDir`, parents before children. */
+/**
+ * Every transcript under `projectsDir`, parents before children. A `.jsonl` name that is not a
+ * folder is listed whatever it is: reading it (importOne) decides, and skips a FIFO, a device or
+ * a symlink to outside the folder with a warning naming it.
+ */
 export function scanClaudeProjects(projectsDir: string, warn: (m: string) => void = () => {}): ImportItem[] {
+  const root = importRoot(projectsDir);
   const mains: ImportItem[] = [];
   const subs: Array<ImportItem & { parentAgentId?: string }> = [];
   for (const project of readDir(projectsDir, warn)) {
@@ -65,7 +71,7 @@ export function scanClaudeProjects(projectsDir: string, warn: (m: string) => voi
     const projectDir = path.join(projectsDir, project.name);
     for (const entry of readDir(projectDir, warn)) {
       const full = path.join(projectDir, entry.name);
-      if (entry.isFile() && entry.name.endsWith('.jsonl')) {
+      if (!entry.isDirectory() && entry.name.endsWith('.jsonl')) {
         const sessionId = entry.name.slice(0, -'.jsonl'.length);
         if (sessionId) mains.push({ key: sessionId, file: full, sessionId, depth: 0 });
       } else if (entry.isDirectory()) {
@@ -73,8 +79,8 @@ export function scanClaudeProjects(projectsDir: string, warn: (m: string) => voi
         const dir = path.join(full, 'subagents');
         for (const sub of readDir(dir, warn)) {
           const m = /^agent-(.+)\.jsonl$/.exec(sub.name);
-          if (!m || !sub.isFile()) continue;
-          const meta = readMeta(path.join(dir, `agent-${m[1]}.meta.json`), warn);
+          if (!m || sub.isDirectory()) continue;
+          const meta = readMeta(path.join(dir, `agent-${m[1]}.meta.json`), root, warn);
           subs.push({
             key: subagentKey(sessionId, m[1]),
             file: path.join(dir, sub.name),
@@ -163,6 +169,7 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
   const tally = importTally(source, options.onWarning);
   const { result, warn } = tally;
   const items = scanClaudeProjects(source, warn);
+  const root = importRoot(source);
   const writer = await options.open();
   result.via = writer.via;
   const projects = new Map<string, string>();
@@ -171,7 +178,7 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
   const importOne = async (item: ImportItem): Promise<void> => {
     let parsed: ParsedTranscript | null;
     try {
-      parsed = parseClaudeTranscript(fs.readFileSync(item.file, 'utf8'));
+      parsed = parseClaudeTranscript(readImportText(item.file, root));
     } catch (err) {
       warn(`${item.file}: skipped, cannot be read (${(err as Error).message})`);
       result.skipped++;

@@ -11,12 +11,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BatonError } from '../../core/errors';
+import { importRoot, openImportFile, readImportText } from '../../node/importFile';
 import { subagentKey } from '../claudeStyleHooks';
 import { asObj, type Obj } from '../../core/normalize';
 import { normalizeTranscript } from '../registry';
 import { importByLevel, importTally, writeAndCount, type ImportedSession, type ImportIo, type ImportResult } from '../sessionImport';
 import { HARNESS } from './hooks';
-import { firstLine, rolloutMeta, type RolloutMeta } from './rollout';
+import { firstLineOf, rolloutMeta, type RolloutMeta } from './rollout';
 import { codexHome } from './install';
 
 export type { ImportResult };
@@ -39,7 +40,11 @@ export function defaultCodexSessionsDir(env: NodeJS.ProcessEnv = process.env): s
   return path.join(path.resolve(codexHome(env)), 'sessions');
 }
 
-/** Every `.jsonl` file under `dir` (Codex's YYYY/MM/DD folders, or any other nesting). */
+/**
+ * Every `.jsonl` name under `dir` (Codex's YYYY/MM/DD folders, or any other nesting) that is not a
+ * folder: reading it decides what it is (a FIFO, a device or a symlink to outside is skipped with a
+ * warning). Symlinked folders are not entered.
+ */
 function jsonlFiles(dir: string, warn: (m: string) => void): string[] {
   let entries: fs.Dirent[];
   try {
@@ -52,7 +57,7 @@ function jsonlFiles(dir: string, warn: (m: string) => void): string[] {
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) files.push(...jsonlFiles(full, warn));
-    else if (e.isFile() && e.name.endsWith('.jsonl')) files.push(full);
+    else if (e.name.endsWith('.jsonl')) files.push(full);
   }
   return files;
 }
@@ -62,11 +67,17 @@ function jsonlFiles(dir: string, warn: (m: string) => void): string[] {
  * session_meta are reported through `warn` and left out.
  */
 export function scanCodexSessions(sessionsDir: string, warn: (m: string) => void = () => {}): CodexImportItem[] {
+  const root = importRoot(sessionsDir);
   const metas: Array<{ file: string; meta: RolloutMeta }> = [];
   for (const file of jsonlFiles(sessionsDir, warn).sort()) {
     let meta: RolloutMeta | null;
     try {
-      meta = rolloutMeta(firstLine(file));
+      const { fd } = openImportFile(file, root);
+      try {
+        meta = rolloutMeta(firstLineOf(fd));
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch (err) {
       warn(`${file}: skipped, cannot be read (${(err as Error).message})`);
       continue;
@@ -151,6 +162,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportRe
   const before = result.warnings.length;
   const items = scanCodexSessions(source, warn);
   result.skipped += result.warnings.length - before;
+  const root = importRoot(source);
   const writer = await options.open();
   result.via = writer.via;
   const projects = new Map<string, string>();
@@ -158,7 +170,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportRe
   const importOne = async (item: CodexImportItem): Promise<void> => {
     let reduced: ReducedRollout | null;
     try {
-      reduced = reduceRollout(fs.readFileSync(item.file, 'utf8'));
+      reduced = reduceRollout(readImportText(item.file, root));
     } catch (err) {
       warn(`${item.file}: skipped, cannot be read (${(err as Error).message})`);
       result.skipped++;

@@ -4,7 +4,6 @@
 
 import * as fs from 'node:fs';
 import { asObj, type Obj } from '../../core/normalize';
-import { openRegularFile } from '../../node/safeRead';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
@@ -44,28 +43,17 @@ export function rolloutMeta(firstLine: string): RolloutMeta | null {
 /** How much of a rollout is read for its first line (session_meta carries Codex's instructions: tens of KB). */
 export const FIRST_LINE_MAX_BYTES = 4 * 1024 * 1024;
 
-/**
- * The first line of a file, read in pieces (`baton import codex`; the hook mapping reads it through
- * its PayloadFiles). Only a regular file is read: a FIFO or device in the folder must not hang the
- * import (node/safeRead.ts).
- */
-export function firstLine(file: string, limit = FIRST_LINE_MAX_BYTES): string {
-  const opened = openRegularFile(file);
-  if (!opened) throw new Error('not a readable regular file');
-  const { fd } = opened;
-  try {
-    const chunks: Buffer[] = [];
-    const buf = Buffer.alloc(64 * 1024);
-    for (let read = 0; read < limit;) {
-      const n = fs.readSync(fd, buf, 0, buf.length, read);
-      if (n === 0) break;
-      const end = buf.subarray(0, n).indexOf(0x0a);
-      chunks.push(Buffer.from(buf.subarray(0, end >= 0 ? end : n)));
-      if (end >= 0) break;
-      read += n;
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  } finally {
-    fs.closeSync(fd);
+/** The first line of an open file, read in pieces, at most `limit` bytes (`baton import codex` opens through node/importFile.ts). */
+export function firstLineOf(fd: number, limit = FIRST_LINE_MAX_BYTES): string {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(64 * 1024);
+  for (let read = 0; read < limit;) {
+    const n = fs.readSync(fd, buf, 0, buf.length, read);
+    if (n === 0) break;
+    const end = buf.subarray(0, n).indexOf(0x0a);
+    chunks.push(Buffer.from(buf.subarray(0, end >= 0 ? end : n)));
+    if (end >= 0) break;
+    read += n;
   }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -12,16 +12,45 @@ import type { Role } from '../../core/types';
 
 type Path = Array<string | number>;
 
+/**
+ * Key path segments a log line may never name: walking or assigning through them would reach
+ * Object.prototype (or a constructor's) instead of the chat's own data, and change every object
+ * of the process (docs/security.md, "Importing harness history").
+ */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The line's key path when every segment is a safe object key or an array index; otherwise null (the line is ignored). */
+function safePath(k: unknown): Path | null {
+  if (!Array.isArray(k)) return null;
+  for (const key of k as unknown[]) {
+    if (typeof key === 'number' ? !Number.isSafeInteger(key) || key < 0 : typeof key !== 'string' || FORBIDDEN_KEYS.has(key)) return null;
+  }
+  return k as Path;
+}
+
+/** The value at `key` of `at` when it is the object's own (never an inherited one), else undefined. */
+function ownChild(at: unknown, key: string | number): unknown {
+  if (at === null || typeof at !== 'object') return undefined;
+  if (Array.isArray(at)) return typeof key === 'number' && key < at.length ? (at as unknown[])[key] : undefined;
+  return typeof key === 'string' && Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
+}
+
 function container(state: unknown, path: Path): unknown {
   let at: unknown = state;
-  for (const key of path) {
-    if (at === null || typeof at !== 'object') return undefined;
-    at = (at as Record<string | number, unknown>)[key];
-  }
+  for (const key of path) at = ownChild(at, key);
   return at;
 }
 
-/** The chat session object the log describes; undefined without an initial state. */
+/** Whether `key` may be written on `target`: an own-able string key of an object, or an index of an array at most one past its end. */
+function writable(target: object, key: string | number): boolean {
+  return Array.isArray(target) ? typeof key === 'number' && key <= target.length : typeof key === 'string';
+}
+
+/**
+ * The chat session object the log describes; undefined without an initial state. Lines whose key
+ * path names `__proto__`, `constructor` or `prototype`, or does not fit the state (a string key on
+ * an array, an index past its end), are ignored.
+ */
 export function replayChatSessionLog(text: string): Obj | undefined {
   const whole = asObj(tryParse(text.trim()));
   if (whole && whole.kind === undefined && (Array.isArray(whole.requests) || typeof whole.sessionId === 'string')) return whole; // a `.json` file
@@ -29,25 +58,26 @@ export function replayChatSessionLog(text: string): Obj | undefined {
   for (const line of text.split('\n')) {
     const entry = asObj(tryParse(line.trim()));
     if (!entry) continue;
-    const path = Array.isArray(entry.k) ? (entry.k as Path) : [];
     if (entry.kind === 0) {
       state = asObj(entry.v) ? structuredClone(entry.v as Obj) : undefined;
       continue;
     }
-    if (!state) continue;
+    const path = safePath(entry.k ?? []);
+    if (!state || !path) continue;
     const parent = path.length ? container(state, path.slice(0, -1)) : undefined;
     const last = path.at(-1);
-    if (parent === null || typeof parent !== 'object' || last === undefined) continue; // a path this state does not have
+    if (parent === null || typeof parent !== 'object' || last === undefined || !writable(parent, last)) continue; // a path this state does not have
     const target = parent as Record<string | number, unknown>;
     if (entry.kind === 1) target[last] = entry.v;
     else if (entry.kind === 2) {
-      const array = Array.isArray(target[last]) ? (target[last] as unknown[]) : [];
-      if (typeof entry.i === 'number') array.length = Math.min(array.length, Math.max(0, entry.i));
-      if (Array.isArray(entry.v)) array.push(...(entry.v as unknown[]));
+      const current = ownChild(target, last);
+      const array = Array.isArray(current) ? current : [];
+      if (typeof entry.i === 'number') array.length = Math.min(array.length, Math.max(0, Math.floor(entry.i)));
+      if (Array.isArray(entry.v)) for (const item of entry.v as unknown[]) array.push(item);
       target[last] = array;
     } else if (entry.kind === 3) {
       if (Array.isArray(target) && typeof last === 'number') target.splice(last, 1);
-      else delete target[last];
+      else if (!Array.isArray(target)) delete target[last];
     }
   }
   return state;
@@ -135,9 +165,11 @@ function toolOutput(part: Obj, links: (text: string | undefined) => string | und
 const EDIT_PARTS = new Set(['undoStop', 'codeblockUri', 'textEditGroup']);
 
 /** The folder a chat's markdown is resolved against (its workspace folder), with a trailing slash. */
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
 function baseFolder(requests: unknown[]): string | undefined {
   for (const r of requests)
-    for (const p of (asObj(r)?.response as unknown[] | undefined) ?? []) {
+    for (const p of asArray(asObj(r)?.response)) {
       const base = uriPath(asObj(p)?.baseUri);
       if (base) return base.endsWith('/') ? base : `${base}/`;
     }

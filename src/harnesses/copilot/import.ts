@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../../core/errors';
+import { importRoot, MAX_IMPORT_META_BYTES, readImportText } from '../../node/importFile';
 import { subagentKey } from '../claudeStyleHooks';
 import { writeImportedSession, type ImportIo } from '../sessionImport';
 import { parseChatSession } from './chatSessions';
@@ -71,7 +72,9 @@ export function chatSessionFiles(source: string): string[] {
 /** The workspace folder a workspaceStorage/<hash> folder belongs to (its workspace.json), if a local one. */
 export function workspaceFolderOf(chatSessionFile: string): string | undefined {
   try {
-    const meta = JSON.parse(fs.readFileSync(path.join(path.dirname(path.dirname(chatSessionFile)), 'workspace.json'), 'utf8')) as { folder?: unknown };
+    const storage = path.dirname(path.dirname(chatSessionFile));
+    const text = readImportText(path.join(storage, 'workspace.json'), importRoot(storage), MAX_IMPORT_META_BYTES);
+    const meta = JSON.parse(text) as { folder?: unknown };
     return typeof meta.folder === 'string' && meta.folder.startsWith('file://') ? fileURLToPath(meta.folder) : undefined;
   } catch {
     return undefined;
@@ -87,14 +90,18 @@ export async function importCopilotChatSessions(options: CopilotImportOptions): 
     result.warnings.push(message);
     options.onWarning?.(message);
   };
-  const files = sources.flatMap(chatSessionFiles);
+  // Each file is read only as a regular file under the folder it was found in (node/importFile.ts).
+  const files = sources.flatMap((source) => {
+    const root = importRoot(source);
+    return chatSessionFiles(source).map((file) => ({ file, root }));
+  });
   const access = await options.open();
   result.via = access.via;
   try {
-    for (const file of files) {
+    for (const { file, root } of files) {
       result.files++;
       try {
-        const chat = parseChatSession(fs.readFileSync(file, 'utf8'), path.basename(file).replace(/\.jsonl?$/, ''), [BATON_PARTICIPANT]);
+        const chat = parseChatSession(readImportText(file, root), path.basename(file).replace(/\.jsonl?$/, ''), [BATON_PARTICIPANT]);
         if (!chat || (chat.messages.length === 0 && chat.subagents.length === 0)) {
           result.skipped++;
           continue;

@@ -15,12 +15,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../../core/errors';
+import { ImportFileError, importRoot, MAX_IMPORT_FILE_BYTES, openImportFile, readImportFile, readImportText } from '../../node/importFile';
 import { asObj, type Obj } from '../../core/normalize';
 import { normalizeTranscript } from '../registry';
 import { importTally, writeAndCount, type ImportIo, type ImportResult } from '../sessionImport';
 import { openCode } from './index';
 import { slimMessages, type OpenCodeMessage } from './messages';
-import { sqliteImage } from './sqliteImage';
+import { MAX_DATABASE_BYTES, sqliteImage } from './sqliteImage';
 
 const HARNESS = openCode.id;
 const DB_FILE = 'opencode.db';
@@ -72,13 +73,36 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * The write-ahead log beside the database, or null: none, or one that is not a regular file of at
+ * most MAX_DATABASE_BYTES in the database's folder (skipped with a warning: the database is read
+ * without it).
+ */
+function readWal(file: string, root: string, warn: (m: string) => void): Buffer | null {
+  const wal = `${file}-wal`;
+  if (!fs.lstatSync(wal, { throwIfNoEntry: false })) return null;
+  try {
+    return readImportFile(wal, root, MAX_DATABASE_BYTES);
+  } catch (err) {
+    if (!(err instanceof ImportFileError)) throw err;
+    warn(`${wal}: skipped, ${err.message}; the database is read without its write-ahead log`);
+    return null;
+  }
+}
+
 /** Reads opencode.db (with its -wal beside it) from the bytes: nothing is written or locked. */
 export async function readOpenCodeDatabase(file: string, loadSqlJs: () => Promise<SqlJsStatic>, warn: (m: string) => void): Promise<OpenCodeSession[]> {
-  const wal = fs.existsSync(`${file}-wal`) ? fs.readFileSync(`${file}-wal`) : null;
   let db: Database;
   try {
+    // The database where it really is (the folder that was named, or a symlink's target), its log beside it, as SQLite finds it.
+    const real = fs.realpathSync(file);
+    const root = importRoot(real);
+    // Both files are capped and the image is checked against them (sqliteImage.ts): a crafted
+    // header or log cannot make the import allocate more than the files hold.
+    const main = readImportFile(real, root, MAX_DATABASE_BYTES);
+    const wal = readWal(real, root, warn);
     const SQL = await loadSqlJs();
-    db = new SQL.Database(sqliteImage(fs.readFileSync(file), wal));
+    db = new SQL.Database(sqliteImage(main, wal));
   } catch (err) {
     throw new BatonError('invalid_request', `${file}: cannot be read as OpenCode's database (${(err as Error).message})`);
   }
@@ -140,13 +164,13 @@ export function parseOpenCodeExport(text: string, origin: string): OpenCodeSessi
   return sessionFrom(info, messages, origin);
 }
 
-function readExports(files: string[], warn: (m: string) => void): { sessions: OpenCodeSession[]; skipped: number } {
+function readExports(files: string[], root: string, warn: (m: string) => void): { sessions: OpenCodeSession[]; skipped: number } {
   const sessions: OpenCodeSession[] = [];
   let skipped = 0;
   for (const file of files) {
     let session: OpenCodeSession | null;
     try {
-      session = parseOpenCodeExport(fs.readFileSync(file, 'utf8'), file);
+      session = parseOpenCodeExport(readImportText(file, root), file);
     } catch (err) {
       warn(`${file}: skipped, cannot be read (${(err as Error).message})`);
       skipped++;
@@ -176,11 +200,16 @@ function locate(source: string): { format: 'database'; file: string } | { format
     return { format: 'exports', files };
   }
   const head = Buffer.alloc(16);
-  const fd = fs.openSync(source, 'r');
+  let opened: { fd: number };
   try {
-    fs.readSync(fd, head, 0, 16, 0);
+    opened = openImportFile(source, importRoot(source), Math.max(MAX_DATABASE_BYTES, MAX_IMPORT_FILE_BYTES));
+  } catch (err) {
+    throw new BatonError('invalid_request', `${source}: ${(err as Error).message}`);
+  }
+  try {
+    fs.readSync(opened.fd, head, 0, 16, 0);
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(opened.fd);
   }
   return head.toString('latin1').startsWith('SQLite format 3') || source.endsWith('.db')
     ? { format: 'database', file: source }
@@ -211,7 +240,7 @@ export async function importOpenCode(options: OpenCodeImportOptions): Promise<Op
   let sessions: OpenCodeSession[];
   if (where.format === 'database') sessions = await readOpenCodeDatabase(where.file, options.loadSqlJs, warn);
   else {
-    const read = readExports(where.files, warn);
+    const read = readExports(where.files, importRoot(source), warn);
     sessions = read.sessions;
     result.skipped += read.skipped;
   }

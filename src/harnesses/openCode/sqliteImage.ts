@@ -6,6 +6,12 @@
 // image as a rollback-journal database. The files themselves are only read, never opened by SQLite
 // (so OpenCode may keep running). Format: https://www.sqlite.org/fileformat2.html#walformat
 
+/**
+ * The largest database image read (and the most read of the database file and of its log): sql.js
+ * holds the whole image in memory, twice while it opens it.
+ */
+export const MAX_DATABASE_BYTES = 1024 * 1024 * 1024;
+
 const WAL_HEADER = 32;
 const FRAME_HEADER = 24;
 const WAL_MAGIC = 0x377f0682; // | 1 when the checksums are computed on big-endian words
@@ -20,11 +26,18 @@ function walChecksum(data: Uint8Array, bigEndian: boolean, s0: number, s1: numbe
   return [s0, s1];
 }
 
-/** The database's page size from its header (1 stands for 65536), or null for a file too short to have one. */
+/** Whether `size` is a page size SQLite can have: a power of two from 512 to 65536. */
+function validPageSize(size: number): boolean {
+  return size >= 512 && size <= 65536 && (size & (size - 1)) === 0;
+}
+
+/** The database's page size from its header (1 stands for 65536), or null for a file without a SQLite header. */
 function headerPageSize(db: Uint8Array): number | null {
-  if (db.byteLength < 100) return null;
+  if (db.byteLength < 100 || new TextDecoder().decode(db.subarray(0, 15)) !== 'SQLite format 3') return null;
   const size = (db[16] << 8) | db[17];
-  return size === 1 ? 65536 : size;
+  const pageSize = size === 1 ? 65536 : size;
+  if (!validPageSize(pageSize)) throw new Error(`damaged: its header gives a page size of ${size}`);
+  return pageSize;
 }
 
 /**
@@ -38,6 +51,7 @@ function committedFrames(wal: Uint8Array): { pageSize: number; pages: Map<number
   if ((magic & ~1) >>> 0 !== WAL_MAGIC) return null;
   const bigEndian = (magic & 1) === 1;
   const pageSize = view.getUint32(8);
+  if (!validPageSize(pageSize)) return null; // SQLite ignores such a log too
   const salt1 = view.getUint32(16);
   const salt2 = view.getUint32(20);
   let sums = walChecksum(wal.subarray(0, 24), bigEndian, 0, 0);
@@ -65,13 +79,22 @@ function committedFrames(wal: Uint8Array): { pageSize: number; pages: Map<number
 
 /**
  * The database as SQLite would read it: `db` with the committed frames of `wal` (if any) applied.
- * Throws when neither holds a database.
+ * Throws when neither holds a database, and when the log claims a database larger than the two
+ * files can hold: every page of a real database is in the file or in the log, so a size beyond
+ * them is damage (or a crafted log), and it is refused before anything of that size is allocated.
  */
 export function sqliteImage(db: Uint8Array, wal?: Uint8Array | null): Uint8Array {
   const log = wal ? committedFrames(wal) : null;
-  const pageSize = log?.pageSize ?? headerPageSize(db);
+  const dbPageSize = headerPageSize(db);
+  const pageSize = log?.pageSize ?? dbPageSize;
   if (!pageSize) throw new Error('not a SQLite database (no header, and no committed write-ahead log)');
-  const pages = log ? log.dbPages : Math.floor(db.byteLength / pageSize);
+  if (log && dbPageSize && log.pageSize !== dbPageSize)
+    throw new Error(`damaged: its write-ahead log has pages of ${log.pageSize} bytes, the database of ${dbPageSize}`);
+  const filePages = Math.floor(db.byteLength / pageSize);
+  const pages = log ? log.dbPages : filePages;
+  const present = filePages + (log ? [...log.pages.keys()].filter((n) => n > filePages).length : 0);
+  if (pages > present) throw new Error(`damaged: its write-ahead log gives the database ${pages} pages, but the database and its log hold at most ${present}`);
+  if (pages * pageSize > MAX_DATABASE_BYTES) throw new Error(`${pages * pageSize} bytes; the import reads databases of at most ${MAX_DATABASE_BYTES} bytes`);
   const image = new Uint8Array(pages * pageSize);
   image.set(db.subarray(0, Math.min(db.byteLength, image.byteLength)));
   if (log) for (const [n, page] of log.pages) if (n >= 1 && n <= pages) image.set(page, (n - 1) * pageSize);
