@@ -237,6 +237,7 @@ export function buildHandlers(svc: Services): Handlers {
         status: all ? undefined : 'active',
         rootsOnly: query.roots,
         parentKey: query.parent ? stripSessionPrefix(query.parent) : undefined,
+        agentId: query.agentId,
         project: query.project,
         limit: query.limit,
         offset: query.offset,
@@ -252,10 +253,12 @@ export function buildHandlers(svc: Services): Handlers {
     summaries: async ({ query }, ctx) => memory.summaries(ctx.caller, { sessionKey: query.sessionKey, limit: query.limit }),
     expandSummary: async ({ body }, ctx) => memory.expand(ctx.caller, body),
     search: async ({ body }, ctx) => sessions.search(ctx.caller, body),
-    getSession: async (_input, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key), svc.config.claimTtlMs),
-    transcript: async (_input, ctx) => sessions.transcript(ctx.caller, ctx.params.key),
-    turns: async ({ query }, ctx) => store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, from: query.from, limit: query.limit }),
-    subagents: async (_input, ctx) => sessions.subagents(ctx.caller, ctx.params.key),
+    // Reads by key take the agent whose row they mean (docs/security.md, "Reads by key name the agent").
+    getSession: async ({ query }, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key, query.agentId), svc.config.claimTtlMs),
+    transcript: async ({ query }, ctx) => sessions.transcript(ctx.caller, ctx.params.key, query.agentId),
+    turns: async ({ query }, ctx) =>
+      store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, agentId: query.agentId, from: query.from, limit: query.limit }),
+    subagents: async ({ query }, ctx) => sessions.subagents(ctx.caller, ctx.params.key, query.agentId),
     inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
     archiveTurns: async ({ body }, ctx) =>
