@@ -481,6 +481,8 @@ const hitView = z
     harness: z.string(),
     parentSessionKey: nullableString,
     turnSeq: z.number(),
+    /** Whose session of the key the hit is in (keys are per agent). */
+    agentId: z.string().optional(),
   })
   .loose();
 

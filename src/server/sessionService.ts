@@ -394,6 +394,7 @@ export class SessionService {
       harness: h.harness,
       parentSessionKey: h.parentSessionKey,
       turnSeq: h.turnSeq,
+      agentId: h.agentId,
     }));
     // A query that names a session finds that session, even when its words are not in any transcript.
     const named = found.named?.session;
@@ -408,6 +409,7 @@ export class SessionService {
         harness: named.harness,
         parentSessionKey: named.parentSessionKey,
         turnSeq: 1,
+        agentId: named.agentId,
       });
       out.splice(limit);
     }
