@@ -70,6 +70,12 @@ function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
 
 const BYPASSED = { bypassed: true as const, inject: '' };
 
+/** The agent a body names (loose bodies may carry it even where the schema does not list it). */
+function agentOf(body: object): string | undefined {
+  const named = (body as { agentId?: unknown }).agentId;
+  return typeof named === 'string' && named ? named : undefined;
+}
+
 /** A call by one of Baton's own processes (`x-baton-no-hooks: 1`), which hooks must not act on. */
 function isInternalCall(ctx: CallContext): boolean {
   const flag = ctx.header('x-baton-no-hooks') ?? ctx.header('x-signet-no-hooks');
@@ -173,26 +179,26 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     remember: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, success: false };
       return memory.remember(ctx.caller, body);
     },
 
     recall: async ({ body }, ctx) => {
       // Baton's own processes mark their calls: they get the no-op shape, and nothing is recorded (docs/memory.md).
       if (isInternalCall(ctx)) return { ...memory.emptyRecall(body.query), internal: true };
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...memory.emptyRecall(body.query), bypassed: true };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...memory.emptyRecall(body.query), bypassed: true };
       // The session's ledger is written: only from the runtime path that holds the session.
       await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       return memory.recall(ctx.caller, body);
     },
 
     preCompaction: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, guidelines: '' };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, guidelines: '' };
       return memory.preCompaction();
     },
 
     compactionComplete: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, success: false };
       const done = await work.compaction(ctx.caller, body, (compactionPath) => memory.compactionComplete(ctx.caller, { ...body, compactionPath }));
       await sessions.markCompacted(ctx.caller, body);
       return done;
