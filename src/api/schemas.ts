@@ -334,7 +334,7 @@ export const listSessionsQuery = z.object({
   offset: intQuery(0, 0, 10_000_000),
 });
 export const projectQuery = z.object({ project: textQuery });
-export const summariesQuery = z.object({ sessionKey: textQuery, limit: intQuery(100, 1, 1000) });
+export const summariesQuery = z.object({ sessionKey: textQuery, agentId: agentQuery, limit: intQuery(100, 1, 1000) });
 export const turnsQuery = z.object({ from: intQuery(1, 1, 1e9), limit: intQuery(200, 1, 2000), agentId: agentQuery });
 export const listRunsQuery = z.object({
   runner: textQuery,
@@ -345,7 +345,7 @@ export const listRunsQuery = z.object({
   limit: intQuery(100, 1, 1000),
 });
 
-export const listConstraintsQuery = z.object({ sessionKey: textQuery, all: textQuery, limit: intQuery(200, 1, 1000) });
+export const listConstraintsQuery = z.object({ sessionKey: textQuery, agentId: agentQuery, all: textQuery, limit: intQuery(200, 1, 1000) });
 
 export const addConstraintBody = z
   .object({

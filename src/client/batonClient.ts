@@ -86,9 +86,9 @@ export class BatonClient extends ApiClient {
     return this.call('subagents', { params: { key }, query: { agentId } });
   }
 
-  /** Active constraints, of one session or (without a key) every readable one, newest first. */
-  async constraints(sessionKey?: string, limit = 1000): Promise<ConstraintListView[]> {
-    return (await this.call('listConstraints', { query: { sessionKey, limit: String(limit) } })).constraints;
+  /** Active constraints, of one session or (without a key) every readable one, newest first; `agentId`: only that agent's. */
+  async constraints(sessionKey?: string, limit = 1000, agentId?: string): Promise<ConstraintListView[]> {
+    return (await this.call('listConstraints', { query: { sessionKey, agentId, limit: String(limit) } })).constraints;
   }
 
   /** Deactivates a constraint: new sub-agents stop inheriting it. `agentId`: the constraint's owner. */

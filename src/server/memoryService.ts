@@ -280,7 +280,7 @@ export class MemoryService {
       .join('\n');
   }
 
-  async summaries(caller: Caller, opts: { sessionKey?: string; limit?: number }) {
+  async summaries(caller: Caller, opts: { sessionKey?: string; agentId?: string; limit?: number }) {
     const rows = await this.store.read('summaries', { scope: readScope(caller), ...opts });
     return {
       summaries: rows.map((r) => ({

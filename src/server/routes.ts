@@ -256,7 +256,7 @@ export function buildHandlers(svc: Services): Handlers {
       return { roots: roots.map((r) => withTtl(r, svc.config.claimTtlMs)), count: roots.length };
     },
 
-    summaries: async ({ query }, ctx) => memory.summaries(ctx.caller, { sessionKey: query.sessionKey, limit: query.limit }),
+    summaries: async ({ query }, ctx) => memory.summaries(ctx.caller, { sessionKey: query.sessionKey, agentId: query.agentId, limit: query.limit }),
     expandSummary: async ({ body }, ctx) => memory.expand(ctx.caller, body),
     search: async ({ body }, ctx) => sessions.search(ctx.caller, body),
     // Reads by key take the agent whose row they mean (docs/security.md, "Reads by key name the agent").
@@ -307,6 +307,7 @@ export function buildHandlers(svc: Services): Handlers {
       const constraints = await store.read('listConstraints', {
         scope: readScope(ctx.caller),
         sessionKey: query.sessionKey,
+        agentId: query.agentId,
         includeInactive: query.all === '1' || query.all === 'true',
         limit: query.limit,
       });
@@ -345,6 +346,7 @@ export function buildHandlers(svc: Services): Handlers {
       const entities = await store.read('listEntities', {
         scope: readScope(ctx.caller),
         sessionKey: query.sessionKey,
+        agentId: query.agentId,
         includeInactive: query.all === '1' || query.all === 'true',
         limit: query.limit,
       });

@@ -61,10 +61,11 @@ export const READ_QUERIES = {
     q.searchTranscriptsOrQuestion(db, a.scope, a, a.markers),
   /** Everything `POST /api/sessions/search` needs from the store, in one round trip. */
   sessionSearch: (db: Database, a: { scope: q.Scope } & SessionSearchArgs) => sessionSearch(db, a.scope, a),
-  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) =>
+  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; agentId?: string; includeInactive?: boolean; limit?: number }) =>
     rules.listConstraints(db, a.scope, a),
   getConstraint: (db: Database, a: { scope: q.Scope; id: number }) => rules.getConstraint(db, a.scope, a.id),
-  listEntities: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => rules.listEntities(db, a.scope, a),
+  listEntities: (db: Database, a: { scope: q.Scope; sessionKey?: string; agentId?: string; includeInactive?: boolean; limit?: number }) =>
+    rules.listEntities(db, a.scope, a),
   getEntity: (db: Database, a: { scope: q.Scope; id: number }) => rules.getEntity(db, a.scope, a.id),
   /** The sub-agents of a readable session (its own agent's children and runs). */
   subagents: (db: Database, a: KeyRead) => {
@@ -82,7 +83,7 @@ export const READ_QUERIES = {
   headSources: (db: Database, a: { agentId: string; since: string; headLimit: number }) => m.headSources(db, a.agentId, a),
   topMemories: (db: Database, a: { scope: q.Scope; limit?: number }) => m.topMemories(db, a.scope, a),
   entityContext: (db: Database, a: { agentId: string; prompt: string; minScore: number }) => m.entityContext(db, a.agentId, a.prompt, a.minScore),
-  summaries: (db: Database, a: { scope: q.Scope; sessionKey?: string; limit?: number }) => m.listSummaries(db, a.scope, a),
+  summaries: (db: Database, a: { scope: q.Scope; sessionKey?: string; agentId?: string; limit?: number }) => m.listSummaries(db, a.scope, a),
   expandSummary: (db: Database, a: { scope: q.Scope; id: string; includeTranscript?: boolean; transcriptCharLimit?: number }) =>
     m.expandSummary(db, a.scope, a),
   compactionCount: (db: Database, a: { agentId: string; key: string }) =>

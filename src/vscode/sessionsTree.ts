@@ -223,8 +223,7 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
 
   /** A session's active constraints (its agent's); a failed read leaves them out rather than failing the level. */
   private async sessionConstraints(key: string, agentId: string): Promise<ConstraintListView[]> {
-    const all = (await this.host.client?.constraints(key, 1000).catch(() => [])) ?? [];
-    return all.filter((c) => c.agentId === agentId);
+    return (await this.host.client?.constraints(key, 1000, agentId).catch(() => [])) ?? [];
   }
 
   /** Shows the next page of a level (the roots, or the children of the session of `parentKey` in `agentId`). */

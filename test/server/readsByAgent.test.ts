@@ -31,7 +31,7 @@ describe('reads by key name the agent (real server)', function () {
   const tick = () => new Promise((r) => setTimeout(r, 15));
 
   /** Every read route that takes a key, with what each answer says about whose row it read. */
-  const reads: Array<{ route: string; path: (agent?: string) => string; text: (json: any) => string }> = [
+  const reads: Array<{ route: string; path: (agent?: string) => string; text: (json: any) => string; list?: boolean }> = [
     { route: 'GET /api/sessions/:key', path: (a) => `/api/sessions/${KEY}${a ? `?agentId=${a}` : ''}`, text: (j) => `${j.agentId} ${j.title}` },
     { route: 'GET /api/sessions/:key/transcript', path: (a) => `/api/sessions/${KEY}/transcript${a ? `?agentId=${a}` : ''}`, text: (j) => j.content },
     {
@@ -49,6 +49,19 @@ describe('reads by key name the agent (real server)', function () {
       route: 'GET /api/sessions?parent=KEY',
       path: (a) => `/api/sessions?parent=${KEY}${a ? `&agentId=${a}` : ''}`,
       text: (j) => j.sessions.map((s: { key: string }) => s.key).join(' '),
+      list: true,
+    },
+    {
+      route: 'GET /api/constraints?sessionKey=KEY',
+      path: (a) => `/api/constraints?sessionKey=${KEY}${a ? `&agentId=${a}` : ''}`,
+      text: (j) => j.constraints.map((c: { content: string }) => c.content).join('\n'),
+      list: true,
+    },
+    {
+      route: 'GET /api/entities?sessionKey=KEY',
+      path: (a) => `/api/entities?sessionKey=${KEY}${a ? `&agentId=${a}` : ''}`,
+      text: (j) => j.entities.map((e: { name: string }) => e.name).join('\n'),
+      list: true,
     },
   ];
   /** What of each agent's row the reads show: its text and its own child. */
@@ -70,6 +83,9 @@ describe('reads by key name the agent (real server)', function () {
       const text = `${agent.toUpperCase()}-TEXT of this session`;
       ok(await post(tokens[agent], '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: KEY, userPrompt: text }), agent);
       ok(await post(tokens[agent], '/api/hooks/session-start', { harness: HARNESS, sessionKey: `${KEY}/by-${agent}`, parentSessionKey: KEY }), agent);
+      // A rule and an entity of the session, each in its own agent (the admin names it).
+      ok(await post(daemon.token, '/api/constraints', { content: `Keep ${agent.toUpperCase()}-TEXT rules`, sessionKey: KEY, agentId: agent }), agent);
+      ok(await post(daemon.token, '/api/entities', { name: `${agent.toUpperCase()}-TEXT.ts`, sessionKey: KEY, agentId: agent }), agent);
       await tick();
     }
   });
@@ -79,7 +95,7 @@ describe('reads by key name the agent (real server)', function () {
   });
 
   for (const read of reads) {
-    it(`${read.route}: the admin reads each agent's row by agentId; without it, the newest`, async () => {
+    it(`${read.route}: the admin reads each agent's row by agentId; without it, ${read.list ? 'every agent’s' : 'the newest'}`, async () => {
       for (const agent of ['default', 'carol', 'mallory']) {
         const shown = read.text(ok(await get(daemon.token, read.path(agent)), `${read.route} as ${agent}`).json);
         assert.match(shown, marks[agent], `${read.route} ?agentId=${agent}`);
@@ -87,8 +103,7 @@ describe('reads by key name the agent (real server)', function () {
       }
       const unnamed = read.text(ok(await get(daemon.token, read.path()), read.route).json);
       if (read.route === 'GET /api/sessions/:key/inherited') assert.match(unnamed, marks.default, 'the preview without an agent: the default agent’s child');
-      else if (read.route === 'GET /api/sessions?parent=KEY')
-        for (const agent of Object.keys(marks)) assert.match(unnamed, marks[agent], 'every agent’s children');
+      else if (read.list) for (const agent of Object.keys(marks)) assert.match(unnamed, marks[agent], 'every agent’s, as before');
       else assert.match(unnamed, marks.mallory, 'without an agent: the newest row of the key, as documented');
     });
 
@@ -96,9 +111,9 @@ describe('reads by key name the agent (real server)', function () {
       const carol = read.text(ok(await get(tokens.bob, read.path('carol')), `${read.route} bob→carol`).json);
       assert.match(carol, marks.carol);
       assert.doesNotMatch(carol, marks.mallory);
-      if (read.route === 'GET /api/sessions?parent=KEY') {
-        assert.equal(ok(await get(tokens.bob, read.path('mallory')), read.route).json.sessions.length, 0, 'no child of an isolated agent is listed');
-        assert.equal(ok(await get(tokens.mallory, read.path('carol')), read.route).json.sessions.length, 0, 'an isolated reader sees no other agent');
+      if (read.list) {
+        assert.equal(read.text(ok(await get(tokens.bob, read.path('mallory')), read.route).json), '', 'nothing of an isolated agent is listed');
+        assert.equal(read.text(ok(await get(tokens.mallory, read.path('carol')), read.route).json), '', 'an isolated reader sees no other agent');
         return;
       }
       for (const [reader, named] of [
@@ -138,6 +153,21 @@ describe('reads by key name the agent (real server)', function () {
       [`${KEY}/by-carol`],
     );
     assert.equal(await client.getSession(KEY, 'nobody'), null);
+  });
+
+  it("GET /api/sessions/summaries?sessionKey=KEY: agentId keeps each agent's summaries of the key apart", async () => {
+    for (const agent of ['default', 'carol', 'mallory'])
+      ok(await post(tokens[agent], '/api/hooks/session-end', { harness: HARNESS, sessionKey: KEY }), `end ${agent}`);
+    const ids = async (token: string, agent?: string) =>
+      ok(await get(token, `/api/sessions/summaries?sessionKey=${KEY}${agent ? `&agentId=${agent}` : ''}`), 'summaries').json.summaries.map(
+        (n: { id: string }) => n.id,
+      ) as string[];
+    const all = await ids(daemon.token);
+    const each = await Promise.all(['default', 'carol', 'mallory'].map((agent) => ids(daemon.token, agent)));
+    for (const mine of each) assert.ok(mine.length > 0 && mine.length < all.length, `${mine.length} of ${all.length}`);
+    assert.deepEqual(each.flat().sort(), [...all].sort(), "every summary of the key is exactly one agent's");
+    assert.deepEqual(await ids(tokens.bob, 'carol'), each[1]);
+    assert.deepEqual(await ids(tokens.bob, 'mallory'), [], 'nothing of an isolated agent');
   });
 
   it("baton transcript --agent and baton export (the built CLI) read each agent's own session of the key", async () => {
