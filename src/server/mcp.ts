@@ -44,8 +44,10 @@ async function targetSession(ctx: Context, named: string | undefined, current: s
   if (named) return { key: named };
   const self = current ?? ctx.callerSession;
   if (!self) return null;
-  const session = await ctx.store.read('getSession', { scope: readScope(ctx.caller), key: self });
-  const agentId = ctx.caller.agentId === null ? (session?.agentId ?? DEFAULT_AGENT) : undefined;
+  // The calling session is the caller's own of its key: for the admin (whose MCP calls name no
+  // agent) the default agent's, never another agent's row of the same key.
+  const agentId = ctx.caller.agentId === null ? DEFAULT_AGENT : undefined;
+  const session = await ctx.store.read('getSession', { scope: readScope(ctx.caller), key: self, agentId });
   const key = parentFromKey(self) ?? session?.parentSessionKey ?? session?.key ?? null;
   return key ? { key, agentId } : null;
 }
@@ -170,7 +172,9 @@ function registerSubagentTool(server: McpServer, ctx: Context, safe: Safe): void
     safe(async (args: { sessionKey?: string; currentSessionKey?: string }) => {
       const key = args.sessionKey ?? args.currentSessionKey ?? ctx.callerSession;
       if (!key) return failure('Name a sessionKey: this caller did not say which session it is.');
-      const result = await ctx.sessions.subagents(ctx.caller, key);
+      // The calling session itself: the admin's is the default agent's of the key (see targetSession).
+      const self = !args.sessionKey && ctx.caller.agentId === null ? DEFAULT_AGENT : undefined;
+      const result = await ctx.sessions.subagents(ctx.caller, key, self);
       return text(result.text || `Session ${result.sessionKey} has no sub-agents.`, result as unknown as Record<string, unknown>);
     }),
   );

@@ -44,7 +44,9 @@ export function sessionSearch(db: Database, scope: Scope, a: SessionSearchArgs):
   let parentAgent: string | undefined;
   if (!sessionKey && a.currentSessionKey) {
     const current = stripSessionPrefix(a.currentSessionKey);
-    const stored = getSession(db, scope, current);
+    // The caller's own session of its key: for the admin (which names no agent here) the default
+    // agent's, never another agent's row of the same key.
+    const stored = getSession(db, scope, current, scope === 'all' ? DEFAULT_AGENT : undefined);
     const parent = parentFromKey(current) ?? stored?.parentSessionKey ?? null;
     if (parent) {
       sessionKey = parent;
@@ -52,7 +54,7 @@ export function sessionSearch(db: Database, scope: Scope, a: SessionSearchArgs):
       project = undefined;
       // The parent is the row the one parent resolver picks for the sub-agent's agent, never
       // another agent's row of the same key (docs/security.md, "Parents belong to the child's agent").
-      const writer = scope === 'all' ? { agentId: stored?.agentId ?? DEFAULT_AGENT, admin: true } : { agentId: scope.agentId, admin: false };
+      const writer = scope === 'all' ? { agentId: DEFAULT_AGENT, admin: true } : { agentId: scope.agentId, admin: false };
       parentAgent = parentSessionRow(db, writer, parent)?.agent_id ?? writer.agentId;
     } else {
       excluded = current;

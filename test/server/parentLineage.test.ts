@@ -152,6 +152,12 @@ describe('a parent is resolved for the child agent, never to another agent’s r
       route: 'MCP inherited_context, session_transcript and session_search of a sub-agent',
       child: async (key) => {
         ok(await post(daemon.token, '/api/hooks/session-start', { harness: HARNESS, sessionKey: `${key}/agent-m1`, parentSessionKey: key }), 'start');
+        // The isolated agent also holds the sub-agent's own key (its row newer), naming its own parent.
+        await tick();
+        ok(
+          await post(tokens.mallory, '/api/hooks/session-start', { harness: HARNESS, sessionKey: `${key}/agent-m1`, parentSessionKey: `${key}-POISON` }),
+          'mallory',
+        );
         const client = new Client({ name: 'baton-test', version: '1.0.0' });
         await client.connect(
           new StreamableHTTPClientTransport(new URL(`${daemon.server.url}/mcp`), {
