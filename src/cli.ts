@@ -100,10 +100,11 @@ export function buildProgram(): Command {
     .description('print the stored transcript of a session')
     .argument('<key>', 'session key (raw or session:-prefixed)')
     .addOption(dataDirOption())
+    .option('--agent <id>', "the agent whose session of the key (keys are per agent; default: the key's newest session)")
     .option('--json', 'machine-readable output')
-    .action(async (key: string, opts: { dataDir?: string; json?: boolean }) => {
+    .action(async (key: string, opts: { dataDir?: string; agent?: string; json?: boolean }) => {
       await withStore(opts.dataDir, async ({ api }) => {
-        const transcript = await api.call('transcript', { params: { key } });
+        const transcript = await api.call('transcript', { params: { key }, query: { agentId: opts.agent } });
         out(opts.json ? JSON.stringify(transcript, null, 2) : transcript.content);
       });
     });
@@ -133,16 +134,18 @@ export function buildProgram(): Command {
     .addOption(dataDirOption())
     .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'md']).default('jsonl'))
     .option('--session <key>', 'only this session')
-    .action(async (opts: { dataDir?: string; format: 'jsonl' | 'md'; session?: string }) => {
+    .option('--agent <id>', "with --session: the agent whose session of the key (default: the key's newest session)")
+    .action(async (opts: { dataDir?: string; format: 'jsonl' | 'md'; session?: string; agent?: string }) => {
       await withStore(opts.dataDir, async ({ api }) => {
         const sessions = opts.session
-          ? [await api.callOrNull('getSession', { params: { key: opts.session } })].filter((s) => s !== null)
+          ? [await api.callOrNull('getSession', { params: { key: opts.session }, query: { agentId: opts.agent } })].filter((s) => s !== null)
           : (await api.call('listSessions', { query: { all: '1', limit: '10000' } })).sessions.reverse();
         if (opts.session && sessions.length === 0) throw new BatonError('not_found', `session ${opts.session} not found`);
         for (const session of sessions) {
           const turns = [];
           for (let from = 1; ;) {
-            const page = await api.call('turns', { params: { key: session!.key }, query: { from: String(from), limit: '1000' } });
+            // Each session's own turns: two agents may hold one key (docs/security.md).
+            const page = await api.call('turns', { params: { key: session!.key }, query: { from: String(from), limit: '1000', agentId: session!.agentId } });
             turns.push(...page.turns);
             if (page.turns.length < 1000) break;
             from = page.turns[page.turns.length - 1].seq + 1;

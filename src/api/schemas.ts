@@ -314,18 +314,28 @@ const flagQuery = z
   .optional()
   .transform((v) => v === '1' || v === 'true');
 const textQuery = z.string().max(4096).optional();
+/**
+ * Whose row of the key a read means (keys are per agent, docs/security.md "Reads by key name the
+ * agent"): the admin reads that agent's row; an agent token may name only an agent it reads (else
+ * 404). Without it: the caller's own row, else the newest it may read.
+ */
+const agentQuery = z.string().trim().min(1).max(128).optional();
+/** The query of a read of one session by key. */
+export const sessionReadQuery = z.object({ agentId: agentQuery });
 
 export const listSessionsQuery = z.object({
   all: flagQuery,
   roots: flagQuery,
   parent: textQuery,
+  /** With parent=KEY: the children of that agent's session of the key (keys are per agent). */
+  agentId: agentQuery,
   project: textQuery,
   limit: intQuery(200, 1, 10_000),
   offset: intQuery(0, 0, 10_000_000),
 });
 export const projectQuery = z.object({ project: textQuery });
-export const summariesQuery = z.object({ sessionKey: textQuery, limit: intQuery(100, 1, 1000) });
-export const turnsQuery = z.object({ from: intQuery(1, 1, 1e9), limit: intQuery(200, 1, 2000) });
+export const summariesQuery = z.object({ sessionKey: textQuery, agentId: agentQuery, limit: intQuery(100, 1, 1000) });
+export const turnsQuery = z.object({ from: intQuery(1, 1, 1e9), limit: intQuery(200, 1, 2000), agentId: agentQuery });
 export const listRunsQuery = z.object({
   runner: textQuery,
   status: textQuery,
@@ -335,7 +345,7 @@ export const listRunsQuery = z.object({
   limit: intQuery(100, 1, 1000),
 });
 
-export const listConstraintsQuery = z.object({ sessionKey: textQuery, all: textQuery, limit: intQuery(200, 1, 1000) });
+export const listConstraintsQuery = z.object({ sessionKey: textQuery, agentId: agentQuery, all: textQuery, limit: intQuery(200, 1, 1000) });
 
 export const addConstraintBody = z
   .object({
@@ -376,6 +386,8 @@ export const inheritedQuery = z.object({
   agentType: z.string().trim().max(128).optional(),
   /** Preview one profile, whatever the type. */
   profile: z.enum(INHERIT_PROFILES).optional(),
+  /** The admin: the agent the child would be written for (its parent is that agent's row); an agent token: another agent it reads. */
+  agentId: agentQuery,
 });
 
 export const editConstraintBody = z
@@ -469,6 +481,8 @@ const hitView = z
     harness: z.string(),
     parentSessionKey: nullableString,
     turnSeq: z.number(),
+    /** Whose session of the key the hit is in (keys are per agent). */
+    agentId: z.string().optional(),
   })
   .loose();
 
@@ -629,8 +643,8 @@ export const SCHEMAS = {
     body: searchBody,
     response: z.object({ query: z.string(), hits: z.array(hitView), count: z.number(), searchedSession: z.string().optional() }).loose(),
   },
-  getSession: { response: sessionView },
-  transcript: { response: z.object({ sessionKey: z.string(), agentId: z.string(), content: z.string() }).loose() },
+  getSession: { query: sessionReadQuery, response: sessionView },
+  transcript: { query: sessionReadQuery, response: z.object({ sessionKey: z.string(), agentId: z.string(), content: z.string() }).loose() },
   turns: {
     query: turnsQuery,
     response: z
@@ -666,6 +680,7 @@ export const SCHEMAS = {
       .loose(),
   },
   subagents: {
+    query: sessionReadQuery,
     response: z
       .object({
         sessionKey: z.string(),

@@ -26,6 +26,7 @@ interface RunOptions {
   file: string[];
   workspace?: string;
   title?: string;
+  agent?: string;
   timeout?: number;
   json?: boolean;
 }
@@ -61,6 +62,7 @@ export function registerRunCommand(program: Command, { dataDirOption, out }: Hel
     .option('--file <path>', 'a file for the child, relative to the workspace (repeatable)', collect, [])
     .option('--workspace <dir>', "the child's working directory and the root of --file paths (default: the current directory)")
     .option('--title <text>', 'a label for the child session')
+    .option('--agent <id>', "the agent the child is written for; its parent is that agent's session of --parent (default: the default agent)")
     .option('--timeout <ms>', "end the child after this long (at most the runner's own timeout)", milliseconds)
     .option('--json', 'print the run record')
     .addOption(dataDirOption())
@@ -82,6 +84,7 @@ export function registerRunCommand(program: Command, { dataDirOption, out }: Hel
             workspacePath,
             title: opts.title,
             timeoutMs: opts.timeout,
+            agentId: opts.agent,
           },
         });
         if (opts.json) out(JSON.stringify(run, null, 2));

@@ -19,6 +19,8 @@ export type InheritedChild = { agentType?: string; profile?: InheritedView['prof
 export interface ListQuery {
   roots?: boolean;
   parent?: string;
+  /** With `parent`: whose session of that key (keys are per agent). */
+  agentId?: string;
   project?: string;
   all?: boolean;
   limit?: number;
@@ -41,7 +43,14 @@ export class BatonClient extends ApiClient {
   listSessions(q: ListQuery = {}) {
     const all = q.all || (!q.roots && !q.parent);
     return this.call('listSessions', {
-      query: { roots: q.roots ? '1' : undefined, parent: q.parent, project: q.project, all: all ? '1' : undefined, limit: String(q.limit ?? 500) },
+      query: {
+        roots: q.roots ? '1' : undefined,
+        parent: q.parent,
+        agentId: q.agentId,
+        project: q.project,
+        all: all ? '1' : undefined,
+        limit: String(q.limit ?? 500),
+      },
     });
   }
 
@@ -54,21 +63,32 @@ export class BatonClient extends ApiClient {
     return (await this.call('sessionTree', { query: { project } })).roots;
   }
 
-  getSession(key: string): Promise<SessionView | null> {
-    return this.callOrNull('getSession', { params: { key } });
+  // `agentId` on a read by key: whose session of the key (keys are per agent, docs/security.md
+  // "Reads by key name the agent"); without it the newest session of the key.
+  getSession(key: string, agentId?: string): Promise<SessionView | null> {
+    return this.callOrNull('getSession', { params: { key }, query: { agentId } });
   }
 
-  turns(key: string, from = 1, limit = 200) {
-    return this.call('turns', { params: { key }, query: { from: String(from), limit: String(limit) } });
+  turns(key: string, from = 1, limit = 200, agentId?: string) {
+    return this.call('turns', { params: { key }, query: { from: String(from), limit: String(limit), agentId } });
   }
 
-  inherited(key: string, child: InheritedChild = {}): Promise<InheritedView> {
-    return this.call('inherited', { params: { key }, query: { agentType: child.agentType, profile: child.profile } });
+  /** What a new child of the session would inherit; `agentId`: the agent that child is written for (its parent is that agent's row). */
+  inherited(key: string, child: InheritedChild = {}, agentId?: string): Promise<InheritedView> {
+    return this.call('inherited', { params: { key }, query: { agentType: child.agentType, profile: child.profile, agentId } });
   }
 
-  /** Active constraints, of one session or (without a key) every readable one, newest first. */
-  async constraints(sessionKey?: string, limit = 1000): Promise<ConstraintListView[]> {
-    return (await this.call('listConstraints', { query: { sessionKey, limit: String(limit) } })).constraints;
+  transcript(key: string, agentId?: string) {
+    return this.call('transcript', { params: { key }, query: { agentId } });
+  }
+
+  subagents(key: string, agentId?: string) {
+    return this.call('subagents', { params: { key }, query: { agentId } });
+  }
+
+  /** Active constraints, of one session or (without a key) every readable one, newest first; `agentId`: only that agent's. */
+  async constraints(sessionKey?: string, limit = 1000, agentId?: string): Promise<ConstraintListView[]> {
+    return (await this.call('listConstraints', { query: { sessionKey, agentId, limit: String(limit) } })).constraints;
   }
 
   /** Deactivates a constraint: new sub-agents stop inheriting it. `agentId`: the constraint's owner. */

@@ -9,6 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { BatonError } from '../core/errors';
+import { DEFAULT_AGENT } from '../core/agents';
 import { parentFromKey } from '../harnesses/registry';
 import type { Store } from '../store/store';
 import { readScope, type Caller } from './security';
@@ -33,15 +34,22 @@ function failure(message: string) {
   return { content: [{ type: 'text' as const, text: message }], isError: true };
 }
 
-/** The session a tool should look at: the one named, else the caller's parent, else the caller itself. */
-async function targetSession(ctx: Context, named: string | undefined, current: string | undefined): Promise<string | null> {
-  if (named) return named;
+/**
+ * The session a tool should look at: the one named, else the caller's parent, else the caller
+ * itself. For the admin, also the agent of the calling session: its parent is that agent's row of
+ * the key, never another agent's (docs/security.md, "Parents belong to the child's agent"); an
+ * agent token's parent is resolved for its own agent anyway.
+ */
+async function targetSession(ctx: Context, named: string | undefined, current: string | undefined): Promise<{ key: string; agentId?: string } | null> {
+  if (named) return { key: named };
   const self = current ?? ctx.callerSession;
   if (!self) return null;
-  const fromKey = parentFromKey(self);
-  if (fromKey) return fromKey;
-  const session = await ctx.store.read('getSession', { scope: readScope(ctx.caller), key: self });
-  return session?.parentSessionKey ?? session?.key ?? null;
+  // The calling session is the caller's own of its key: for the admin (whose MCP calls name no
+  // agent) the default agent's, never another agent's row of the same key.
+  const agentId = ctx.caller.agentId === null ? DEFAULT_AGENT : undefined;
+  const session = await ctx.store.read('getSession', { scope: readScope(ctx.caller), key: self, agentId });
+  const key = parentFromKey(self) ?? session?.parentSessionKey ?? session?.key ?? null;
+  return key ? { key, agentId } : null;
 }
 
 function buildServer(ctx: Context): McpServer {
@@ -89,9 +97,9 @@ function buildServer(ctx: Context): McpServer {
       },
     },
     safe(async (args: { sessionKey?: string; currentSessionKey?: string; maxChars?: number }) => {
-      const key = await targetSession(ctx, args.sessionKey, args.currentSessionKey);
-      if (!key) return failure('Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.');
-      const t = await ctx.sessions.transcript(ctx.caller, key);
+      const target = await targetSession(ctx, args.sessionKey, args.currentSessionKey);
+      if (!target) return failure('Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.');
+      const t = await ctx.sessions.transcript(ctx.caller, target.key, target.agentId);
       const max = args.maxChars ?? 20_000;
       const content = t.content.length > max ? '…' + t.content.slice(t.content.length - max) : t.content;
       return text(content, { sessionKey: t.sessionKey, truncated: t.content.length > max, chars: t.content.length });
@@ -105,10 +113,10 @@ function buildServer(ctx: Context): McpServer {
       inputSchema: { sessionKey: z.string().optional(), currentSessionKey: z.string().optional() },
     },
     safe(async (args: { sessionKey?: string; currentSessionKey?: string }) => {
-      const key = await targetSession(ctx, args.sessionKey, args.currentSessionKey);
-      if (!key) return failure('Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.');
-      const preview = await ctx.sessions.inheritedPreview(ctx.caller, key);
-      return text(preview.block || `Session ${key} has nothing to inherit yet.`, {
+      const target = await targetSession(ctx, args.sessionKey, args.currentSessionKey);
+      if (!target) return failure('Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.');
+      const preview = await ctx.sessions.inheritedPreview(ctx.caller, target.key, { agentId: target.agentId });
+      return text(preview.block || `Session ${target.key} has nothing to inherit yet.`, {
         sessionKey: preview.sessionKey,
         chars: preview.chars,
         estimatedTokens: preview.estimatedTokens,
@@ -164,7 +172,9 @@ function registerSubagentTool(server: McpServer, ctx: Context, safe: Safe): void
     safe(async (args: { sessionKey?: string; currentSessionKey?: string }) => {
       const key = args.sessionKey ?? args.currentSessionKey ?? ctx.callerSession;
       if (!key) return failure('Name a sessionKey: this caller did not say which session it is.');
-      const result = await ctx.sessions.subagents(ctx.caller, key);
+      // The calling session itself: the admin's is the default agent's of the key (see targetSession).
+      const self = !args.sessionKey && ctx.caller.agentId === null ? DEFAULT_AGENT : undefined;
+      const result = await ctx.sessions.subagents(ctx.caller, key, self);
       return text(result.text || `Session ${result.sessionKey} has no sub-agents.`, result as unknown as Record<string, unknown>);
     }),
   );

@@ -71,10 +71,15 @@ export class MemoryService {
     return rememberEndedSession(this.store, this.logger, agentId, key);
   }
 
-  /** True when the hook's session is bypassed: memory hooks then answer as no-ops. */
-  async bypassed(caller: Caller, sessionKey: string | undefined): Promise<boolean> {
+  /**
+   * True when the hook's session is bypassed: memory hooks then answer as no-ops. The session is
+   * the hook's writer's own of the key (the token's agent, or the one the admin names, else the
+   * default one): another agent's bypass of its own session of the key decides nothing here
+   * (docs/security.md, "Sessions belong to their agent").
+   */
+  async bypassed(caller: Caller, sessionKey: string | undefined, agentId?: string): Promise<boolean> {
     if (!sessionKey) return false;
-    const s = await this.store.read('getSession', { scope: readScope(caller), key: sessionKey });
+    const s = await this.store.read('writableSession', { agentId: caller.agentId ?? agentId ?? DEFAULT_AGENT, key: stripSessionPrefix(sessionKey) });
     return s?.bypassed ?? false;
   }
 
@@ -274,7 +279,7 @@ export class MemoryService {
       .join('\n');
   }
 
-  async summaries(caller: Caller, opts: { sessionKey?: string; limit?: number }) {
+  async summaries(caller: Caller, opts: { sessionKey?: string; agentId?: string; limit?: number }) {
     const rows = await this.store.read('summaries', { scope: readScope(caller), ...opts });
     return {
       summaries: rows.map((r) => ({

@@ -76,6 +76,12 @@ const BYPASSED = { bypassed: true as const, inject: '' };
 /** A file an HTTP hook's mapping reads (a meta file, a transcript's tail) must be read within this. */
 const HOOK_FILE_READ_MS = 2000;
 
+/** The agent a body names (loose bodies may carry it even where the schema does not list it). */
+function agentOf(body: object): string | undefined {
+  const named = (body as { agentId?: unknown }).agentId;
+  return typeof named === 'string' && named ? named : undefined;
+}
+
 /** A call by one of Baton's own processes (`x-baton-no-hooks: 1`), which hooks must not act on. */
 function isInternalCall(ctx: CallContext): boolean {
   const flag = ctx.header('x-baton-no-hooks') ?? ctx.header('x-signet-no-hooks');
@@ -182,26 +188,26 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     remember: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, success: false };
       return memory.remember(ctx.caller, body);
     },
 
     recall: async ({ body }, ctx) => {
       // Baton's own processes mark their calls: they get the no-op shape, and nothing is recorded (docs/memory.md).
       if (isInternalCall(ctx)) return { ...memory.emptyRecall(body.query), internal: true };
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...memory.emptyRecall(body.query), bypassed: true };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...memory.emptyRecall(body.query), bypassed: true };
       // The session's ledger is written: only from the runtime path that holds the session.
       await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
       return memory.recall(ctx.caller, body);
     },
 
     preCompaction: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, guidelines: '' };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, guidelines: '' };
       return memory.preCompaction();
     },
 
     compactionComplete: async ({ body }, ctx) => {
-      if (await memory.bypassed(ctx.caller, body.sessionKey)) return { ...BYPASSED, success: false };
+      if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, success: false };
       const done = await work.compaction(ctx.caller, body, (compactionPath) => memory.compactionComplete(ctx.caller, { ...body, compactionPath }));
       await sessions.markCompacted(ctx.caller, body);
       return done;
@@ -249,6 +255,7 @@ export function buildHandlers(svc: Services): Handlers {
         status: all ? undefined : 'active',
         rootsOnly: query.roots,
         parentKey: query.parent ? stripSessionPrefix(query.parent) : undefined,
+        agentId: query.agentId,
         project: query.project,
         limit: query.limit,
         offset: query.offset,
@@ -261,13 +268,15 @@ export function buildHandlers(svc: Services): Handlers {
       return { roots: roots.map((r) => withTtl(r, svc.config.claimTtlMs)), count: roots.length };
     },
 
-    summaries: async ({ query }, ctx) => memory.summaries(ctx.caller, { sessionKey: query.sessionKey, limit: query.limit }),
+    summaries: async ({ query }, ctx) => memory.summaries(ctx.caller, { sessionKey: query.sessionKey, agentId: query.agentId, limit: query.limit }),
     expandSummary: async ({ body }, ctx) => memory.expand(ctx.caller, body),
     search: async ({ body }, ctx) => sessions.search(ctx.caller, body),
-    getSession: async (_input, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key), svc.config.claimTtlMs),
-    transcript: async (_input, ctx) => sessions.transcript(ctx.caller, ctx.params.key),
-    turns: async ({ query }, ctx) => store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, from: query.from, limit: query.limit }),
-    subagents: async (_input, ctx) => sessions.subagents(ctx.caller, ctx.params.key),
+    // Reads by key take the agent whose row they mean (docs/security.md, "Reads by key name the agent").
+    getSession: async ({ query }, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key, query.agentId), svc.config.claimTtlMs),
+    transcript: async ({ query }, ctx) => sessions.transcript(ctx.caller, ctx.params.key, query.agentId),
+    turns: async ({ query }, ctx) =>
+      store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, agentId: query.agentId, from: query.from, limit: query.limit }),
+    subagents: async ({ query }, ctx) => sessions.subagents(ctx.caller, ctx.params.key, query.agentId),
     inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
     archiveTurns: async ({ body }, ctx) =>
@@ -310,6 +319,7 @@ export function buildHandlers(svc: Services): Handlers {
       const constraints = await store.read('listConstraints', {
         scope: readScope(ctx.caller),
         sessionKey: query.sessionKey,
+        agentId: query.agentId,
         includeInactive: query.all === '1' || query.all === 'true',
         limit: query.limit,
       });
@@ -348,6 +358,7 @@ export function buildHandlers(svc: Services): Handlers {
       const entities = await store.read('listEntities', {
         scope: readScope(ctx.caller),
         sessionKey: query.sessionKey,
+        agentId: query.agentId,
         includeInactive: query.all === '1' || query.all === 'true',
         limit: query.limit,
       });

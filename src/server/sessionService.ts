@@ -9,6 +9,7 @@ import { redactSecrets } from '../core/redact';
 import { formatSubagentDigest } from '../core/subagentDigest';
 import type { ExecutionMode, Turn } from '../core/types';
 import type { SessionRecord } from '../core/session';
+import type { ParentWriter } from '../core/agents';
 import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
 import type { StoreAccess } from '../store/store';
 import type { ReadResult } from '../store/reads';
@@ -73,6 +74,11 @@ export interface SearchInput {
   agentId?: string;
   project?: string;
   limit?: number;
+}
+
+/** Who a child written by this caller (for `agentId`, the agent a request names) resolves its parent for. */
+export function parentWriter(caller: Caller, agentId: string | undefined): ParentWriter {
+  return { agentId: writeAgent(caller, agentId), admin: caller.agentId === null };
 }
 
 /** The documented session-status shape: every field of the record, and when its claim expires. */
@@ -335,14 +341,31 @@ export class SessionService {
     return ['## Entity context', ...context.map((c) => `- ${c.entity} (${c.kind}): ${redactSecrets(c.content)}`)].join('\n');
   }
 
-  async getSession(caller: Caller, key: string): Promise<SessionRecord> {
-    const session = await this.store.read('getSession', { scope: readScope(caller), key });
+  /**
+   * A session by key; `agentId` names whose row (docs/security.md, "Reads by key name the agent"):
+   * the admin gets that agent's row, an agent token that agent's row only when it may read it (else
+   * 404, as for a key that does not exist). Without it: the caller's own row, else the newest it reads.
+   */
+  async getSession(caller: Caller, key: string, agentId?: string): Promise<SessionRecord> {
+    const session = await this.store.read('getSession', { scope: readScope(caller), key, agentId });
     if (!session) throw new BatonError('not_found', `session ${stripSessionPrefix(key)} not found`);
     return session;
   }
 
-  async transcript(caller: Caller, key: string) {
-    const t = await this.store.read('transcript', { scope: readScope(caller), key });
+  /**
+   * The session a parent key means for a new child of this caller, written for `agentId` (the
+   * agent a request names; docs/security.md, "Parents belong to the child's agent"). The admin's
+   * child lives in the named agent, else the default one, and its parent is that agent's own row;
+   * an agent token's is its own row, else the newest row of the key it may read.
+   */
+  async parentSession(caller: Caller, key: string, agentId?: string): Promise<SessionRecord> {
+    const session = await this.store.read('parentSession', { writer: parentWriter(caller, agentId), key });
+    if (!session) throw new BatonError('not_found', `session ${stripSessionPrefix(key)} not found`);
+    return session;
+  }
+
+  async transcript(caller: Caller, key: string, agentId?: string) {
+    const t = await this.store.read('transcript', { scope: readScope(caller), key, agentId });
     if (t.turnCount === 0) throw new BatonError('not_found', `no transcript for session ${stripSessionPrefix(key)}`);
     return { sessionKey: t.sessionKey, agentId: t.agentId, content: t.content };
   }
@@ -371,6 +394,7 @@ export class SessionService {
       harness: h.harness,
       parentSessionKey: h.parentSessionKey,
       turnSeq: h.turnSeq,
+      agentId: h.agentId,
     }));
     // A query that names a session finds that session, even when its words are not in any transcript.
     const named = found.named?.session;
@@ -385,6 +409,7 @@ export class SessionService {
         harness: named.harness,
         parentSessionKey: named.parentSessionKey,
         turnSeq: 1,
+        agentId: named.agentId,
       });
       out.splice(limit);
     }
@@ -403,8 +428,8 @@ export class SessionService {
   }
 
   /** What the session's sub-agents did: each child's type, task, status and result, and the section text. */
-  async subagents(caller: Caller, key: string) {
-    const { sessionKey, children } = await this.store.read('subagents', { scope: readScope(caller), key });
+  async subagents(caller: Caller, key: string, agentId?: string) {
+    const { sessionKey, children } = await this.store.read('subagents', { scope: readScope(caller), key, agentId });
     return { sessionKey, children, count: children.length, text: formatSubagentDigest(children, false) };
   }
 
@@ -422,13 +447,23 @@ export class SessionService {
     }
   }
 
-  /** The exact block a new child of the session would receive now; of a given agent type or profile, on request. */
-  async inheritedPreview(caller: Caller, key: string, child: { agentType?: string; profile?: InheritProfile } = {}) {
-    const scope = readScope(caller);
-    const session = await this.getSession(caller, key);
+  /**
+   * The exact block a new child of the session would receive now; of a given agent type or
+   * profile, on request. `agentId` names the agent: for the admin, the agent the child would be
+   * written for (its parent is that agent's row of the key, as at session start); for an agent
+   * token, another agent it may read, whose row is then shown.
+   */
+  async inheritedPreview(caller: Caller, key: string, child: { agentType?: string; profile?: InheritProfile; agentId?: string } = {}) {
+    const named = caller.agentId !== null && child.agentId !== undefined && child.agentId !== caller.agentId;
+    const session = named ? await this.getSession(caller, key, child.agentId) : await this.parentSession(caller, key, child.agentId);
     // The child would live in the caller's agent (a write's agent); the admin previews for the parent's.
     const chosen = this.profileFor(caller.agentId ?? session.agentId, child.agentType, child.profile);
-    const block = this.blockFrom(await this.store.read('inheritSources', { scope, parentKey: session.key, tailChars: this.config.tailChars }), chosen);
+    // Exactly the row found above: its agent's own row of the key.
+    const exactly = { agentId: session.agentId, admin: true };
+    const block = this.blockFrom(
+      await this.store.read('inheritSources', { writer: exactly, parentKey: session.key, tailChars: this.config.tailChars }),
+      chosen,
+    );
     return {
       sessionKey: session.key,
       block: block?.text ?? '',

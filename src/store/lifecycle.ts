@@ -39,7 +39,7 @@ export interface StartSessionArgs {
   executionMode?: ExecutionMode | null;
   runtimePath?: string;
   title?: string | null;
-  /** Agents the caller may read, for the recency fallback and parent lookup ('all' for admin). */
+  /** 'all' when the admin token writes: its child's parent is only ever the writing agent's own row (queries.ts parentSessionRow). */
   readableAgent?: string | 'all';
   claimTtlMs?: number;
   /** When given and the session has a parent: also return what its inherited block is built from (saves a round trip). */
@@ -60,9 +60,9 @@ export interface StartSessionResult {
 export function startSession(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
   const started = startOrResume(ctx, args);
   if (args.inheritTailChars === undefined || !started.parentSessionKey || started.bypassed) return started;
-  // The parent is read with the caller's read scope (the admin reads every agent's sessions).
-  const scope = args.readableAgent === 'all' ? 'all' : { agentId: started.agentId };
-  const sources = inheritSources(ctx.db, scope, started.parentSessionKey, args.inheritTailChars);
+  // The one parent resolver: the writer's own row first; the admin's hooks never get another agent's.
+  const writer = { agentId: started.agentId, admin: args.readableAgent === 'all' };
+  const sources = inheritSources(ctx.db, writer, started.parentSessionKey, args.inheritTailChars);
   return { ...started, inheritSources: sources && started.lineageSource === 'project-recency' ? { ...sources, inferredParent: true } : sources };
 }
 

@@ -298,10 +298,15 @@ export interface SummaryNode {
   created_at: string;
 }
 
-export function listSummaries(db: Database, scope: Scope, opts: { sessionKey?: string; limit?: number } = {}): SummaryNode[] {
+export function listSummaries(db: Database, scope: Scope, opts: { sessionKey?: string; agentId?: string; limit?: number } = {}): SummaryNode[] {
   const s = scopeSql(scope, 'n.agent_id');
   const where = [s.sql];
   const params: Array<string | number> = [...s.params];
+  // Only this agent's (keys are per agent: with sessionKey, that agent's session of the key).
+  if (opts.agentId !== undefined) {
+    where.push('n.agent_id = ?');
+    params.push(opts.agentId);
+  }
   if (opts.sessionKey) {
     where.push('n.session_key = ?');
     params.push(opts.sessionKey);

@@ -15,7 +15,7 @@ import { rankFromRareWord, type RankedTurn } from './rareWordMatches';
 
 export type { RankedTurn };
 import { segmentText, type StoredSegment } from './segmentText';
-import type { Scope } from '../core/agents';
+import type { ParentWriter, Scope } from '../core/agents';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { ConstraintSource } from '../core/constraintBudget';
 import { scopeSql } from './scopeSql';
@@ -96,13 +96,27 @@ function toSession(row: SessionRow): SessionRecord {
 
 /**
  * The newest of a key's rows in scope (several agents may share a key; usually there is one row).
+ * With `agentId`, only that agent's row, and only when it is in scope: a request naming an agent
+ * it may not read finds nothing, exactly as for a key that does not exist (docs/security.md,
+ * "Reads by key name the agent").
  * The newest is picked here: with ORDER BY updated_at LIMIT 1 SQLite spent 40–100 µs on what an
  * unordered lookup by the same index does in about 10.
  */
-function newestRowForKey<T extends { updated_at: string; agent_id: string }>(db: Database, select: string, scope: Scope, key: string): T | undefined {
+function newestRowForKey<T extends { updated_at: string; agent_id: string }>(
+  db: Database,
+  select: string,
+  scope: Scope,
+  key: string,
+  agentId?: string,
+): T | undefined {
   const s = rowScopeSql(scope);
+  const ofAgent = agentId === undefined ? '' : ' AND s.agent_id = ?';
   let newest: T | undefined;
-  for (const row of all<T>(db, `${select} WHERE s.session_key = ? AND ${s.sql}`, [stripSessionPrefix(key), ...s.params])) {
+  for (const row of all<T>(db, `${select} WHERE s.session_key = ?${ofAgent} AND ${s.sql}`, [
+    stripSessionPrefix(key),
+    ...(agentId === undefined ? [] : [agentId]),
+    ...s.params,
+  ])) {
     // Keys are per agent: the caller's own session of a key comes before a shared agent's one.
     if (scope !== 'all' && row.agent_id === scope.agentId) return row;
     if (!newest || row.updated_at >= newest.updated_at) newest = row; // ties: the later row, as before
@@ -110,30 +124,45 @@ function newestRowForKey<T extends { updated_at: string; agent_id: string }>(db:
   return newest;
 }
 
+type InternalRow = SessionRow & { source_turns: number; source_hash: string; pending_turns: string };
+
 /**
- * The internal row (with its integer id), or undefined. The caller's own agent's row comes first;
- * otherwise the newest wins when several readable agents have the key.
+ * The internal row (with its integer id), or undefined. With `agentId`, exactly that agent's row
+ * (if the scope reads it). Otherwise the caller's own agent's row comes first, then the newest
+ * when several readable agents have the key.
  */
-export function findSessionRow(
-  db: Database,
-  scope: Scope,
-  key: string,
-): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
-  return newestRowForKey(db, 'SELECT s.* FROM sessions s', scope, key);
+export function findSessionRow(db: Database, scope: Scope, key: string, agentId?: string): InternalRow | undefined {
+  return newestRowForKey(db, 'SELECT s.* FROM sessions s', scope, key, agentId);
 }
 
 /** Exactly the given agent's row for the key (what a write may touch; see ownership.ts). */
-export function findOwnSessionRow(
-  db: Database,
-  agentId: string,
-  key: string,
-): (SessionRow & { source_turns: number; source_hash: string; pending_turns: string }) | undefined {
+export function findOwnSessionRow(db: Database, agentId: string, key: string): InternalRow | undefined {
   return one(db, 'SELECT s.* FROM sessions s WHERE s.agent_id = ? AND s.session_key = ?', [agentId, stripSessionPrefix(key)]);
 }
 
-export function getSession(db: Database, scope: Scope, key: string): SessionRecord | null {
-  const row = newestRowForKey<SessionRow>(db, SESSION_SELECT, scope, key);
+/**
+ * The session a parent key means for a child written by `writer` — the one resolver of every
+ * parent looked up by key (docs/security.md, "Parents belong to the child's agent"). Any agent
+ * with `remember` may write under any key, so another agent's row of the same key is never
+ * preferred over the writer's own:
+ * - the admin token (the user's hooks, acting for the agent they name, else the default agent):
+ *   only that agent's own row, never another agent's that happens to be newer;
+ * - an agent token: its own row, else the newest row of the key it may read (read policies).
+ */
+export function parentSessionRow(db: Database, writer: ParentWriter, key: string): InternalRow | undefined {
+  if (writer.admin) return findOwnSessionRow(db, writer.agentId, key);
+  return findSessionRow(db, { agentId: writer.agentId }, key);
+}
+
+export function getSession(db: Database, scope: Scope, key: string, agentId?: string): SessionRecord | null {
+  const row = newestRowForKey<SessionRow>(db, SESSION_SELECT, scope, key, agentId);
   return row ? toSession(row) : null;
+}
+
+/** The session parentSessionRow resolves, as a record. */
+export function getParentSession(db: Database, writer: ParentWriter, key: string): SessionRecord | null {
+  const row = parentSessionRow(db, writer, key);
+  return row ? getSessionById(db, row.id) : null;
 }
 
 export function getSessionById(db: Database, id: number): SessionRecord | null {
@@ -141,8 +170,8 @@ export function getSessionById(db: Database, id: number): SessionRecord | null {
   return row ? toSession(row) : null;
 }
 
-export function requireSession(db: Database, scope: Scope, key: string): SessionRecord {
-  const session = getSession(db, scope, key);
+export function requireSession(db: Database, scope: Scope, key: string, agentId?: string): SessionRecord {
+  const session = getSession(db, scope, key, agentId);
   if (!session) throw new BatonError('not_found', `session ${stripSessionPrefix(key)} not found`);
   return session;
 }
@@ -151,6 +180,8 @@ export interface ListOptions {
   project?: string;
   status?: SessionStatus;
   parentKey?: string | null;
+  /** Only this agent's sessions (the children of its row of parentKey; keys are per agent). */
+  agentId?: string;
   rootsOnly?: boolean;
   since?: string;
   limit?: number;
@@ -172,6 +203,10 @@ export function listSessions(db: Database, scope: Scope, opts: ListOptions = {})
   if (opts.since) {
     where.push('s.updated_at >= ?');
     params.push(opts.since);
+  }
+  if (opts.agentId !== undefined) {
+    where.push('s.agent_id = ?');
+    params.push(opts.agentId);
   }
   if (opts.parentKey) {
     where.push('s.parent_session_key = ?');
@@ -301,6 +336,8 @@ export function latestCheckpoint(db: Database, sessionId: number, sessionKey: st
 export interface SearchOptions {
   query: string;
   sessionKey?: string;
+  /** Only this agent's rows (with sessionKey: one session, the row a parent key resolved to). */
+  agentId?: string;
   project?: string;
   excludeSessionKey?: string;
   limit?: number;
@@ -417,6 +454,10 @@ function searchCompiled(
   if (opts.sessionKey) {
     where.push('s.session_key = ?');
     params.push(stripSessionPrefix(opts.sessionKey));
+  }
+  if (opts.agentId !== undefined) {
+    where.push('s.agent_id = ?');
+    params.push(opts.agentId);
   }
   if (opts.project) {
     where.push('s.project = ?');
@@ -564,8 +605,8 @@ export function getRun(db: Database, scope: Scope, id: string): SubagentRun | nu
  * Everything the inherited block needs about a parent, read in one go (one consistent view):
  * title, latest checkpoint, transcript tail since that checkpoint, constraints of focal entities.
  */
-export function inheritSources(db: Database, scope: Scope, parentKey: string, tailChars: number) {
-  const row = findSessionRow(db, scope, parentKey);
+export function inheritSources(db: Database, writer: ParentWriter, parentKey: string, tailChars: number) {
+  const row = parentSessionRow(db, writer, parentKey);
   if (!row) return null;
   const checkpoint = latestCheckpoint(db, row.id, row.session_key);
   const afterSeq = checkpoint ? checkpoint.extractionCursor : 0;

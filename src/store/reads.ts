@@ -12,15 +12,26 @@ import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 import { writableSessionRow } from './ownership';
 import * as jobs from './jobs';
 import type { TranscriptFileCursor } from '../core/fileCursor';
+import type { ParentWriter } from '../core/agents';
 
-function sessionRowOrThrow(db: Database, scope: q.Scope, key: string) {
-  const row = q.findSessionRow(db, scope, key);
+/** A read of one key: the caller's scope, and the agent whose row the request names, if any (docs/security.md). */
+interface KeyRead {
+  scope: q.Scope;
+  key: string;
+  agentId?: string;
+}
+
+function sessionRowOrThrow(db: Database, a: KeyRead) {
+  const { scope, key } = a;
+  const row = q.findSessionRow(db, scope, key, a.agentId);
   if (!row) throw new BatonError('not_found', `session ${q.stripSessionPrefix(key)} not found`);
   return row;
 }
 
 export const READ_QUERIES = {
-  getSession: (db: Database, a: { scope: q.Scope; key: string }) => q.getSession(db, a.scope, a.key),
+  getSession: (db: Database, a: KeyRead) => q.getSession(db, a.scope, a.key, a.agentId),
+  /** The session a parent key means for a child written by `writer` (queries.ts parentSessionRow). */
+  parentSession: (db: Database, a: { writer: ParentWriter; key: string }) => q.getParentSession(db, a.writer, a.key),
   /** The session a write by this writer would touch (ownership.ts), or null. */
   writableSession: (db: Database, a: { agentId: string; key: string }) => {
     const row = writableSessionRow(db, a.agentId, a.key);
@@ -34,44 +45,45 @@ export const READ_QUERIES = {
   },
   listSessions: (db: Database, a: { scope: q.Scope } & q.ListOptions) => q.listSessions(db, a.scope, a),
   tree: (db: Database, a: { scope: q.Scope; project?: string; limit?: number }) => q.sessionTree(db, a.scope, a),
-  transcript: (db: Database, a: { scope: q.Scope; key: string }) => {
-    const row = sessionRowOrThrow(db, a.scope, a.key);
+  transcript: (db: Database, a: KeyRead) => {
+    const row = sessionRowOrThrow(db, a);
     return { sessionKey: row.session_key, agentId: row.agent_id, content: q.transcriptContent(db, row.id), turnCount: row.turn_count };
   },
-  turns: (db: Database, a: { scope: q.Scope; key: string; from?: number; limit?: number }) => {
-    const row = sessionRowOrThrow(db, a.scope, a.key);
+  turns: (db: Database, a: KeyRead & { from?: number; limit?: number }) => {
+    const row = sessionRowOrThrow(db, a);
     return { sessionKey: row.session_key, total: row.turn_count, turns: q.readTurns(db, row.id, a.from ?? 1, a.limit ?? 500) };
   },
-  tail: (db: Database, a: { scope: q.Scope; key: string; chars: number; afterSeq?: number }) => {
-    const row = sessionRowOrThrow(db, a.scope, a.key);
+  tail: (db: Database, a: KeyRead & { chars: number; afterSeq?: number }) => {
+    const row = sessionRowOrThrow(db, a);
     return q.transcriptTail(db, row.id, a.chars, a.afterSeq ?? 0);
   },
   search: (db: Database, a: { scope: q.Scope; markers?: { open: string; close: string } } & q.SearchOptions) =>
     q.searchTranscriptsOrQuestion(db, a.scope, a, a.markers),
   /** Everything `POST /api/sessions/search` needs from the store, in one round trip. */
   sessionSearch: (db: Database, a: { scope: q.Scope } & SessionSearchArgs) => sessionSearch(db, a.scope, a),
-  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) =>
+  listConstraints: (db: Database, a: { scope: q.Scope; sessionKey?: string; agentId?: string; includeInactive?: boolean; limit?: number }) =>
     rules.listConstraints(db, a.scope, a),
   getConstraint: (db: Database, a: { scope: q.Scope; id: number }) => rules.getConstraint(db, a.scope, a.id),
-  listEntities: (db: Database, a: { scope: q.Scope; sessionKey?: string; includeInactive?: boolean; limit?: number }) => rules.listEntities(db, a.scope, a),
+  listEntities: (db: Database, a: { scope: q.Scope; sessionKey?: string; agentId?: string; includeInactive?: boolean; limit?: number }) =>
+    rules.listEntities(db, a.scope, a),
   getEntity: (db: Database, a: { scope: q.Scope; id: number }) => rules.getEntity(db, a.scope, a.id),
   /** The sub-agents of a readable session (its own agent's children and runs). */
-  subagents: (db: Database, a: { scope: q.Scope; key: string }) => {
-    const row = sessionRowOrThrow(db, a.scope, a.key);
+  subagents: (db: Database, a: KeyRead) => {
+    const row = sessionRowOrThrow(db, a);
     return { sessionKey: row.session_key, children: sessionSubagents(db, row.agent_id, row.session_key) };
   },
-  latestCheckpoint: (db: Database, a: { scope: q.Scope; key: string }) => {
-    const row = sessionRowOrThrow(db, a.scope, a.key);
+  latestCheckpoint: (db: Database, a: KeyRead) => {
+    const row = sessionRowOrThrow(db, a);
     return q.latestCheckpoint(db, row.id, row.session_key);
   },
-  inheritSources: (db: Database, a: { scope: q.Scope; parentKey: string; tailChars: number }) => q.inheritSources(db, a.scope, a.parentKey, a.tailChars),
+  inheritSources: (db: Database, a: { writer: ParentWriter; parentKey: string; tailChars: number }) => q.inheritSources(db, a.writer, a.parentKey, a.tailChars),
   recall: (db: Database, a: { scope: q.Scope } & m.RecallOptions) => m.recallMemories(db, a.scope, a),
   summarizedTo: (db: Database, a: { agentId: string; sessionKey: string }) => m.summarizedTo(db, a.agentId, a.sessionKey),
   contextEpoch: (db: Database, a: { agentId: string; sessionKey: string }) => m.contextEpoch(db, a.agentId, a.sessionKey),
   headSources: (db: Database, a: { agentId: string; since: string; headLimit: number }) => m.headSources(db, a.agentId, a),
   topMemories: (db: Database, a: { scope: q.Scope; limit?: number }) => m.topMemories(db, a.scope, a),
   entityContext: (db: Database, a: { agentId: string; prompt: string; minScore: number }) => m.entityContext(db, a.agentId, a.prompt, a.minScore),
-  summaries: (db: Database, a: { scope: q.Scope; sessionKey?: string; limit?: number }) => m.listSummaries(db, a.scope, a),
+  summaries: (db: Database, a: { scope: q.Scope; sessionKey?: string; agentId?: string; limit?: number }) => m.listSummaries(db, a.scope, a),
   expandSummary: (db: Database, a: { scope: q.Scope; id: string; includeTranscript?: boolean; transcriptCharLimit?: number }) =>
     m.expandSummary(db, a.scope, a),
   compactionCount: (db: Database, a: { agentId: string; key: string }) =>

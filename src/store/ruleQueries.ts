@@ -101,7 +101,7 @@ export function sessionConstraints(db: Database, agentId: string, sessionKey: st
 export function listConstraints(
   db: Database,
   scope: Scope,
-  opts: { sessionKey?: string; includeInactive?: boolean; limit?: number; id?: number },
+  opts: { sessionKey?: string; agentId?: string; includeInactive?: boolean; limit?: number; id?: number },
 ): ConstraintView[] {
   const s = scopeSql(scope, 'e.agent_id');
   const where = [s.sql, "a.kind = 'constraint'"];
@@ -109,6 +109,11 @@ export function listConstraints(
   if (opts.sessionKey) {
     where.push('a.session_key = ?');
     params.push(stripSessionPrefix(opts.sessionKey));
+  }
+  // Only this agent's (keys are per agent: with sessionKey, that agent's session of the key).
+  if (opts.agentId !== undefined) {
+    where.push('e.agent_id = ?');
+    params.push(opts.agentId);
   }
   if (opts.id !== undefined) {
     where.push('a.id = ?');
@@ -193,11 +198,19 @@ export function sessionFocus(db: Database, agentId: string, sessionKey: string):
 }
 
 /** Entities readable in the scope, by name; those in a session's focus only, or inactive ones too, on request. */
-export function listEntities(db: Database, scope: Scope, opts: { sessionKey?: string; includeInactive?: boolean; limit?: number; id?: number }): EntityView[] {
+export function listEntities(
+  db: Database,
+  scope: Scope,
+  opts: { sessionKey?: string; agentId?: string; includeInactive?: boolean; limit?: number; id?: number },
+): EntityView[] {
   const s = scopeSql(scope, 'e.agent_id');
   const key = opts.sessionKey ? stripSessionPrefix(opts.sessionKey) : null;
   const where = [s.sql];
   const params: Array<string | number> = [...s.params];
+  if (opts.agentId !== undefined) {
+    where.push('e.agent_id = ?');
+    params.push(opts.agentId);
+  }
   if (key) {
     where.push(`e.id IN (SELECT entity_id FROM entity_attributes WHERE session_key = ? AND kind IN ('focus', 'constraint') AND active = 1)`);
     params.push(key);

@@ -7,7 +7,16 @@ import type { Database } from 'sql.js';
 import { parentFromKey } from '../harnesses/registry';
 import type { SearchHit } from '../core/types';
 import type { SessionRecord } from '../core/session';
-import { getSession, searchTranscriptsOrQuestion as searchTranscripts, stripSessionPrefix, transcriptTail, findSessionRow, type Scope } from './queries';
+import { DEFAULT_AGENT } from '../core/agents';
+import {
+  getSession,
+  parentSessionRow,
+  searchTranscriptsOrQuestion as searchTranscripts,
+  stripSessionPrefix,
+  transcriptTail,
+  findSessionRow,
+  type Scope,
+} from './queries';
 
 export interface SessionSearchArgs {
   query: string;
@@ -32,20 +41,34 @@ export function sessionSearch(db: Database, scope: Scope, a: SessionSearchArgs):
   let project = a.project;
   let excluded: string | null = null;
   let searchedParent: string | null = null;
+  let parentAgent: string | undefined;
   if (!sessionKey && a.currentSessionKey) {
     const current = stripSessionPrefix(a.currentSessionKey);
-    const stored = getSession(db, scope, current);
+    // The caller's own session of its key: for the admin (which names no agent here) the default
+    // agent's, never another agent's row of the same key.
+    const stored = getSession(db, scope, current, scope === 'all' ? DEFAULT_AGENT : undefined);
     const parent = parentFromKey(current) ?? stored?.parentSessionKey ?? null;
     if (parent) {
       sessionKey = parent;
       searchedParent = parent;
       project = undefined;
+      // The parent is the row the one parent resolver picks for the sub-agent's agent, never
+      // another agent's row of the same key (docs/security.md, "Parents belong to the child's agent").
+      const writer = scope === 'all' ? { agentId: DEFAULT_AGENT, admin: true } : { agentId: scope.agentId, admin: false };
+      parentAgent = parentSessionRow(db, writer, parent)?.agent_id ?? writer.agentId;
     } else {
       excluded = current;
       project ??= stored?.project ?? undefined;
     }
   }
-  const hits = searchTranscripts(db, scope, { query: a.query, sessionKey, project, excludeSessionKey: excluded ?? undefined, limit: a.limit });
+  const hits = searchTranscripts(db, scope, {
+    query: a.query,
+    sessionKey,
+    agentId: parentAgent,
+    project,
+    excludeSessionKey: excluded ?? undefined,
+    limit: a.limit,
+  });
   const query = a.query.trim();
   const session = query ? getSession(db, scope, query) : null;
   let named: SessionSearchResult['named'] = null;

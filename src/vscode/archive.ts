@@ -30,6 +30,7 @@ import {
 import type { BatonClient } from '../client/batonClient';
 import { writeFileAtomic } from '../node/fsync';
 import { ask } from './lmRunner';
+import { DEFAULT_AGENT } from '../core/agents';
 
 export const HOLDER_RUNNER = 'holder';
 /** Model rounds a holder gets to answer one question (tool calls included) before its turn ends at max turns. */
@@ -81,7 +82,8 @@ export class Archivist {
   /** Every holder of a parent the store knows (also those archived before a reload, or through the API), oldest first. */
   async holdersOf(parentKey: string): Promise<LiveHolder[]> {
     const client = await this.client();
-    const { sessions } = await client.listSessions({ parent: parentKey });
+    // The archivist writes as the default agent: its holders are that agent's sessions (keys are per agent).
+    const { sessions } = await client.listSessions({ parent: parentKey, agentId: DEFAULT_AGENT });
     const stored = sessions
       .filter((s) => s.harnessAgentType === HOLDER_RUNNER)
       .sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.key.localeCompare(y.key, undefined, { numeric: true }))
@@ -165,9 +167,10 @@ export class Archivist {
   /** Answers a question from a holder's transcript (with a model when there is one), as a turn of the holder. */
   async query(holderId: string, prompt: string, model?: vscode.LanguageModelChat): Promise<string> {
     const client = await this.client();
-    const holder = await client.getSession(holderId);
+    // The default agent's holder: the one this archivist writes (keys are per agent, docs/security.md).
+    const holder = await client.getSession(holderId, DEFAULT_AGENT);
     if (!holder) throw new Error(`There is no sub-agent "${holderId}". Use an id from the Live Subagents list or from baton_spawn_subagent.`);
-    const turns = (await client.turns(holderId, 1, 2000)).turns;
+    const turns = (await client.turns(holderId, 1, 2000, DEFAULT_AGENT)).turns;
     const transcript = turns.map((t) => `${t.role === 'user' ? 'User' : t.role === 'assistant' ? 'Assistant' : t.role}: ${t.text}`).join('\n');
     let answer: string;
     let toolsUsed: string[] = [];
@@ -209,7 +212,7 @@ export class Archivist {
     let depth = 0;
     // Bounded: the depth cap is at most 10, so no walk needs more steps than this.
     for (let node: typeof holder | null = holder; node?.harnessAgentType === HOLDER_RUNNER && depth < 32; depth++) {
-      node = node.parentSessionKey ? await client.getSession(node.parentSessionKey) : null;
+      node = node.parentSessionKey ? await client.getSession(node.parentSessionKey, DEFAULT_AGENT) : null;
     }
     return depth;
   }

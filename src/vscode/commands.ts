@@ -28,10 +28,14 @@ export interface CommandDeps {
   searchLimit(): number;
 }
 
-type Target = SessionNode | string | undefined;
+/**
+ * The session a command acts on: a tree node, a session named by agent and key (keys are per
+ * agent, docs/security.md), or a key alone (the key's newest session), or none (the user picks).
+ */
+type Target = SessionNode | { key: string; agentId?: string } | string | undefined;
 
-function keyOf(target: Target): string | undefined {
-  return typeof target === 'string' ? target : target?.key;
+function addressOf(target: Target): { key?: string; agentId?: string } {
+  return typeof target === 'string' ? { key: target } : { key: target?.key, agentId: target?.agentId };
 }
 
 /** Wraps a command so errors surface as notifications with the message, and in the log. */
@@ -50,9 +54,9 @@ function guarded<A extends unknown[]>(log: vscode.LogOutputChannel, name: string
 
 async function pickSession(deps: CommandDeps, target: Target): Promise<SessionView | undefined> {
   const client = await deps.host.requireClient();
-  const key = keyOf(target);
+  const { key, agentId } = addressOf(target);
   if (key) {
-    const session = await client.getSession(key);
+    const session = await client.getSession(key, agentId);
     if (!session) throw new Error(`Session ${key} is not in the store.`);
     return session;
   }
@@ -64,11 +68,12 @@ async function pickSession(deps: CommandDeps, target: Target): Promise<SessionVi
   return chosen?.session;
 }
 
-async function allTurns(deps: CommandDeps, key: string) {
+/** Every turn of the session of `key` in `agentId`. */
+async function allTurns(deps: CommandDeps, key: string, agentId: string) {
   const client = await deps.host.requireClient();
   const turns = [];
   for (let from = 1; ;) {
-    const page = await client.turns(key, from, 500);
+    const page = await client.turns(key, from, 500, agentId);
     turns.push(...page.turns);
     if (page.turns.length < 500) break;
     from = page.turns[page.turns.length - 1].seq + 1;
@@ -127,11 +132,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     reg('baton.openTranscript', async (target: Target, focusSeq?: number) => {
       const session = await pickSession(deps, target);
-      if (session) panels.showTranscript(session.key, typeof focusSeq === 'number' ? focusSeq : undefined);
+      if (session) panels.showTranscript(session.key, typeof focusSeq === 'number' ? focusSeq : undefined, undefined, session.agentId);
     }),
     reg('baton.previewInherited', async (target: Target) => {
       const session = await pickSession(deps, target);
-      if (session) panels.showInherited(session.key);
+      if (session) panels.showInherited(session.key, {}, session.agentId);
     }),
     reg('baton.copyKey', async (target: Target) => {
       const session = await pickSession(deps, target);
@@ -197,21 +202,22 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           filters: kind === 'md' ? { Markdown: ['md'] } : { 'JSON Lines': ['jsonl'] },
         }));
       if (!uri) return;
-      const turns = await allTurns(deps, session.key);
+      const turns = await allTurns(deps, session.key, session.agentId);
       const text = kind === 'md' ? renderMarkdownSession({ ...session, charCount: 0 } as SessionRecord, turns) : JSON.stringify({ session, turns }) + '\n';
       await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
       void vscode.window.showInformationMessage(`Baton: exported ${session.key} to ${uri.fsPath}`);
       return uri;
     }),
-    reg('baton.revealSession', async (key?: string) => {
+    // `agentId`: whose session of the key (the key's newest without it).
+    reg('baton.revealSession', async (key?: string, agentId?: string) => {
       const chosen = key ?? (await vscode.window.showInputBox({ title: 'Reveal session', prompt: 'Session key' }));
       if (!chosen) return;
-      const node = await tree.nodeFor(chosen);
+      const node = await tree.nodeFor(chosen, agentId);
       if (!node) throw new Error(`Session ${chosen} is not in the store.`);
       // A refresh from live events can land between widening the pages and the reveal, and the
       // reveal then finds the older page: widen again and retry (bounded).
       for (let attempt = 1; ; attempt++) {
-        await tree.ensureListed(chosen);
+        await tree.ensureListed(chosen, node.agentId);
         try {
           await view.reveal(node, { select: true, focus: true, expand: true });
           return node;
@@ -224,7 +230,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
     }),
     reg('baton.refreshSessions', () => tree.refresh()),
-    reg('baton.loadMoreSessions', (parentKey: string | null) => tree.loadMore(parentKey ?? null)),
+    reg('baton.loadMoreSessions', (parentKey: string | null, agentId?: string) => tree.loadMore(parentKey ?? null, agentId)),
     reg('baton.showAllProjects', () => tree.setFilter('all')),
     reg('baton.showWorkspaceProject', () => tree.setFilter('workspace')),
     reg('baton.installHooks', async (harness?: string, scope?: 'project' | 'user') => {

@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import { age } from '../core/format';
+import { DEFAULT_AGENT } from '../core/agents';
 import type { BatonHost } from './host';
 import type { InheritedChild } from '../client/batonClient';
 import type { FromWebview, InheritedRendered, InheritedState, PanelState, ToWebview, TranscriptState } from './protocol';
@@ -14,6 +15,18 @@ export const INHERITED_VIEW = 'baton.inherited';
 
 function shortKey(key: string): string {
   return key.length > 28 ? `${key.slice(0, 12)}…${key.slice(-12)}` : key;
+}
+
+/**
+ * A panel shows one session, known by its agent and key (keys are per agent, docs/security.md):
+ * "kind:key" for the default agent's (or the key's newest), "kind:key (agent)" for another's.
+ */
+function panelId(state: { kind: string; sessionKey: string; agentId?: string }): string {
+  return `${state.kind}:${state.sessionKey}${agentSuffix(state.agentId)}`;
+}
+
+function agentSuffix(agentId: string | undefined): string {
+  return agentId && agentId !== DEFAULT_AGENT ? ` (${agentId})` : '';
 }
 
 interface OpenPanel {
@@ -46,21 +59,27 @@ export class Panels extends Disposable {
     );
   }
 
-  /** Open (or focus and retarget) the transcript of a session, optionally at a turn with words marked. */
-  showTranscript(sessionKey: string, focusSeq?: number, highlight?: string[]): vscode.WebviewPanel {
-    return this.show({ kind: 'transcript', sessionKey, focusSeq, highlight });
+  /**
+   * Open (or focus and retarget) the transcript of a session, optionally at a turn with words
+   * marked. `agentId`: whose session of the key (the key's newest without it).
+   */
+  showTranscript(sessionKey: string, focusSeq?: number, highlight?: string[], agentId?: string): vscode.WebviewPanel {
+    return this.show({ kind: 'transcript', sessionKey, agentId, focusSeq, highlight });
   }
 
-  /** Open the preview of what a new child of the session inherits; of a given agent type or profile on request. */
-  showInherited(sessionKey: string, child: InheritedChild = {}): vscode.WebviewPanel {
-    return this.show({ kind: 'inherited', sessionKey, ...child });
+  /**
+   * Open the preview of what a new child of the session inherits; of a given agent type or profile
+   * on request. `agentId`: the agent the child would be written for (the default agent without it).
+   */
+  showInherited(sessionKey: string, child: InheritedChild = {}, agentId?: string): vscode.WebviewPanel {
+    return this.show({ kind: 'inherited', sessionKey, agentId, ...child });
   }
 
   /** The preview's picker: re-renders an open preview for another agent type or profile, in place. */
-  async previewFor(sessionKey: string, child: InheritedChild): Promise<void> {
-    const entry = this.open.get(`inherited:${sessionKey}`);
+  async previewFor(sessionKey: string, child: InheritedChild, agentId?: string): Promise<void> {
+    const entry = this.open.get(panelId({ kind: 'inherited', sessionKey, agentId }));
     if (!entry) throw new Error(`No inherited-context preview of ${sessionKey} is open.`);
-    entry.state = { kind: 'inherited', sessionKey, agentType: child.agentType || undefined, profile: child.profile };
+    entry.state = { kind: 'inherited', sessionKey, agentId, agentType: child.agentType || undefined, profile: child.profile };
     await this.sendInherited(entry.state, entry.post);
   }
 
@@ -70,7 +89,7 @@ export class Panels extends Disposable {
   }
 
   private show(state: PanelState): vscode.WebviewPanel {
-    const existing = this.open.get(`${state.kind}:${state.sessionKey}`);
+    const existing = this.open.get(panelId(state));
     if (existing) {
       // A fresh document (new nonce) makes the webview say `ready` again and load the new state.
       existing.state = state;
@@ -80,7 +99,7 @@ export class Panels extends Disposable {
     }
     const panel = vscode.window.createWebviewPanel(
       state.kind === 'transcript' ? TRANSCRIPT_VIEW : INHERITED_VIEW,
-      state.kind === 'transcript' ? `Transcript ${shortKey(state.sessionKey)}` : `Inherited ← ${shortKey(state.sessionKey)}`,
+      `${state.kind === 'transcript' ? 'Transcript' : 'Inherited ←'} ${shortKey(state.sessionKey)}${agentSuffix(state.agentId)}`,
       vscode.ViewColumn.Active,
       webviewOptions(this.extensionUri),
     );
@@ -89,7 +108,7 @@ export class Panels extends Disposable {
   }
 
   private restore(panel: vscode.WebviewPanel, state: PanelState | undefined, kind: PanelState['kind']): void {
-    if (!state?.sessionKey || this.open.has(`${kind}:${state.sessionKey}`)) {
+    if (!state?.sessionKey || this.open.has(panelId({ ...state, kind }))) {
       panel.dispose();
       return;
     }
@@ -98,7 +117,7 @@ export class Panels extends Disposable {
   }
 
   private attach(panel: vscode.WebviewPanel, state: PanelState): void {
-    const id = `${state.kind}:${state.sessionKey}`;
+    const id = panelId(state);
     const post = (msg: ToWebview) => void panel.webview.postMessage(msg);
     const entry: OpenPanel = { panel, state, post };
     this.open.set(id, entry);
@@ -134,7 +153,7 @@ export class Panels extends Disposable {
         return this.sendInit(state, post);
       case 'loadTurns': {
         if (state.kind !== 'transcript') return;
-        const page = await client.turns(state.sessionKey, msg.from, Math.min(msg.limit, 500));
+        const page = await client.turns(state.sessionKey, msg.from, Math.min(msg.limit, 500), state.agentId);
         post({ type: 'turns', from: msg.from, turns: page.turns, total: page.total });
         return;
       }
@@ -143,10 +162,11 @@ export class Panels extends Disposable {
         void vscode.window.setStatusBarMessage('Baton: inherited block copied', 3000);
         return;
       case 'openSession':
-        this.showTranscript(msg.sessionKey);
+        // A session the view names (a rule's origin) belongs to the agent of the one it shows.
+        this.showTranscript(msg.sessionKey, undefined, undefined, state.agentId);
         return;
       case 'previewFor':
-        if (state.kind === 'inherited') return this.previewFor(state.sessionKey, msg.child);
+        if (state.kind === 'inherited') return this.previewFor(state.sessionKey, msg.child, state.agentId);
         return;
       case 'rendered': {
         if (state.kind !== 'inherited') return;
@@ -159,7 +179,7 @@ export class Panels extends Disposable {
 
   private async sendInit(state: TranscriptState, post: (m: ToWebview) => void): Promise<void> {
     const client = await this.host.requireClient();
-    const session = await client.getSession(state.sessionKey);
+    const session = await client.getSession(state.sessionKey, state.agentId);
     if (!session) throw new Error(`Session ${state.sessionKey} is not in the store.`);
     const meta = [
       session.harness,
@@ -176,7 +196,7 @@ export class Panels extends Disposable {
 
   private async sendInherited(state: InheritedState, post: (m: ToWebview) => void): Promise<void> {
     const client = await this.host.requireClient();
-    const view = await client.inherited(state.sessionKey, { agentType: state.agentType, profile: state.profile });
+    const view = await client.inherited(state.sessionKey, { agentType: state.agentType, profile: state.profile }, state.agentId);
     const child = state.profile ? ` with the ${state.profile} profile` : state.agentType ? ` of type ${state.agentType}` : '';
     post({ type: 'inherited', state, view, title: `What a new sub-agent${child} of ${state.sessionKey} receives` });
   }

@@ -7,6 +7,8 @@ import type { InheritedChild, InheritedView, TurnView } from '../client/batonCli
 export interface TranscriptState {
   kind: 'transcript';
   sessionKey: string;
+  /** Whose session of the key (keys are per agent); without it the key's newest session. */
+  agentId?: string;
   /** Turn to scroll to and highlight (a search hit). */
   focusSeq?: number;
   /** Words to highlight. */
@@ -16,6 +18,8 @@ export interface TranscriptState {
 export interface InheritedState extends InheritedChild {
   kind: 'inherited';
   sessionKey: string;
+  /** The agent a new child would be written for: its parent is that agent's session of the key (the default agent's without it). */
+  agentId?: string;
 }
 
 /** What the preview drew, read back from its DOM after each render (the host publishes it as Panels.onDidRenderInherited; tests check it). */

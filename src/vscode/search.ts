@@ -73,7 +73,7 @@ export function searchSessions(host: BatonHost, panels: Panels, limit: number, s
       const hit = pick.selectedItems[0]?.hit;
       if (!hit) return;
       pick.hide();
-      panels.showTranscript(hit.sessionKey, hit.turnSeq, compileSearchQuery(pick.value).terms);
+      panels.showTranscript(hit.sessionKey, hit.turnSeq, compileSearchQuery(pick.value).terms, hit.agentId);
       resolve(hit);
     });
     pick.onDidHide(() => {

@@ -7,17 +7,35 @@ import * as vscode from 'vscode';
 import type { ConstraintListView, SessionView } from '../client/batonClient';
 import { age } from '../core/format';
 import { constraintOrigin } from '../store/ruleQueries';
+import { DEFAULT_AGENT } from '../core/agents';
 import type { BatonHost } from './host';
 import { Disposable, toDisposable } from '../core/disposable';
+
+/**
+ * A session is known by its agent and key: keys are per agent, so two agents may hold one key
+ * (docs/security.md, "Reads by key name the agent"). Every read of a node sends its agent.
+ */
+function sessionId(agentId: string, key: string): string {
+  return `${agentId}\u0000${key}`;
+}
+
+/** The tree item id: the key for the default agent's session, the key and its agent for another's. */
+function itemId(s: { agentId: string; key: string }): string {
+  return s.agentId === DEFAULT_AGENT ? s.key : `${s.key}\u0000${s.agentId}`;
+}
 
 export class SessionNode {
   constructor(
     /** Refreshed in place: VS Code knows tree elements by identity, so a session keeps one node. */
     public session: SessionView,
+    /** The parent's key; the parent is the session of that key in the same agent. */
     readonly parentKey: string | null,
   ) {}
   get key(): string {
     return this.session.key;
+  }
+  get agentId(): string {
+    return this.session.agentId;
   }
 }
 
@@ -26,6 +44,8 @@ export class MoreNode {
   constructor(
     readonly parentKey: string | null,
     readonly remaining: number,
+    /** The parent's agent (a level is one session's children). */
+    readonly agentId?: string,
   ) {}
 }
 
@@ -37,6 +57,9 @@ export class ConstraintsNode {
   ) {}
   get sessionKey(): string {
     return this.session.key;
+  }
+  get agentId(): string {
+    return this.session.agentId;
   }
 }
 
@@ -81,12 +104,12 @@ export function sessionLabel(s: SessionView): string {
 
 export class SessionsTree extends Disposable implements vscode.TreeDataProvider<TreeNode> {
   private readonly changed = this._register(new vscode.EventEmitter<TreeNode | undefined>());
-  /** How many sessions each level shows (key: parent session key, '' for the roots). */
+  /** How many sessions each level shows (key: the parent session's agent and key, '' for the roots). */
   private readonly limits = new Map<string, number>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly nodes = new Map<string, SessionNode>();
   private pending: NodeJS.Timeout | null = null;
-  /** Active constraint counts by session key, loaded once per refresh (one request, not one per session). */
+  /** Active constraint counts by session (agent and key), loaded once per refresh (one request, not one per session). */
   private constraintCounts: Promise<Map<string, number>> | null = null;
   /** The last loaded counts, for getTreeItem (sync): a session with constraints expands. */
   private countsNow = new Map<string, number>();
@@ -137,7 +160,7 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     this.constraintCounts ??= client.constraints(undefined, 1000).then(
       (list) => {
         const counts = new Map<string, number>();
-        for (const c of list) if (c.sessionKey) counts.set(c.sessionKey, (counts.get(c.sessionKey) ?? 0) + 1);
+        for (const c of list) if (c.sessionKey) counts.set(sessionId(c.agentId, c.sessionKey), (counts.get(sessionId(c.agentId, c.sessionKey)) ?? 0) + 1);
         this.countsNow = counts;
         return counts;
       },
@@ -153,10 +176,11 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     return folders.length > 0 ? folders : undefined;
   }
 
-  private async level(parentKey: string | null, limit: number): Promise<{ sessions: SessionView[]; total: number }> {
+  /** A level of the tree: the roots, or the children of the session of `parentKey` in `agentId`. */
+  private async level(parentKey: string | null, limit: number, agentId?: string): Promise<{ sessions: SessionView[]; total: number }> {
     const client = this.host.client;
     if (!client) return { sessions: [], total: 0 };
-    if (parentKey) return client.listSessions({ parent: parentKey, limit });
+    if (parentKey) return client.listSessions({ parent: parentKey, agentId, limit });
     const projects = this.projects();
     if (!projects) return client.listSessions({ roots: true, limit });
     const pages = await Promise.all(projects.map((project) => client.listSessions({ roots: true, project, limit })));
@@ -171,10 +195,10 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     if (element instanceof MoreNode || element instanceof ConstraintNode) return [];
     if (element instanceof ConstraintsNode) return element.constraints.map((c) => new ConstraintNode(element, c));
     const parentKey = element?.key ?? null;
-    const limit = this.limits.get(parentKey ?? '') ?? PAGE;
+    const limit = this.limits.get(element ? sessionId(element.agentId, element.key) : '') ?? PAGE;
     const [{ sessions, total }, constraints] = await Promise.all([
-      this.level(parentKey, limit),
-      element ? this.sessionConstraints(element.key) : Promise.resolve([]),
+      this.level(parentKey, limit, element?.agentId),
+      element ? this.sessionConstraints(element.key, element.agentId) : Promise.resolve([]),
       this.counts(),
     ]);
     if (!element) {
@@ -182,50 +206,54 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
       void vscode.commands.executeCommand('setContext', 'baton.empty', sessions.length === 0);
     }
     const nodes: TreeNode[] = sessions.map((s) => {
-      const known = this.nodes.get(s.key);
+      const known = this.nodes.get(sessionId(s.agentId, s.key));
       // The same object across refreshes, so a node handed out earlier (reveal) still resolves.
       if (known && known.parentKey === (parentKey ?? s.parentSessionKey)) {
         known.session = s;
         return known;
       }
       const node = new SessionNode(s, parentKey ?? s.parentSessionKey);
-      this.nodes.set(s.key, node);
+      this.nodes.set(sessionId(s.agentId, s.key), node);
       return node;
     });
-    if (total > sessions.length) nodes.push(new MoreNode(parentKey, total - sessions.length));
+    if (total > sessions.length) nodes.push(new MoreNode(parentKey, total - sessions.length, element?.agentId));
     if (element && constraints.length > 0) nodes.unshift(new ConstraintsNode(element, constraints));
     return nodes;
   }
 
-  /** A session's active constraints; a failed read leaves them out rather than failing the level. */
-  private async sessionConstraints(key: string): Promise<ConstraintListView[]> {
-    return (await this.host.client?.constraints(key, 1000).catch(() => [])) ?? [];
+  /** A session's active constraints (its agent's); a failed read leaves them out rather than failing the level. */
+  private async sessionConstraints(key: string, agentId: string): Promise<ConstraintListView[]> {
+    return (await this.host.client?.constraints(key, 1000, agentId).catch(() => [])) ?? [];
   }
 
-  /** Shows the next page of a level. */
-  loadMore(parentKey: string | null): void {
-    const key = parentKey ?? '';
+  /** Shows the next page of a level (the roots, or the children of the session of `parentKey` in `agentId`). */
+  loadMore(parentKey: string | null, agentId?: string): void {
+    const key = parentKey === null ? '' : sessionId(agentId ?? DEFAULT_AGENT, parentKey);
     this.limits.set(key, (this.limits.get(key) ?? PAGE) + PAGE);
     this.refresh();
   }
 
-  /** Makes sure a session is inside the loaded pages of its level (and of its ancestors'), for reveal. */
-  async ensureListed(key: string): Promise<void> {
+  /**
+   * Makes sure a session (of `agentId`, else the key's newest) is inside the loaded pages of its
+   * level (and of its ancestors', each in the same agent), for reveal.
+   */
+  async ensureListed(key: string, agentId?: string): Promise<void> {
     const client = this.host.client;
     if (!client) return;
     let widened = false;
-    for (let session = await client.getSession(key), hops = 0; session && hops < 100; hops++) {
-      const parent = session.parentSessionKey && (await client.getSession(session.parentSessionKey)) ? session.parentSessionKey : null;
-      const level = parent ?? '';
+    for (let session = await client.getSession(key, agentId), hops = 0; session && hops < 100; hops++) {
+      const agent = session.agentId;
+      const parent = session.parentSessionKey && (await client.getSession(session.parentSessionKey, agent)) ? session.parentSessionKey : null;
+      const level = parent === null ? '' : sessionId(agent, parent);
       for (let limit = this.limits.get(level) ?? PAGE; ; limit += PAGE) {
-        const { sessions, total } = await this.level(parent, limit);
-        if (sessions.some((s) => s.key === session!.key) || limit >= total) {
+        const { sessions, total } = await this.level(parent, limit, agent);
+        if (sessions.some((s) => s.key === session!.key && s.agentId === agent) || limit >= total) {
           widened ||= limit !== (this.limits.get(level) ?? PAGE);
           this.limits.set(level, limit);
           break;
         }
       }
-      session = parent ? await client.getSession(parent) : null;
+      session = parent ? await client.getSession(parent, agent) : null;
     }
     // VS Code's reveal waits for a pending refresh: make it the one that loads the wider pages,
     // not one started earlier (a filter change, live events) that still shows the old pages.
@@ -235,18 +263,18 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
   getTreeItem(node: TreeNode): vscode.TreeItem {
     if (node instanceof MoreNode) {
       const more = new vscode.TreeItem(`Load ${Math.min(PAGE, node.remaining)} more… (${node.remaining} not shown)`, vscode.TreeItemCollapsibleState.None);
-      more.id = `more:${node.parentKey ?? ''}`;
+      more.id = `more:${node.parentKey === null ? '' : itemId({ agentId: node.agentId ?? DEFAULT_AGENT, key: node.parentKey })}`;
       more.iconPath = new vscode.ThemeIcon('ellipsis');
       more.contextValue = 'more';
-      more.command = { command: 'baton.loadMoreSessions', title: 'Load More', arguments: [node.parentKey] };
+      more.command = { command: 'baton.loadMoreSessions', title: 'Load More', arguments: [node.parentKey, node.agentId] };
       return more;
     }
     if (node instanceof ConstraintsNode) return constraintsItem(node);
     if (node instanceof ConstraintNode) return constraintItem(node);
     const s = node.session;
-    const expands = s.childCount > 0 || (this.countsNow.get(s.key) ?? 0) > 0;
+    const expands = s.childCount > 0 || (this.countsNow.get(sessionId(s.agentId, s.key)) ?? 0) > 0;
     const item = new vscode.TreeItem(sessionLabel(s), expands ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-    item.id = s.key;
+    item.id = itemId(s);
     item.iconPath = statusIcon(s);
     item.description = [s.harness, `${age(s.updatedAt)} ago`, `${s.turnCount} turns`].join(' · ');
     const tip = new vscode.MarkdownString(undefined, true);
@@ -272,32 +300,35 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
   async getParent(node: TreeNode): Promise<TreeNode | undefined> {
     if (node instanceof ConstraintNode) return node.parent;
     if (node instanceof ConstraintsNode) return node.session;
-    if (node instanceof MoreNode) return node.parentKey ? this.nodes.get(node.parentKey) : undefined;
+    if (node instanceof MoreNode) return node.parentKey ? this.nodes.get(sessionId(node.agentId ?? DEFAULT_AGENT, node.parentKey)) : undefined;
     if (!node.parentKey) return undefined;
-    const cached = this.nodes.get(node.parentKey);
+    // The parent is the session of that key in the child's own agent.
+    const cached = this.nodes.get(sessionId(node.agentId, node.parentKey));
     if (cached) return cached;
-    const parent = await this.host.client?.getSession(node.parentKey);
+    const parent = await this.host.client?.getSession(node.parentKey, node.agentId);
     if (!parent) return undefined;
     const created = new SessionNode(parent, parent.parentSessionKey);
-    this.nodes.set(parent.key, created);
+    this.nodes.set(sessionId(parent.agentId, parent.key), created);
     return created;
   }
 
-  /** A node for a key (for `reveal`), fetched when it was never listed. */
-  async nodeFor(key: string): Promise<SessionNode | undefined> {
-    const cached = this.nodes.get(key);
+  /** A node for a session (for `reveal`): of `agentId`, else the key's newest; fetched when it was never listed. */
+  async nodeFor(key: string, agentId?: string): Promise<SessionNode | undefined> {
+    const cached = agentId ? this.nodes.get(sessionId(agentId, key)) : undefined;
     if (cached) return cached;
-    const session = await this.host.client?.getSession(key);
+    const session = await this.host.client?.getSession(key, agentId);
     if (!session) return undefined;
+    const known = this.nodes.get(sessionId(session.agentId, session.key));
+    if (known) return known;
     const node = new SessionNode(session, session.parentSessionKey);
-    this.nodes.set(key, node);
+    this.nodes.set(sessionId(session.agentId, session.key), node);
     return node;
   }
 }
 
 function constraintsItem(node: ConstraintsNode): vscode.TreeItem {
   const item = new vscode.TreeItem(`Constraints (${node.constraints.length})`, vscode.TreeItemCollapsibleState.Collapsed);
-  item.id = `constraints:${node.sessionKey}`;
+  item.id = `constraints:${itemId({ agentId: node.agentId, key: node.sessionKey })}`;
   item.iconPath = new vscode.ThemeIcon('law');
   item.tooltip = 'Active rules of this session: every sub-agent it starts inherits them, whatever the budget.';
   item.contextValue = 'constraints';
@@ -318,6 +349,6 @@ function constraintItem(node: ConstraintNode): vscode.TreeItem {
   item.contextValue = 'constraint';
   // A rule stated in a turn opens the transcript there.
   if (c.origin.seq !== null && c.sessionKey)
-    item.command = { command: 'baton.openTranscript', title: 'Open Transcript', arguments: [c.sessionKey, c.origin.seq] };
+    item.command = { command: 'baton.openTranscript', title: 'Open Transcript', arguments: [{ key: c.sessionKey, agentId: c.agentId }, c.origin.seq] };
   return item;
 }

@@ -31,12 +31,15 @@ describe('inherit profiles, provenance and entities (real HTTP, real store)', fu
   afterEach(async () => daemon.stop());
   after(cleanupTempDirs);
 
-  /** A parent with a rule, a compaction summary, a later exchange naming billing.ts twice. */
-  async function parent(key = 'p') {
-    assert.equal((await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: key, project: '/repo', title: 'Billing' })).status, 200);
+  /** A parent with a rule, a compaction summary, a later exchange naming billing.ts twice (in `agentId`, else the default agent). */
+  async function parent(key = 'p', agentId?: string) {
+    assert.equal(
+      (await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: key, project: '/repo', title: 'Billing', agentId })).status,
+      200,
+    );
     const prompt = async (userPrompt: string, lastAssistantMessage?: string) =>
       assert.equal(
-        (await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: key, userPrompt, lastAssistantMessage })).status,
+        (await api.post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: key, userPrompt, lastAssistantMessage, agentId })).status,
         200,
       );
     await prompt('Never call the payment provider from tests.');
@@ -48,6 +51,7 @@ describe('inherit profiles, provenance and entities (real HTTP, real store)', fu
       harness: 'claude-code',
       sessionKey: key,
       summary: 'Decided: round half-even in billing.ts.',
+      agentId,
     });
     assert.equal(compacted.status, 200, JSON.stringify(compacted.body));
     await prompt('Now billing.ts needs a test for the rounding.', 'I added the test for billing.ts rounding at the boundary.');
@@ -99,7 +103,8 @@ describe('inherit profiles, provenance and entities (real HTTP, real store)', fu
   });
 
   it("uses the agent's own budget when one is configured", async () => {
-    await parent();
+    // The child's parent is its own agent's session of the key (docs/security.md).
+    await parent('p', 'small');
     const block = await childBlock({ sessionKey: 'p/small', agentId: 'small', harnessAgentType: 'general-purpose' });
     const budget = /Budget: ~(\d+) of 150 tokens/.exec(block);
     assert.ok(budget, block);

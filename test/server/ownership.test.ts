@@ -226,6 +226,23 @@ describe('sessions belong to their agent (every write route, real server)', func
     assert.equal(asEve.agentId, 'eve');
   });
 
+  it("another agent's bypass of its own session of a key never turns the user's memory hooks for that key off", async () => {
+    ok(await post(port, admin, '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: 'user-bypass', userMessage: 'USER work' }), 'user');
+    ok(await post(port, tokens.iso.token, '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: 'user-bypass', userMessage: 'iso' }), 'iso');
+    ok(await post(port, tokens.iso.token, '/api/sessions/user-bypass/bypass', { enabled: true }), 'iso bypasses its own session of the key');
+    const remembered = ok(
+      await post(port, admin, '/api/hooks/remember', { harness: HARNESS, sessionKey: 'user-bypass', content: 'The user decided to keep the ledger.' }),
+      'remember',
+    ).json;
+    assert.equal(remembered.bypassed, undefined, "the user's session is not bypassed");
+    assert.equal(remembered.success, true);
+    const isoRemembers = ok(
+      await post(port, tokens.iso.token, '/api/hooks/remember', { harness: HARNESS, sessionKey: 'user-bypass', content: 'iso note' }),
+      'iso',
+    ).json;
+    assert.equal(isoRemembers.bypassed, true, "iso's own bypass still holds for iso");
+  });
+
   it("a sub-agent started by an agent token stays in that agent, even when its parent is a shared agent's session", async () => {
     ok(
       await post(port, tokens.shared.token, '/api/hooks/user-prompt-submit', { harness: HARNESS, sessionKey: 'shared-parent', userMessage: 'PARENT context' }),

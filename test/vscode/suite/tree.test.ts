@@ -4,17 +4,22 @@
 // while nothing happens), and the workspace/all project filter.
 
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   api,
   endpointOf,
   nextEvent,
+  post,
   prompt,
   sessionEnd,
   sessionStart,
   sleep,
   themeIconId,
   uid,
+  waitFor,
   workspaceFolder,
   type BatonApi,
   type SessionNodeLike,
@@ -173,6 +178,59 @@ describe('Sessions tree', () => {
     const g = await a.tree.nodeFor(grandchild);
     const fresh = (await a.tree.getChildren((await a.tree.getParent(g!))!)).find((n) => n.key === grandchild)!;
     assert.equal(fresh.session.turnCount, 1, 'a refreshed level carries the new turn count');
+  });
+
+  it("a key two agents hold is two sessions: each its own node and children, and commands read that agent's row", async function () {
+    this.timeout(60_000);
+    const ep = endpointOf(a.host);
+    const project = workspaceFolder();
+    const shared = uid('twoagents');
+    // The same key in the default agent and in another one (the admin names it), each with a child.
+    for (const agentId of ['default', 'carol']) {
+      const text = `${agentId.toUpperCase()}-ROW-TEXT`;
+      await post(ep, '/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: shared, project, userMessage: text, agentId });
+      await post(ep, '/api/hooks/session-start', {
+        harness: 'claude-code',
+        sessionKey: `${shared}/${agentId}-child`,
+        parentSessionKey: shared,
+        project,
+        agentId,
+      });
+    }
+    const nodes = await waitFor(
+      async () => {
+        const found = (await a.tree.getChildren()).filter((n) => n.key === shared);
+        return found.length === 2 ? found : null;
+      },
+      15_000,
+      'both sessions of the key are roots',
+    );
+    const ids = nodes.map((n) => a.tree.getTreeItem(n).id);
+    assert.equal(new Set(ids).size, 2, `each session has its own tree item id: ${JSON.stringify(ids)}`);
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-two-agents-'));
+    for (const node of nodes) {
+      const agentId = node.session.agentId;
+      const kids = await a.tree.getChildren(node);
+      assert.deepEqual(
+        kids.map((k) => k.key),
+        [`${shared}/${agentId}-child`],
+        `${agentId}: only its own child`,
+      );
+      const file = vscode.Uri.file(path.join(tmp, `${agentId}.jsonl`));
+      await vscode.commands.executeCommand('baton.exportSession', node, 'jsonl', file);
+      const exported = JSON.parse(fs.readFileSync(file.fsPath, 'utf8')) as { session: { agentId: string }; turns: Array<{ text: string }> };
+      assert.equal(exported.session.agentId, agentId);
+      assert.deepEqual(
+        exported.turns.map((t) => t.text),
+        [`${agentId.toUpperCase()}-ROW-TEXT`],
+      );
+      await vscode.commands.executeCommand('baton.openTranscript', node);
+      await vscode.commands.executeCommand('baton.previewInherited', node);
+    }
+    const open = a.panels.openPanels;
+    for (const id of [`transcript:${shared}`, `transcript:${shared} (carol)`, `inherited:${shared}`, `inherited:${shared} (carol)`])
+      assert.ok(open.includes(id), `${id} among ${JSON.stringify(open)}`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it("filter 'workspace' keeps only the workspace folder's sessions as roots; 'all' shows every project", async () => {
