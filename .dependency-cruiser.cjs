@@ -1,7 +1,7 @@
 // The layer rules of docs/architecture.md, checked by `npm run lint` (dependency-cruiser): each
 // folder of src/ may import only the folders below it, and no modules import each other in a
 // circle (src, test, bench, scripts). What a layer may import from outside src/ (src/core stays
-// pure, only src/vscode imports `vscode`) is scripts/check-layers.mjs's part of the lint step.
+// pure, only src/vscode imports `vscode`) is scripts/dev/check-layers.mjs's part of the lint step.
 // test/unit/dependencyRules.test.ts proves that a violation fails.
 
 /** Folders of src/ and the folders each may import (besides itself). */

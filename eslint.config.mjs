@@ -1,6 +1,6 @@
 // ESLint (typescript-eslint's recommended rules) for every TypeScript source; formatting is
 // Prettier's (.prettierrc.json), so the rules that only concern layout are off (eslint-config-prettier).
-// Layers and import circles: .dependency-cruiser.cjs and scripts/check-layers.mjs.
+// Layers and import circles: .dependency-cruiser.cjs and scripts/dev/check-layers.mjs.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';

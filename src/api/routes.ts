@@ -2,7 +2,7 @@
 // it needs. Plain data with no dependencies, so the smallest client (the hook command) can carry
 // it; the request and response schemas of each route live in schemas.ts under the same id. The
 // server dispatches over this table, the clients build their requests from it, and docs/api.md is
-// generated from both (scripts/api-docs.ts).
+// generated from both (scripts/dev/api-docs.ts).
 
 import { BatonError } from '../core/errors';
 import { stripSessionPrefix } from '../core/sessionKey';

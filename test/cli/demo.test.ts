@@ -12,7 +12,7 @@ import { scanCodexSessions } from '../../src/harnesses/codex/import';
 import { parseChatSession } from '../../src/harnesses/copilot/chatSessions';
 import { chatSessionFiles } from '../../src/harnesses/copilot/import';
 import { DEMO_MARKER, readDemoMarker } from '../../src/node/demoData';
-import { prepareStartDemo } from '../../scripts/startDemo';
+import { prepareStartDemo } from '../../scripts/dev/startDemo';
 import { CLI, ROOT, runCli } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 

@@ -1,7 +1,7 @@
 // `baton import codex` with the built CLI (dist/cli.js: `npm run build` first), real processes and
 // the real store, on rollouts the real Codex wrote: the recorded demo story (demo/sessions/codex:
 // parallel sub-agents and a nested one), plus a garbage file and a foreign JSONL file. Then a live
-// run: the real `codex exec` (scripts/install-harness-clis.sh caches it; skipped without it) plays
+// run: the real `codex exec` (scripts/dev/install-harness-clis.sh caches it; skipped without it) plays
 // the same story with Baton's hooks installed, and the import afterwards must find every thread
 // already stored, under the same keys and parents, without a duplicated turn.
 
@@ -12,12 +12,12 @@ import * as path from 'node:path';
 import { reduceRollout, scanCodexSessions, type CodexImportItem } from '../../src/harnesses/codex/import';
 import { normalizeTranscript } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { CODEX_DEMO_SESSIONS, respondForCodex } from '../../scripts/demoScriptCodex';
-import { DEMO_PROJECT_FILES } from '../../scripts/demoScript';
+import { CODEX_DEMO_SESSIONS, respondForCodex } from '../../scripts/demo/demoScriptCodex';
+import { DEMO_PROJECT_FILES } from '../../scripts/demo/demoScript';
 import { CLI, ROOT } from '../helpers/child';
-import { baton, run, cleanEnv } from '../helpers/claudeCli';
-import { startFakeResponses, type FakeResponses } from '../helpers/fakeResponses';
-import { harnessCliBin } from '../helpers/harnessClis';
+import { baton, run, cleanEnv } from '../shared/claudeCli';
+import { startFakeResponses, type FakeResponses } from '../shared/fakeResponses';
+import { harnessCliBin } from '../shared/harnessClis';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const RECORDED = path.join(ROOT, 'demo', 'sessions', 'codex');
@@ -213,7 +213,7 @@ describe('baton import codex (built CLI, rollouts the real Codex wrote)', functi
       const bin = harnessCliBin('codex');
       if (!fs.existsSync(bin)) {
         if (process.env.CI === 'true') throw new Error(`the codex CLI is not installed at ${bin}`);
-        console.log(`      (skipped: the codex CLI is not installed at ${bin}: run \`bash scripts/install-harness-clis.sh\`)`);
+        console.log(`      (skipped: the codex CLI is not installed at ${bin}: run \`bash scripts/dev/install-harness-clis.sh\`)`);
         this.skip();
       }
       const base = fs.realpathSync(tempDir('baton-import-codex-live-'));

@@ -12,10 +12,10 @@ import { sqliteImage } from '../../src/harnesses/openCode/sqliteImage';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { loadSqlJs } from '../../src/store/sqljs';
 import { CLI, ROOT, runCli } from '../helpers/child';
-import { baton, run, type RunResult } from '../helpers/claudeCli';
-import { startFakeChatCompletions, type FakeChatCompletions } from '../helpers/fakeChatCompletions';
-import { requireHarnessCli } from '../helpers/harnessClis';
-import { makeOpenCodeHome, type OpenCodeHome } from '../helpers/openCodeHome';
+import { baton, run, type RunResult } from '../shared/claudeCli';
+import { startFakeChatCompletions, type FakeChatCompletions } from '../shared/fakeChatCompletions';
+import { requireHarnessCli } from '../shared/harnessClis';
+import { makeOpenCodeHome, type OpenCodeHome } from '../shared/openCodeHome';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const RECORDED = path.join(ROOT, 'demo', 'sessions', 'opencode');

@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { codexCommandHookHash, codexEventLabel, listCodexHooks } from '../../src/harnesses/codex/trust';
 import { removeTomlTables, setTomlTableValue } from '../../src/harnesses/codex/tomlTables';
-import { baton } from '../helpers/claudeCli';
-import { harnessCliBin, requireHarnessCli } from '../helpers/harnessClis';
+import { baton } from '../shared/claudeCli';
+import { harnessCliBin, requireHarnessCli } from '../shared/harnessClis';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 describe('Codex hook trust: hashes and config.toml edits', () => {

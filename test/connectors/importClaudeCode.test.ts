@@ -17,7 +17,7 @@ import { openApi } from '../../src/server/localApi';
 import type { TreeNode } from '../../src/store/queries';
 import { Store } from '../../src/store/store';
 import { CLI, ROOT } from '../helpers/child';
-import { run as runProcess } from '../helpers/claudeCli';
+import { run as runProcess } from '../shared/claudeCli';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'claude-projects');

@@ -16,8 +16,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
-import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../helpers/claudeCli';
-import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../helpers/fakeAnthropic';
+import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../shared/claudeCli';
+import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../shared/fakeAnthropic';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 

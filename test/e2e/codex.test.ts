@@ -1,4 +1,4 @@
-// End to end with the real Codex CLI (npm @openai/codex, pinned; scripts/install-harness-clis.sh
+// End to end with the real Codex CLI (npm @openai/codex, pinned; scripts/dev/install-harness-clis.sh
 // caches it outside the repo), offline: a scripted Responses API on 127.0.0.1 makes the parent spawn
 // a sub-agent with `spawn_agent`; Baton's hooks, installed by a plain `baton install codex` (which
 // records Codex's trust for them: no --dangerously-bypass-hook-trust here), feed a Baton daemon
@@ -15,9 +15,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
-import { baton, run, type RunResult, cleanEnv } from '../helpers/claudeCli';
-import { responsesText, startFakeResponses, type FakeResponses } from '../helpers/fakeResponses';
-import { requireHarnessCli } from '../helpers/harnessClis';
+import { baton, run, type RunResult, cleanEnv } from '../shared/claudeCli';
+import { responsesText, startFakeResponses, type FakeResponses } from '../shared/fakeResponses';
+import { requireHarnessCli } from '../shared/harnessClis';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 

@@ -1,4 +1,4 @@
-// End to end with the real OpenCode CLI (npm opencode-ai, pinned; scripts/install-harness-clis.sh
+// End to end with the real OpenCode CLI (npm opencode-ai, pinned; scripts/dev/install-harness-clis.sh
 // caches it outside the repo), offline: a scripted Chat Completions server on 127.0.0.1 makes the
 // parent call the `task` tool, which runs a child session; Baton's plugin, installed by
 // `baton install opencode`, feeds a Baton daemon running in this process. Checks outcomes only (not
@@ -6,7 +6,7 @@
 // lineage is stored.
 //
 // Needs `npm run build` first (the plugin and CLI come from dist/). OpenCode runs in a throwaway
-// home (test/helpers/openCodeHome.ts: fresh HOME and XDG folders, a git project, the plugin
+// home (test/shared/openCodeHome.ts: fresh HOME and XDG folders, a git project, the plugin
 // package marked installed so that, offline, OpenCode does not stall trying to npm-install it).
 // Debugging: BATON_TEST_SHOW=1 prints opencode's output, the requests and Baton's hooks.log.
 
@@ -16,11 +16,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
-import { baton, run, type RunResult } from '../helpers/claudeCli';
-import { chatText, startFakeChatCompletions, type FakeChatCompletions } from '../helpers/fakeChatCompletions';
-import { requireHarnessCli } from '../helpers/harnessClis';
+import { baton, run, type RunResult } from '../shared/claudeCli';
+import { chatText, startFakeChatCompletions, type FakeChatCompletions } from '../shared/fakeChatCompletions';
+import { requireHarnessCli } from '../shared/harnessClis';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
-import { makeOpenCodeHome } from '../helpers/openCodeHome';
+import { makeOpenCodeHome } from '../shared/openCodeHome';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const OPENCODE_TIMEOUT_MS = 150_000;

@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { baton, type RunResult } from './claudeCli';
+import { baton, type RunResult } from '../shared/claudeCli';
 
 /** A row of `baton sessions --json`: the fields the end-to-end tests check. */
 export interface StoredSession {

@@ -2,7 +2,7 @@
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import { API_DOC, renderApiDocs } from '../../scripts/api-docs';
+import { API_DOC, renderApiDocs } from '../../scripts/dev/api-docs';
 import { findRoute, ROUTES } from '../../src/api/routes';
 
 describe('the API contract', () => {

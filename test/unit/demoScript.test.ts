@@ -1,8 +1,8 @@
-// The scripted model that plays the assistant in the demo recording (scripts/demoScript.ts): it
+// The scripted model that plays the assistant in the demo recording (scripts/demo/demoScript.ts): it
 // answers from the request alone, so the parent and parallel sub-agents need no shared state.
 
 import { strict as assert } from 'node:assert';
-import { DEMO_SESSIONS, respondFor } from '../../scripts/demoScript';
+import { DEMO_SESSIONS, respondFor } from '../../scripts/demo/demoScript';
 
 const first = DEMO_SESSIONS[0].prompts[0];
 const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });

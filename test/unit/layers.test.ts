@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const REPO = path.resolve(__dirname, '..', '..');
-const SCRIPT = 'scripts/check-layers.mjs';
+const SCRIPT = 'scripts/dev/check-layers.mjs';
 
 const roots: string[] = [];
 
@@ -43,7 +43,7 @@ function assertClean(files: Record<string, string>): void {
   assert.equal(res.stderr, '');
 }
 
-describe('scripts/check-layers.mjs', function () {
+describe('scripts/dev/check-layers.mjs', function () {
   this.timeout(30_000);
 
   after(() => {

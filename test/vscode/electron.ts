@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bundleSuite } from './bundleSuite';
+import { bundleSuite } from '../shared/bundleSuite';
 import { runTests } from '@vscode/test-electron';
 
 const repoRoot = path.resolve(__dirname, '..', '..');

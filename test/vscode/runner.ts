@@ -1,6 +1,6 @@
 // Runs test/vscode/suite in a real VS Code extension host, offline: code-server 4.139.1 (VS Code
-// 1.139.1 on Node 24, installed by scripts/install-vscode-host.sh outside the repository, see
-// scripts/vscodeHost.ts) serves the
+// 1.139.1 on Node 24, installed by scripts/dev/install-vscode-host.sh outside the repository, see
+// test/shared/vscodeHost.ts) serves the
 // workbench, Debian's Chromium driven by playwright-core opens it with this repository as the
 // extension under development, and the workbench runs the bundled suite's run() in the extension
 // host, then calls window.codeAutomationExit(code).
@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as util from 'node:util';
-import { bundleSuite } from './bundleSuite';
+import { bundleSuite } from '../shared/bundleSuite';
 import {
   codeServerBin,
   freePort,
@@ -32,9 +32,9 @@ import {
   waitForHttp,
   workbenchUrl,
   writeUserSettings,
-} from '../../scripts/vscodeHost';
+} from '../shared/vscodeHost';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { chromiumBin, frameWith, launchBrowserPage } from './browser';
+import { chromiumBin, frameWith, launchBrowserPage } from '../shared/browser';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const timeoutMs = Number(process.env.BATON_VSCODE_TIMEOUT_MS || 600_000);
@@ -42,7 +42,7 @@ const verbose = process.env.BATON_VSCODE_VERBOSE === '1';
 const uiProbeEnabled = process.env.BATON_VSCODE_UI !== '0';
 const started = Date.now();
 /**
- * With the smoke-test driver on (see scripts/vscodeHost.ts) the workbench's own console reaches
+ * With the smoke-test driver on (see test/shared/vscodeHost.ts) the workbench's own console reaches
  * codeAutomationLog too; its routine chatter goes to browser-console.log instead of the output.
  */
 const WORKBENCH_NOISE =
@@ -55,11 +55,11 @@ function say(line: string): void {
 async function main(): Promise<number> {
   if (!hostInstalled()) {
     say(`code-server is not installed at ${codeServerBin} (with its Node in ${hostDir}).`);
-    say('Run `bash scripts/install-vscode-host.sh` first (set BATON_VSCODE_HOST_DIR to install elsewhere).');
+    say('Run `bash scripts/dev/install-vscode-host.sh` first (set BATON_VSCODE_HOST_DIR to install elsewhere).');
     return 2;
   }
   if (!fs.existsSync(chromiumBin)) {
-    say(`Chromium is missing at ${chromiumBin}: run \`bash scripts/install-vscode-host.sh\` first.`);
+    say(`Chromium is missing at ${chromiumBin}: run \`bash scripts/dev/install-vscode-host.sh\` first.`);
     return 2;
   }
   if (!fs.existsSync(path.join(repoRoot, 'dist', 'extension.js'))) {

@@ -17,7 +17,7 @@ import { readJsonFile, writeJsonFile } from '../settingsFile';
 /** First line of the generated file: how install/uninstall recognise the file as Baton's. */
 export const OPENCODE_PLUGIN_MARKER = '// Baton plugin for OpenCode';
 
-/** The bundle's name beside the CLI and the extension in dist/ (scripts/build.mjs). */
+/** The bundle's name beside the CLI and the extension in dist/ (scripts/dev/build.mjs). */
 export const PLUGIN_BUNDLE = 'opencode-plugin.js';
 
 export interface OpenCodePluginOptions {

@@ -7,7 +7,7 @@
 // the question, what the model was sent. Screenshots of each reply go to the artifacts folder and,
 // with BATON_SCREENSHOTS_DIR=<dir>, to <dir>/chat-*.png (the README's).
 //
-// Needs the VS Code host (bash scripts/install-vscode-host.sh) and `npm run build`. Run alone:
+// Needs the VS Code host (bash scripts/dev/install-vscode-host.sh) and `npm run build`. Run alone:
 //   npx mocha --no-config --require test/helpers/checkReplies.ts --node-option import=tsx \
 //     --extension ts --timeout 60000 test/vscode/chatView/chatView.test.ts
 
@@ -16,9 +16,9 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { startChatHost, type ChatHost } from './chatHost';
-import { clearToasts, latestReply, linksIn, newChat, pickModel, prepareChat, runCommand, send } from './chatUi';
-import { lastUserText } from './scriptServer';
+import { startChatHost, type ChatHost } from '../../shared/chatHost';
+import { clearToasts, latestReply, linksIn, newChat, pickModel, prepareChat, runCommand, send } from '../../shared/chatUi';
+import { lastUserText } from '../../shared/scriptServer';
 
 const screenshotsDir = process.env.BATON_SCREENSHOTS_DIR ? path.resolve(process.env.BATON_SCREENSHOTS_DIR) : undefined;
 

@@ -14,7 +14,7 @@
 // where the harness's tests read them). BATON_SCREENSHOTS_DIR=<dir> writes the Baton tree with the
 // Copilot parent and its child to <dir>/copilot-agent-mode.png.
 //
-// Needs the VS Code host (bash scripts/install-vscode-host.sh) and `npm run build`. Run alone:
+// Needs the VS Code host (bash scripts/dev/install-vscode-host.sh) and `npm run build`. Run alone:
 //   npx mocha --no-config --require test/helpers/checkReplies.ts --node-option import=tsx \
 //     --extension ts --timeout 60000 test/vscode/chatView/copilotAgentMode.test.ts
 
@@ -26,9 +26,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { INHERIT_HEADING } from '../../../src/core/inherit';
-import { startChatHost, type ChatHost } from './chatHost';
-import { clearToasts, latestReply, pickModel, prepareChat, send } from './chatUi';
-import { allText, type RecordedRequest } from './scriptServer';
+import { startChatHost, type ChatHost } from '../../shared/chatHost';
+import { clearToasts, latestReply, pickModel, prepareChat, send } from '../../shared/chatUi';
+import { allText, type RecordedRequest } from '../../shared/scriptServer';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(repoRoot, 'dist', 'cli.js');

@@ -1,5 +1,5 @@
 // `npm start` the way a newcomer runs it (issue 22, docs/demo.md): the script npm start runs
-// (scripts/run-vscode.ts, with the arguments npm start passes plus a free port and a fresh profile
+// (scripts/dev/run-vscode.ts, with the arguments npm start passes plus a free port and a fresh profile
 // directory) is spawned, its printed URL is opened in Chromium, and the test looks at what a user
 // sees: the Baton view in focus with the demo's featured session selected and its sub-agents
 // under it, a search that finds the constraint the user stated, the inherited-context preview of
@@ -8,7 +8,7 @@
 // BATON_SCREENSHOTS_DIR=<dir> they are written there as start-tree.png, start-search.png,
 // start-preview.png and start-chat.png.
 //
-// Needs the VS Code host (bash scripts/install-vscode-host.sh) and `npm run build`. Run alone:
+// Needs the VS Code host (bash scripts/dev/install-vscode-host.sh) and `npm run build`. Run alone:
 //   npx mocha --no-config --require test/helpers/checkReplies.ts --node-option import=tsx \
 //     --extension ts --timeout 60000 test/vscode/chatView/npmStart.test.ts
 
@@ -18,11 +18,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { freePort } from '../../../scripts/vscodeHost';
+import { freePort } from '../../shared/vscodeHost';
 import { readDemoMarker } from '../../../src/node/demoData';
-import { frameWith, launchBrowserPage } from '../browser';
-import { chatHostMissing } from './chatHost';
-import { clearToasts, latestReply, pickModel, prepareChat, runCommand, send } from './chatUi';
+import { frameWith, launchBrowserPage } from '../../shared/browser';
+import { chatHostMissing } from '../../shared/chatHost';
+import { clearToasts, latestReply, pickModel, prepareChat, runCommand, send } from '../../shared/chatUi';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const screenshotsDir = process.env.BATON_SCREENSHOTS_DIR ? path.resolve(process.env.BATON_SCREENSHOTS_DIR) : undefined;
@@ -93,7 +93,7 @@ describe('npm start: Baton on the demo, seen through the browser (code-server, C
     const port = await freePort();
     // What `npm start` runs after its build, in a process group of its own so that the end of the
     // test can stop all of it.
-    start = spawn(process.execPath, ['--import', 'tsx', 'scripts/run-vscode.ts', '--port', String(port), '--profile', profile], {
+    start = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev/run-vscode.ts', '--port', String(port), '--profile', profile], {
       cwd: repoRoot,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,11 +1,11 @@
-// The story scripts/record-demo.ts records: a billing team's sessions on one project, and the
+// The story scripts/demo/record-demo.ts records: a billing team's sessions on one project, and the
 // scripted model that plays the assistant in them. The model is stateless: a request is answered
 // by finding the newest prompt of the story among its user messages (a session's prompt, or the
 // task an Agent call handed a sub-agent) and counting the assistant messages after it: that count
 // is the step of that prompt's script. Claude Code runs the tools itself.
 
 import type * as http from 'node:http';
-import { contentText, type ScriptedBlock, type ScriptedReply } from '../test/helpers/fakeAnthropic';
+import { contentText, type ScriptedBlock, type ScriptedReply } from '../../test/shared/fakeAnthropic';
 import { storyStep, withProject } from './demoModel';
 
 export const DEMO_PROJECT = 'acme-billing';

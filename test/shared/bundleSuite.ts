@@ -26,11 +26,11 @@ export async function bundleSuite(outDir: string): Promise<string> {
 }
 
 /**
- * Builds the scripted language model test extension (test/vscode/scriptedModel) into `outDir`:
+ * Builds the scripted language model test extension (test/shared/scriptedModel) into `outDir`:
  * its package.json and one bundled extension.js. Load `outDir` as an extension development path.
  */
 export async function bundleScriptedModel(outDir: string): Promise<string> {
-  const source = path.join(repoRoot, 'test', 'vscode', 'scriptedModel');
+  const source = path.join(repoRoot, 'test', 'shared', 'scriptedModel');
   await esbuild.build({
     absWorkingDir: repoRoot,
     entryPoints: { extension: path.join(source, 'extension.ts') },

@@ -1,5 +1,5 @@
 // The VS Code host that `npm start` and the extension tests run: code-server 4.139.1 (VS Code
-// 1.139.1) on the Node 24 that scripts/install-vscode-host.sh installs next to it, outside the
+// 1.139.1) on the Node 24 that scripts/dev/install-vscode-host.sh installs next to it, outside the
 // repository. One place knows where they live, how to start code-server (in its own process
 // group) and how to stop all of it: code-server leaves an extension host and an "agentHost"
 // process alive after a page closes, so only killing the whole group ends a run.
@@ -17,7 +17,7 @@ export const CODE_SERVER_VERSION = '4.139.1';
 export const hostDir = process.env.BATON_VSCODE_HOST_DIR || path.join(os.homedir(), '.cache', `baton-code-server-${CODE_SERVER_VERSION}`);
 export const codeServerBin = path.join(hostDir, 'node_modules', '.bin', 'code-server');
 export const nodeBinDir = path.join(hostDir, 'node', 'bin');
-export const installScript = path.resolve(__dirname, 'install-vscode-host.sh');
+export const installScript = path.resolve(__dirname, '..', '..', 'scripts', 'dev', 'install-vscode-host.sh');
 
 export function hostInstalled(): boolean {
   return fs.existsSync(codeServerBin) && fs.existsSync(path.join(nodeBinDir, 'node'));

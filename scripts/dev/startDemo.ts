@@ -1,7 +1,7 @@
 // What `npm start` needs to open Baton on the demo (docs/demo.md): a demo data directory of its
 // own, filled by the built CLI's `baton demo` (the recorded sessions through `baton import`'s
 // code), and the environment that points the extension at it. Never the user's data directory.
-// Kept apart from scripts/run-vscode.ts so that whatever starts the VS Code host makes one call.
+// Kept apart from scripts/dev/run-vscode.ts so that whatever starts the VS Code host makes one call.
 
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';

@@ -1,5 +1,5 @@
-// The VS Code agent mode (Copilot) part of the demo story, recorded by scripts/record-demo-copilot.ts
-// on the same project as the Claude Code sessions (scripts/demoScript.ts): later in the week, in
+// The VS Code agent mode (Copilot) part of the demo story, recorded by scripts/demo/record-demo-copilot.ts
+// on the same project as the Claude Code sessions (scripts/demo/demoScript.ts): later in the week, in
 // VS Code, a reviewer checks the double-charge fix, a webhook signature check is added, and the
 // refunds for Tuesday are counted on billing-staging. Agent mode runs the tools itself (read, search,
 // terminal, edits, runSubagent); the scripted model only decides which to call.
@@ -9,7 +9,7 @@
 // the assistant messages after it: that count is the step of that prompt's script. A request that
 // offers no tools is one of Copilot's side requests (the chat's title).
 
-import type { RecordedRequest, ScriptedReply } from '../test/vscode/scriptedModel/extension';
+import type { RecordedRequest, ScriptedReply } from '../../test/shared/scriptedModel/extension';
 import { withProject } from './demoModel';
 import { DEMO_PROJECT_FILES } from './demoScript';
 
@@ -62,7 +62,7 @@ const FIXED_KEY =
 
 export function copilotProjectFiles(): Record<string, string> {
   const charge = DEMO_PROJECT_FILES['src/charge.ts'];
-  if (!charge.includes(UNFIXED_KEY)) throw new Error('src/charge.ts of the demo project changed: update the fixed key in scripts/demoScriptCopilot.ts');
+  if (!charge.includes(UNFIXED_KEY)) throw new Error('src/charge.ts of the demo project changed: update the fixed key in scripts/demo/demoScriptCopilot.ts');
   return {
     ...DEMO_PROJECT_FILES,
     'src/charge.ts': charge.replace(UNFIXED_KEY, FIXED_KEY),

@@ -1,24 +1,24 @@
 // Records Baton's demo data set from real harness runs: the real Claude Code CLI (devDependency)
-// driven by the scripted Messages-API server of the end-to-end tests (test/helpers/fakeAnthropic.ts),
-// offline, in a throwaway HOME and CLAUDE_CONFIG_DIR. The story (scripts/demoScript.ts) is a
+// driven by the scripted Messages-API server of the end-to-end tests (test/shared/fakeAnthropic.ts),
+// offline, in a throwaway HOME and CLAUDE_CONFIG_DIR. The story (scripts/demo/demoScript.ts) is a
 // billing team's week on one project; Claude Code runs its real tools (Read, Grep, Bash, Edit,
 // Agent) on a small copy of that project. The transcript files Claude Code wrote are copied into
 // demo/sessions/claude-code/ (a Claude Code `projects` folder), temp paths scrubbed to /home/dev.
 // `baton demo` imports them with the same code as `baton import claude-code` (docs/demo.md).
 //
-//   node --import tsx scripts/record-demo.ts [--keep] [--dump FILE]
+//   node --import tsx scripts/demo/record-demo.ts [--keep] [--dump FILE]
 //
 // --keep leaves the temp folder for inspection; --dump appends every model request (JSONL).
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { claudeBin, claudeEnv, run, cleanEnv } from '../test/helpers/claudeCli';
-import { startFakeAnthropic } from '../test/helpers/fakeAnthropic';
+import { claudeBin, claudeEnv, run, cleanEnv } from '../../test/shared/claudeCli';
+import { startFakeAnthropic } from '../../test/shared/fakeAnthropic';
 import { DEMO_PROJECT, DEMO_SESSIONS, respondFor } from './demoScript';
 import { PLACEHOLDER_HOME, writeProject } from './demoRecording';
 
-const repoRoot = path.resolve(__dirname, '..');
+const repoRoot = path.resolve(__dirname, '..', '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'claude-code');
 const CLAUDE_TIMEOUT_MS = 180_000;
 

@@ -1,5 +1,5 @@
-// The OpenCode part of the demo story (scripts/record-demo-opencode.ts records it): a teammate on
-// the same project as the Claude Code story (acme-billing, scripts/demoScript.ts) works on the
+// The OpenCode part of the demo story (scripts/demo/record-demo-opencode.ts records it): a teammate on
+// the same project as the Claude Code story (acme-billing, scripts/demo/demoScript.ts) works on the
 // invoice PDF export and on refunds in a currency without cents, with OpenCode. The scripted model
 // is stateless, like the Claude Code one: a request is answered by finding the newest prompt of
 // the story among its user messages (a session's prompt, or the task a `task` call handed a
@@ -7,7 +7,7 @@
 // script. OpenCode runs the tools itself (read, grep, write, edit, bash, task).
 
 import type * as http from 'node:http';
-import type { ScriptedChatReply } from '../test/helpers/fakeChatCompletions';
+import type { ScriptedChatReply } from '../../test/shared/fakeChatCompletions';
 import { storyStep, withProject } from './demoModel';
 
 interface Tool {

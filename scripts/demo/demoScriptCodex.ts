@@ -1,5 +1,5 @@
-// The Codex part of the demo story (scripts/record-demo-codex.ts records it): the same billing team
-// and project as the Claude Code story (scripts/demoScript.ts), now working on refunds with Codex.
+// The Codex part of the demo story (scripts/demo/record-demo-codex.ts records it): the same billing team
+// and project as the Claude Code story (scripts/demo/demoScript.ts), now working on refunds with Codex.
 // The scripted model is stateless, like the Claude Code one: a request is answered by finding the
 // newest prompt of the story among its user messages (a session's prompt, or the task a
 // spawn_agent call handed a sub-agent) and counting the output items the model gave after it; the

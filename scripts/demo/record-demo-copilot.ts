@@ -1,7 +1,7 @@
 // Records the VS Code agent mode (Copilot) part of Baton's demo from a real run: code-server 4.139.1
 // (VS Code 1.139.1, Copilot Chat built in) in Chromium, the way the chat view tests run it
-// (test/vscode/chatView/chatHost.ts: its own temp user data and extensions folders, offline), with
-// the scripted language model playing the assistant (scripts/demoScriptCopilot.ts). The chats are
+// (test/shared/chatHost.ts: its own temp user data and extensions folders, offline), with
+// the scripted language model playing the assistant (scripts/demo/demoScriptCopilot.ts). The chats are
 // typed into the Chat view in Agent mode on a copy of the demo project (`acme-billing`); agent mode
 // runs its own tools and sub-agents. VS Code's chat session files (workspaceStorage/<hash>/
 // chatSessions/*.jsonl, with the workspace.json that names the folder) are then copied into
@@ -9,22 +9,22 @@
 // with the same code as `baton import copilot` (docs/demo.md). Baton's hooks are not installed:
 // what is recorded is what VS Code itself writes.
 //
-//   npm run build && node --import tsx scripts/record-demo-copilot.ts [--keep]
+//   npm run build && node --import tsx scripts/demo/record-demo-copilot.ts [--keep]
 //
-// Needs the VS Code host (bash scripts/install-vscode-host.sh). --keep leaves the temp folder.
+// Needs the VS Code host (bash scripts/dev/install-vscode-host.sh). --keep leaves the temp folder.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { startChatHost, type ChatHost } from '../test/vscode/chatView/chatHost';
-import { latestReply, newChat, pickModel, prepareChat, send } from '../test/vscode/chatView/chatUi';
-import { parseChatSession } from '../src/harnesses/copilot/chatSessions';
+import { startChatHost, type ChatHost } from '../../test/shared/chatHost';
+import { latestReply, newChat, pickModel, prepareChat, send } from '../../test/shared/chatUi';
+import { parseChatSession } from '../../src/harnesses/copilot/chatSessions';
 import { COPILOT_CHATS, copilotModel, type CopilotChat, copilotProjectFiles, finalAnswer } from './demoScriptCopilot';
 import { PLACEHOLDER_HOME } from './demoRecording';
 import { DEMO_PROJECT } from './demoScript';
 
-const repoRoot = path.resolve(__dirname, '..');
+const repoRoot = path.resolve(__dirname, '..', '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'copilot');
 const REPLY_TIMEOUT_MS = 120_000;
 const FLUSH_TIMEOUT_MS = 60_000;

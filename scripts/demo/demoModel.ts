@@ -1,4 +1,4 @@
-// What the demo stories' scripted models (scripts/demoScript*.ts) share: they are stateless, so a
+// What the demo stories' scripted models (scripts/demo/demoScript*.ts) share: they are stateless, so a
 // request is placed in the story by what it carries, and the tool inputs a script writes with a
 // placeholder for the project folder get the folder the harness really runs in.
 

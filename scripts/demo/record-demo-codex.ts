@@ -1,25 +1,25 @@
 // Records the Codex part of Baton's demo data set from real runs: the real Codex CLI
-// (scripts/install-harness-clis.sh caches it) driven by the scripted Responses API of the
-// end-to-end tests (test/helpers/fakeResponses.ts), offline, in a throwaway HOME and CODEX_HOME.
-// The story (scripts/demoScriptCodex.ts) continues the Claude Code one on the same project
+// (scripts/dev/install-harness-clis.sh caches it) driven by the scripted Responses API of the
+// end-to-end tests (test/shared/fakeResponses.ts), offline, in a throwaway HOME and CODEX_HOME.
+// The story (scripts/demo/demoScriptCodex.ts) continues the Claude Code one on the same project
 // (acme-billing): Codex runs its real tools (shell, apply_patch, spawn_agent) on a small copy of
 // it. The rollouts Codex wrote are copied into demo/sessions/codex/ (a Codex `sessions` folder),
 // temp paths scrubbed to /home/dev. `baton demo` imports them with the same code as
 // `baton import codex` (docs/demo.md).
 //
-//   node --import tsx scripts/record-demo-codex.ts [--keep]
+//   node --import tsx scripts/demo/record-demo-codex.ts [--keep]
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { run, cleanEnv } from '../test/helpers/claudeCli';
-import { startFakeResponses } from '../test/helpers/fakeResponses';
-import { harnessCliBin } from '../test/helpers/harnessClis';
+import { run, cleanEnv } from '../../test/shared/claudeCli';
+import { startFakeResponses } from '../../test/shared/fakeResponses';
+import { harnessCliBin } from '../../test/shared/harnessClis';
 import { DEMO_PROJECT } from './demoScript';
 import { PLACEHOLDER_HOME, writeProject } from './demoRecording';
 import { CODEX_DEMO_SESSIONS, respondForCodex } from './demoScriptCodex';
 
-const repoRoot = path.resolve(__dirname, '..');
+const repoRoot = path.resolve(__dirname, '..', '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'codex');
 const CODEX_TIMEOUT_MS = 180_000;
 
@@ -72,7 +72,7 @@ function copyRollouts(sessionsDir: string, base: string): { files: number; bytes
 
 async function main(): Promise<void> {
   const bin = harnessCliBin('codex');
-  if (!fs.existsSync(bin)) throw new Error(`the Codex CLI is not installed at ${bin}: run \`bash scripts/install-harness-clis.sh\``);
+  if (!fs.existsSync(bin)) throw new Error(`the Codex CLI is not installed at ${bin}: run \`bash scripts/dev/install-harness-clis.sh\``);
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-demo-codex-')));
   const codexHome = path.join(base, '.codex');
   const tmp = path.join(base, 'tmp');

@@ -1,4 +1,4 @@
-// What the demo recorders (scripts/record-demo*.ts) share: the project they record on, and the
+// What the demo recorders (scripts/demo/record-demo*.ts) share: the project they record on, and the
 // stable home their temp folder becomes in the committed files (docs/demo.md).
 
 import * as fs from 'node:fs';

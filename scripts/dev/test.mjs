@@ -58,12 +58,12 @@ for (const [name, cmd, args] of [
 if (!broken) {
   // The real Codex and OpenCode CLIs for their end-to-end suites (cached outside the repo; ~1 s when
   // present). Without them those suites skip on a developer's machine and fail under CI=true.
-  const clis = await stage('bash', ['scripts/install-harness-clis.sh']);
+  const clis = await stage('bash', ['scripts/dev/install-harness-clis.sh']);
   if (clis.code !== 0) console.error('npm test: could not install the Codex and OpenCode CLIs; their end-to-end suites will skip (fail under CI=true)');
   const mocha = await stage(path.join('node_modules', '.bin', 'mocha'), []);
   add(mochaCounts(mocha.out));
   if (mocha.code !== 0) broken = 'mocha';
-  const host = await stage('bash', ['scripts/install-vscode-host.sh']);
+  const host = await stage('bash', ['scripts/dev/install-vscode-host.sh']);
   if (host.code !== 0) broken ||= 'install-vscode-host';
   else {
     const vscode = await stage(process.execPath, ['--import', 'tsx', 'test/vscode/runner.ts']);

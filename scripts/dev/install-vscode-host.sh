@@ -8,7 +8,7 @@
 #     node/            Node 24 (bin/node, include/node for native modules)
 #     node_modules/    code-server
 # Prints the path of the code-server binary on its last line. Run code-server with node/bin first
-# on PATH (scripts/vscodeHost.ts does): its launcher is a `#!/usr/bin/env node` script.
+# on PATH (test/shared/vscodeHost.ts does): its launcher is a `#!/usr/bin/env node` script.
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.139.1
@@ -20,8 +20,8 @@ VSCODE_DIR="$HOST_DIR/node_modules/code-server/lib/vscode"
 
 log() { echo "[install-vscode-host] $*" >&2; }
 
-# Run the same from `npm start`/`npm test` as from a shell (scripts/npm-child-env.sh says why).
-# shellcheck source=scripts/npm-child-env.sh
+# Run the same from `npm start`/`npm test` as from a shell (scripts/dev/npm-child-env.sh says why).
+# shellcheck source=scripts/dev/npm-child-env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/npm-child-env.sh"
 npm_child_env
 
@@ -115,7 +115,7 @@ cat >"$HOST_DIR/package.json" <<'JSON'
 {
   "name": "baton-vscode-host",
   "private": true,
-  "description": "code-server for Baton's extension tests (made by scripts/install-vscode-host.sh)"
+  "description": "code-server for Baton's extension tests (made by scripts/dev/install-vscode-host.sh)"
 }
 JSON
 

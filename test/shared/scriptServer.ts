@@ -1,10 +1,10 @@
-// The loopback server behind the scripted language model (test/vscode/scriptedModel): the model
+// The loopback server behind the scripted language model (test/shared/scriptedModel): the model
 // extension POSTs every request it receives to /reply; this records it and answers with what the
 // test's `respond` decides (text parts, or tool calls). 127.0.0.1 only.
 
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RecordedRequest, ScriptedReply } from '../scriptedModel/extension';
+import type { RecordedRequest, ScriptedReply } from './scriptedModel/extension';
 
 export type { RecordedRequest, ScriptedReply };
 

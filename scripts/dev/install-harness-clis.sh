@@ -15,8 +15,8 @@ OPENCODE_BIN="$CLIS_DIR/node_modules/.bin/opencode"
 
 log() { echo "[install-harness-clis] $*" >&2; }
 
-# Run the same from `npm test` as from a shell (scripts/npm-child-env.sh says why).
-# shellcheck source=scripts/npm-child-env.sh
+# Run the same from `npm test` as from a shell (scripts/dev/npm-child-env.sh says why).
+# shellcheck source=scripts/dev/npm-child-env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/npm-child-env.sh"
 npm_child_env
 
@@ -56,7 +56,7 @@ cat >"$CLIS_DIR/package.json" <<JSON
 {
   "name": "baton-harness-clis",
   "private": true,
-  "description": "Codex and OpenCode for Baton's end-to-end tests (made by scripts/install-harness-clis.sh)",
+  "description": "Codex and OpenCode for Baton's end-to-end tests (made by scripts/dev/install-harness-clis.sh)",
   "allowScripts": {
     "@openai/codex": true,
     "opencode-ai": true,

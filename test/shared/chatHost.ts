@@ -1,5 +1,5 @@
 // A VS Code host with a working Chat view, for tests that drive the chat UI like a user: code-server
-// 4.139.1 with Baton and the scripted language model (test/vscode/scriptedModel) loaded as
+// 4.139.1 with Baton and the scripted language model (test/shared/scriptedModel) loaded as
 // extensions under development, chat setup marked complete before the workbench loads (else the
 // built-in Copilot Chat stays disabled and the view asks to sign in), Chromium driven by
 // playwright-core. The model's replies come from a loopback ScriptServer the test controls; the
@@ -25,20 +25,20 @@ import {
   waitForHttp,
   workbenchUrl,
   writeUserSettings,
-} from '../../../scripts/vscodeHost';
-import { BatonClient } from '../../../src/client/batonClient';
-import { readEndpoint } from '../../../src/node/endpoint';
-import { chromiumBin, launchBrowserPage } from '../browser';
-import { bundleScriptedModel } from '../bundleSuite';
+} from './vscodeHost';
+import { BatonClient } from '../../src/client/batonClient';
+import { readEndpoint } from '../../src/node/endpoint';
+import { chromiumBin, launchBrowserPage } from './browser';
+import { bundleScriptedModel } from './bundleSuite';
 import { startScriptServer, type ScriptServer } from './scriptServer';
 
-const repoRoot = path.resolve(__dirname, '..', '..', '..');
+const repoRoot = path.resolve(__dirname, '..', '..');
 const verbose = process.env.BATON_VSCODE_VERBOSE === '1';
 
 /** Why the chat host cannot start here (null: it can). */
 export function chatHostMissing(): string | null {
-  if (!hostInstalled()) return `code-server is not installed (${codeServerBin}): run \`bash scripts/install-vscode-host.sh\``;
-  if (!fs.existsSync(chromiumBin)) return `Chromium is missing at ${chromiumBin}: run \`bash scripts/install-vscode-host.sh\``;
+  if (!hostInstalled()) return `code-server is not installed (${codeServerBin}): run \`bash scripts/dev/install-vscode-host.sh\``;
+  if (!fs.existsSync(chromiumBin)) return `Chromium is missing at ${chromiumBin}: run \`bash scripts/dev/install-vscode-host.sh\``;
   if (!fs.existsSync(path.join(repoRoot, 'dist', 'extension.js'))) return 'dist/extension.js is missing: run `npm run build`';
   return null;
 }

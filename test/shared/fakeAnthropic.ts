@@ -54,7 +54,7 @@ export interface FakeAnthropicScript {
   /** While developing: append every request (one JSON line each) to this file. */
   dumpFile?: string;
   /**
-   * A longer script (scripts/record-demo.ts): answers any request it knows, before the roles
+   * A longer script (scripts/demo/record-demo.ts): answers any request it knows, before the roles
    * above are looked at; undefined falls through to them.
    */
   respond?(body: any, headers: http.IncomingHttpHeaders): ScriptedReply | undefined;

@@ -1,4 +1,4 @@
-// Where the end-to-end tests find the real Codex and OpenCode CLIs: scripts/install-harness-clis.sh
+// Where the end-to-end tests find the real Codex and OpenCode CLIs: scripts/dev/install-harness-clis.sh
 // caches them outside the repository, in $BATON_HARNESS_CLIS_DIR (default ~/.cache/baton-harness-clis).
 // Missing binaries skip the tests that need them on a developer's machine, with the command that
 // installs them; under CI=true a missing binary fails instead (CI installs them first).
@@ -22,7 +22,7 @@ export function harnessCliBin(name: HarnessCli): string {
 export function requireHarnessCli(ctx: Mocha.Context, name: HarnessCli): string {
   const bin = harnessCliBin(name);
   if (fs.existsSync(bin)) return bin;
-  const why = `the ${name} CLI is not installed at ${bin}: run \`bash scripts/install-harness-clis.sh\``;
+  const why = `the ${name} CLI is not installed at ${bin}: run \`bash scripts/dev/install-harness-clis.sh\``;
   if (process.env.CI === 'true') throw new Error(why);
   console.log(`      (skipped: ${why})`);
   ctx.skip();

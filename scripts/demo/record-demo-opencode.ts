@@ -1,13 +1,13 @@
 // Records the OpenCode part of Baton's demo data set from real runs: the real OpenCode CLI (the one
-// scripts/install-harness-clis.sh caches) driven by the scripted Chat Completions server of the
-// end-to-end tests (test/helpers/fakeChatCompletions.ts), offline, in a throwaway HOME and XDG
-// folders. The story (scripts/demoScriptOpenCode.ts) works on the same project as the Claude Code
+// scripts/dev/install-harness-clis.sh caches) driven by the scripted Chat Completions server of the
+// end-to-end tests (test/shared/fakeChatCompletions.ts), offline, in a throwaway HOME and XDG
+// folders. The story (scripts/demo/demoScriptOpenCode.ts) works on the same project as the Claude Code
 // one (acme-billing); OpenCode runs its real tools (read, grep, write, edit, bash, task) on a small
 // copy of it. Each session, task children included, is then printed by `opencode export` into
 // demo/sessions/opencode/<session id>.json, temp paths scrubbed to /home/dev. `baton demo` imports
 // them with the same code as `baton import opencode --path` (docs/demo.md, docs/harnesses.md).
 //
-//   node --import tsx scripts/record-demo-opencode.ts [--keep]
+//   node --import tsx scripts/demo/record-demo-opencode.ts [--keep]
 //
 // --keep leaves the temp folder (OpenCode's own opencode.db is in .local/share/opencode).
 
@@ -15,17 +15,17 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readOpenCodeDatabase } from '../src/harnesses/openCode/import';
-import { loadSqlJs } from '../src/store/sqljs';
-import { run } from '../test/helpers/claudeCli';
-import { startFakeChatCompletions } from '../test/helpers/fakeChatCompletions';
-import { harnessCliBin } from '../test/helpers/harnessClis';
-import { makeOpenCodeHome } from '../test/helpers/openCodeHome';
+import { readOpenCodeDatabase } from '../../src/harnesses/openCode/import';
+import { loadSqlJs } from '../../src/store/sqljs';
+import { run } from '../../test/shared/claudeCli';
+import { startFakeChatCompletions } from '../../test/shared/fakeChatCompletions';
+import { harnessCliBin } from '../../test/shared/harnessClis';
+import { makeOpenCodeHome } from '../../test/shared/openCodeHome';
 import { OPENCODE_DEMO_SESSIONS, respondForOpenCode } from './demoScriptOpenCode';
 import { PLACEHOLDER_HOME } from './demoRecording';
 import { DEMO_PROJECT, DEMO_PROJECT_FILES } from './demoScript';
 
-const repoRoot = path.resolve(__dirname, '..');
+const repoRoot = path.resolve(__dirname, '..', '..');
 const outDir = path.join(repoRoot, 'demo', 'sessions', 'opencode');
 const OPENCODE_TIMEOUT_MS = 180_000;
 
@@ -40,7 +40,7 @@ function sessionIdOf(stdout: string): string | undefined {
 
 async function main(): Promise<void> {
   const bin = harnessCliBin('opencode');
-  if (!fs.existsSync(bin)) throw new Error(`the OpenCode CLI is not installed at ${bin}: run \`bash scripts/install-harness-clis.sh\``);
+  if (!fs.existsSync(bin)) throw new Error(`the OpenCode CLI is not installed at ${bin}: run \`bash scripts/dev/install-harness-clis.sh\``);
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-demo-oc-')));
   const fake = await startFakeChatCompletions({
     // The e2e roles are not used: every request of the story is answered by respondForOpenCode.

@@ -1,5 +1,5 @@
 // The Chromium every browser test drives code-server with (the extension suite, the Chat view
-// tests, the `npm start` test, the demo recording): Debian's chromium (scripts/install-vscode-host.sh),
+// tests, the `npm start` test, the demo recording): Debian's chromium (scripts/dev/install-vscode-host.sh),
 // headless, with the background traffic a test never needs turned off, one 1280×800 page.
 
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';

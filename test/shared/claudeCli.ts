@@ -4,7 +4,11 @@
 
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { CLI, ROOT } from './child';
+
+// The repository and its built CLI, as test/helpers/child.ts has them (test/shared/ imports nothing
+// else of test/: docs/architecture.md).
+const ROOT = path.resolve(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
 
 export const CLAUDE_TIMEOUT_MS = 120_000;
 const CLI_TIMEOUT_MS = 30_000;

@@ -18,13 +18,13 @@
 // demo model, which echoes the question, so the Chat view has a model to send `@baton` requests
 // with and nobody has to sign in (docs/vscode-host.md, "The Chat view").
 //
-// code-server comes from scripts/install-vscode-host.sh (run automatically when missing).
+// code-server comes from scripts/dev/install-vscode-host.sh (run automatically when missing).
 
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bundleScriptedModel } from '../test/vscode/bundleSuite';
+import { bundleScriptedModel } from '../../test/shared/bundleSuite';
 import { prepareStartDemo } from './startDemo';
 import {
   codeServerBin,
@@ -37,9 +37,9 @@ import {
   startCodeServer,
   workbenchUrl,
   writeUserSettings,
-} from './vscodeHost';
+} from '../../test/shared/vscodeHost';
 
-const repoRoot = path.resolve(__dirname, '..');
+const repoRoot = path.resolve(__dirname, '..', '..');
 const vsce = path.join(repoRoot, 'node_modules', '.bin', 'vsce');
 
 /**
