@@ -1,8 +1,9 @@
 // The layer rules of docs/architecture.md, checked by `npm run lint` (dependency-cruiser): each
-// folder of src/ may import only the folders below it, and no modules import each other in a
-// circle (src, test, bench, scripts). What a layer may import from outside src/ (src/core stays
-// pure, only src/vscode imports `vscode`) is scripts/dev/check-layers.mjs's part of the lint step.
-// test/unit/dependencyRules.test.ts proves that a violation fails.
+// folder of src/ may import only the folders below it, no modules import each other in a circle
+// (src, test, bench, scripts), and scripts/ and test/ meet only in test/shared/. What a layer may
+// import from outside src/ (src/core stays pure, only src/vscode imports `vscode`) is
+// scripts/dev/check-layers.mjs's part of the lint step. test/unit/dependencyRules.test.ts proves
+// that a violation fails.
 
 /** Folders of src/ and the folders each may import (besides itself). */
 const LAYERS = {
@@ -27,9 +28,39 @@ const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
   to: { path: '^src/', pathNot: [`^src/${layer}/`, ...allowed.map((l) => `^src/${l}/`)] },
 }));
 
+/**
+ * scripts/ (developer tooling, demo recording) and test/ share helpers (the VS Code host, the
+ * scripted model servers, the harness CLIs) through test/shared/ only (docs/architecture.md,
+ * "scripts/ and test/").
+ */
+const sharedRules = [
+  {
+    name: 'scripts-reach-test-only-through-shared',
+    comment: 'scripts/ imports nothing of test/ but test/shared/ (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^scripts/' },
+    to: { path: '^test/', pathNot: '^test/shared/' },
+  },
+  {
+    name: 'test-shared-stands-alone',
+    comment: 'test/shared/ imports neither the rest of test/ nor scripts/, so scripts/ reaches nothing else of test/ through it (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^test/shared/' },
+    to: { path: '^(test|scripts)/', pathNot: '^test/shared/' },
+  },
+  {
+    name: 'only-tests-import-scripts',
+    comment: 'In test/, only a test file (*.test.ts) imports scripts/: the script it tests; helpers both use live in test/shared/ (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^test/', pathNot: ['^test/shared/', '[.]test[.]ts$'] },
+    to: { path: '^scripts/' },
+  },
+];
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...sharedRules,
     {
       name: 'no-circular',
       comment: 'Modules never import each other in a circle.',

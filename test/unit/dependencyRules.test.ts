@@ -1,5 +1,6 @@
-// The layer table and the no-circle rule of .dependency-cruiser.cjs (docs/architecture.md), run
-// by the real dependency-cruiser on small trees with and without a violation, and on this repository.
+// The layer table, the no-circle rule and the scripts/–test/ boundary of .dependency-cruiser.cjs
+// (docs/architecture.md), run by the real dependency-cruiser on small trees with and without a
+// violation, and on this repository.
 
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -15,7 +16,10 @@ const roots: string[] = [];
 function tree(files: Record<string, string>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-deps-'));
   roots.push(root);
-  const all = { 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node' }, include: ['src'] }), ...files };
+  const all = {
+    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node' }, include: ['src', 'test', 'scripts'] }),
+    ...files,
+  };
   for (const [rel, text] of Object.entries(all)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), text);
@@ -73,6 +77,58 @@ describe('dependency rules (.dependency-cruiser.cjs)', function () {
     );
     assert.notEqual(res.status, 0, res.out);
     assert.match(res.out, /no-circular/);
+  });
+
+  it('passes scripts/ and test/ that meet only in test/shared/ (and a test file importing the script it tests)', () => {
+    const res = cruise(
+      tree({
+        'test/shared/host.ts': "import { a } from '../../src/core/a';\nexport const host = a;\n",
+        'src/core/a.ts': 'export const a = 1;\n',
+        'scripts/dev/start.ts': "import { host } from '../../test/shared/host';\nexport const start = host;\n",
+        'test/helpers/h.ts': "import { host } from '../shared/host';\nexport const h = host;\n",
+        'test/unit/start.test.ts': "import { start } from '../../scripts/dev/start';\nimport { h } from '../helpers/h';\nexport const t = start + h;\n",
+      }),
+      ['src', 'test', 'scripts'],
+    );
+    assert.equal(res.status, 0, res.out);
+  });
+
+  it('fails when scripts/ imports a test helper outside test/shared/, naming the rule', () => {
+    const res = cruise(
+      tree({
+        'test/helpers/h.ts': 'export const h = 1;\n',
+        'scripts/demo/record.ts': "import { h } from '../../test/helpers/h';\nexport const r = h;\n",
+      }),
+      ['test', 'scripts'],
+    );
+    assert.notEqual(res.status, 0, res.out);
+    assert.match(res.out, /scripts-reach-test-only-through-shared/);
+    assert.match(res.out, /scripts\/demo\/record\.ts/);
+  });
+
+  it('fails when a test helper (not a *.test.ts) imports scripts/', () => {
+    const res = cruise(
+      tree({
+        'scripts/dev/host.ts': 'export const host = 1;\n',
+        'test/vscode/runner.ts': "import { host } from '../../scripts/dev/host';\nexport const r = host;\n",
+      }),
+      ['test', 'scripts'],
+    );
+    assert.notEqual(res.status, 0, res.out);
+    assert.match(res.out, /only-tests-import-scripts/);
+  });
+
+  it('fails when test/shared/ imports the rest of test/ or scripts/', () => {
+    const res = cruise(
+      tree({
+        'test/helpers/child.ts': 'export const ROOT = 1;\n',
+        'scripts/dev/env.ts': 'export const env = 1;\n',
+        'test/shared/cli.ts': "import { ROOT } from '../helpers/child';\nimport { env } from '../../scripts/dev/env';\nexport const cli = ROOT + env;\n",
+      }),
+      ['test', 'scripts'],
+    );
+    assert.notEqual(res.status, 0, res.out);
+    assert.match(res.out, /test-shared-stands-alone[\s\S]*test-shared-stands-alone/);
   });
 
   it('passes this repository (src, test, bench, scripts)', () => {
