@@ -68,6 +68,19 @@ export function formatHit(hit: HitLike, format: HitFormat, now = Date.now()): st
   return `${head}${facts.length ? ` (${facts.join(', ')})` : ''}: ${excerpt}`;
 }
 
+/**
+ * Each surface's format. `chat` is markdown (the participant gives it a `key` that links to the
+ * transcript); `chatContext` is what the chat model reads; `lmTool` and `mcpTool` are the tools'
+ * lines (toolCatalogue.ts); `terminal` is `baton search`.
+ */
+export const HIT_FORMATS = {
+  terminal: { facts: ['harness', 'updatedAt', 'project'], layout: 'columns' },
+  mcpTool: { lead: '- ', title: 'quoted', facts: ['harness', 'project', 'updatedAt'], layout: 'inline' },
+  lmTool: { lead: 'session ', title: 'quoted', facts: ['harness', 'updated', 'turn'], layout: 'inline' },
+  chat: { lead: '- ', title: 'curly', facts: ['harness', 'age'], layout: 'quoted', marks: 'bold' },
+  chatContext: { lead: '- ', facts: [], layout: 'inline' },
+} satisfies Record<string, HitFormat>;
+
 /** The hits one a line (or one a block, for layouts with the excerpt below). */
 export function formatHits(hits: HitLike[], format: HitFormat, now = Date.now()): string {
   return hits.map((hit) => formatHit(hit, format, now)).join('\n');

@@ -9,7 +9,7 @@
 
 import type { ApiClient } from '../api/client';
 import { DEFAULT_AGENT } from '../core/agents';
-import { formatHits, type HitFormat } from '../core/searchHits';
+import { formatHits, HIT_FORMATS, type HitFormat } from '../core/searchHits';
 import { parentFromKey } from '../harnesses/registry';
 
 export type ToolSurface = 'mcp' | 'lm';
@@ -67,10 +67,7 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' ?
 const structured = (value: object) => value as Record<string, unknown>;
 
 /** A search hit as each surface writes it (core/searchHits.ts). */
-const HIT_FORMATS: Record<ToolSurface, HitFormat> = {
-  mcp: { lead: '- ', title: 'quoted', facts: ['harness', 'project', 'updatedAt'], layout: 'inline' },
-  lm: { lead: 'session ', title: 'quoted', facts: ['harness', 'updated', 'turn'], layout: 'inline' },
-};
+const HIT_FORMAT: Record<ToolSurface, HitFormat> = { mcp: HIT_FORMATS.mcpTool, lm: HIT_FORMATS.lmTool };
 
 const NO_PARENT = 'Name a sessionKey: this caller is not a known sub-agent, so there is no parent to default to.';
 
@@ -138,8 +135,9 @@ export const TOOLS: ToolDefinition[] = [
           limit: num(args.limit),
         },
       });
-      if (result.hits.length === 0) return { text: `No session transcript matches ${JSON.stringify(query)}. Try fewer or different words.`, structured: structured(result) };
-      return { text: formatHits(result.hits, HIT_FORMATS[ctx.surface]), structured: structured(result) };
+      if (result.hits.length === 0)
+        return { text: `No session transcript matches ${JSON.stringify(query)}. Try fewer or different words.`, structured: structured(result) };
+      return { text: formatHits(result.hits, HIT_FORMAT[ctx.surface]), structured: structured(result) };
     },
   },
   {
@@ -182,7 +180,8 @@ export const TOOLS: ToolDefinition[] = [
       const named = typeof args.sessionKey === 'string' && args.sessionKey.trim() ? args.sessionKey : undefined;
       const target = await targetSession(ctx, named, str(args.currentSessionKey));
       const search = toolName('search', ctx.surface);
-      if (!target) throw new ToolInputError(ctx.surface === 'lm' ? `Pass "sessionKey": the parent session whose context you want (find keys with ${search}).` : NO_PARENT);
+      if (!target)
+        throw new ToolInputError(ctx.surface === 'lm' ? `Pass "sessionKey": the parent session whose context you want (find keys with ${search}).` : NO_PARENT);
       const read = { params: { key: target.key }, query: { agentId: target.agentId } };
       if (!(await ctx.api.callOrNull('getSession', read))) throw new ToolInputError(`There is no session "${target.key}". Find the right key with ${search}.`);
       const view = await ctx.api.call('inherited', read);
@@ -245,7 +244,10 @@ export const TOOLS: ToolDefinition[] = [
   // Constraints and entities by hand, as in `baton constraints` / `baton entities` (docs/inheritance.md).
   {
     id: 'listConstraints',
-    input: { sessionKey: { type: 'string', description: 'one session (default: all readable ones)' }, all: { type: 'boolean', description: 'include deactivated ones' } },
+    input: {
+      sessionKey: { type: 'string', description: 'one session (default: all readable ones)' },
+      all: { type: 'boolean', description: 'include deactivated ones' },
+    },
     mcp: {
       name: 'list_constraints',
       description: 'Constraints (rules every sub-agent of a session inherits, never cut by the budget), with where each came from.',
@@ -272,13 +274,20 @@ export const TOOLS: ToolDefinition[] = [
       required: ['content'],
     },
     async run(args, ctx) {
-      const c = await ctx.api.call('addConstraint', { body: { content: String(args.content), sessionKey: callingSession(args, ctx), entity: str(args.entity) } });
+      const c = await ctx.api.call('addConstraint', {
+        body: { content: String(args.content), sessionKey: callingSession(args, ctx), entity: str(args.entity) },
+      });
       return { text: `Added constraint #${c.id} to ${c.sessionKey ?? 'the agent'}.`, structured: structured(c) };
     },
   },
   {
     id: 'editConstraint',
-    input: { id: { type: 'integer', minimum: 1 }, content: { type: 'string' }, active: { type: 'boolean' }, importance: { type: 'number', minimum: 0, maximum: 1 } },
+    input: {
+      id: { type: 'integer', minimum: 1 },
+      content: { type: 'string' },
+      active: { type: 'boolean' },
+      importance: { type: 'number', minimum: 0, maximum: 1 },
+    },
     mcp: {
       name: 'edit_constraint',
       description: "Changes a constraint's text or importance, or deactivates (active: false) / reactivates it.",
@@ -331,7 +340,13 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     id: 'editEntity',
-    input: { id: { type: 'integer', minimum: 1 }, name: { type: 'string' }, kind: { type: 'string' }, description: { type: 'string' }, active: { type: 'boolean' } },
+    input: {
+      id: { type: 'integer', minimum: 1 },
+      name: { type: 'string' },
+      kind: { type: 'string' },
+      description: { type: 'string' },
+      active: { type: 'boolean' },
+    },
     mcp: {
       name: 'edit_entity',
       description: 'Renames or describes an entity, or deactivates (active: false) / reactivates it; a deactivated entity never becomes focal.',
@@ -341,7 +356,12 @@ export const TOOLS: ToolDefinition[] = [
     async run(args, ctx) {
       const e = await ctx.api.call('editEntity', {
         params: { id: String(args.id) },
-        body: { name: str(args.name), kind: str(args.kind), description: str(args.description), active: typeof args.active === 'boolean' ? args.active : undefined },
+        body: {
+          name: str(args.name),
+          kind: str(args.kind),
+          description: str(args.description),
+          active: typeof args.active === 'boolean' ? args.active : undefined,
+        },
       });
       return { text: `Entity #${e.id} ${e.name} is ${e.active ? 'active' : 'inactive'}.`, structured: structured(e) };
     },
@@ -358,8 +378,7 @@ export const TOOLS: ToolDefinition[] = [
       runner: {
         type: 'string',
         enum: ['vscode-lm', 'external'],
-        description:
-          'vscode-lm (default): a VS Code language model; external: the CLI set in baton.subagents.externalCommand, started with AGENT_SESSION_ID',
+        description: 'vscode-lm (default): a VS Code language model; external: the CLI set in baton.subagents.externalCommand, started with AGENT_SESSION_ID',
       },
     },
     lm: {

@@ -8,7 +8,7 @@ import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import type { BatonClient, HitView, TreeView } from '../client/batonClient';
 import { endedAtMaxTurns, historyForModel, liveSubagentsSection, type ConversationTurn } from '../core/archival';
-import { formatHits } from '../core/searchHits';
+import { formatHits, HIT_FORMATS } from '../core/searchHits';
 import { compileSearchQuery } from '../core/searchQuery';
 import type { RunManager } from '../runs/runManager';
 import { writtenRange, type Archivist } from './archive';
@@ -224,16 +224,7 @@ export class BatonChat {
       say(`No session mentions ${JSON.stringify(query)}.`);
       return hits;
     }
-    say(
-      formatHits(hits, {
-        lead: '- ',
-        key: (h) => openLink(h.sessionKey, h.sessionKey, h.turnSeq),
-        title: 'curly',
-        facts: ['harness', 'age'],
-        layout: 'quoted',
-        marks: 'bold',
-      }),
-    );
+    say(formatHits(hits, { ...HIT_FORMATS.chat, key: (h) => openLink(h.sessionKey, h.sessionKey, h.turnSeq) }));
     return hits;
   }
 
@@ -274,7 +265,7 @@ export class BatonChat {
     const context = [
       arrived.length ? ['## Sub-agent results that arrived', ...arrived].join('\n\n') : '',
       inherited && !inherited.empty ? inherited.block : '',
-      hits.length ? `## Search hits\n${formatHits(hits, { lead: '- ', facts: [], layout: 'inline' })}` : '',
+      hits.length ? `## Search hits\n${formatHits(hits, HIT_FORMATS.chatContext)}` : '',
       liveSubagentsSection(holders),
     ]
       .filter(Boolean)
