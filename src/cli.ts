@@ -9,6 +9,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from './core/errors';
 import { renderMarkdownSession, renderSessionTable, renderTree } from './core/format';
+import { formatHits, HIT_FORMATS } from './core/searchHits';
 import { resolveDataDir } from './node/paths';
 import { openAccess, type Access } from './cli/access';
 import { registerDoctorCommand } from './cli/doctorCommand';
@@ -124,7 +125,7 @@ export function buildProgram(): Command {
         const { hits } = await api.call('search', { body: { query, sessionKey: opts.session, project: opts.project, limit: Math.min(opts.limit, 20) } });
         if (opts.json) return out(JSON.stringify({ query, hits, count: hits.length }, null, 2));
         if (hits.length === 0) return out(`No matches for ${JSON.stringify(query)}.`);
-        out(hits.map((h) => `${h.sessionKey}  ${h.harness}  ${h.updatedAt}${h.project ? '  ' + h.project : ''}\n  ${h.excerpt}`).join('\n'));
+        out(formatHits(hits, HIT_FORMATS.terminal));
       });
     });
 

@@ -13,20 +13,17 @@ import type { SessionChange } from '../core/agents';
 import type { ServerConfig } from './config';
 import { EventHub } from './events';
 import { readJsonBody, sendError, sendJson } from './http';
-import { MemoryService } from './memoryService';
-import { createDispatch, ADMIN_CALLER } from './dispatch';
+import type { MemoryService } from './memoryService';
+import { ADMIN_CALLER, inProcessClient } from './dispatch';
 import { findRoute, HOOK_HEADER, matchPath, ROUTES, type RouteId } from '../api/routes';
 import { HookHealthRecorder } from '../node/hookHealth';
 import { harnessById } from '../harnesses/registry';
 import { HARNESS as CLAUDE_CODE_HTTP_HOOKS } from '../harnesses/claudeCode/hooks';
 import { CLAUDE_STYLE_EVENTS } from '../harnesses/claudeStyleHooks';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
-import { RunService } from './runService';
-import { SessionService } from './sessionService';
-import { SessionArtifacts } from './artifacts';
-import { backgroundWork } from './jobs';
+import type { SessionService } from './sessionService';
+import { composeServices } from './services';
 import { handleMcp } from './mcp';
-import { ApiClient } from '../api/client';
 
 export interface ServerOptions {
   store: Store;
@@ -60,17 +57,13 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const { store, config } = options;
   const logger = options.logger ?? silentLogger;
   const adminHash = hashSecret(options.adminToken);
-  const sessions = new SessionService(store, config);
-  const memory = new MemoryService(store, options.dataDir, { logger, leaseMs: config.synthesisLeaseMs });
+  const { sessions, memory, runs, work, dispatch } = composeServices({ store, config, dataDir: options.dataDir, logger, recovery: () => store.report.events });
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
-  const runs = new RunService(config, store, logger);
   // Before any request: runs a crashed server left unfinished are failed, their children ended (docs/runs.md).
   await runs.reconcile();
   const onChange = (changes: SessionChange[]) => void events.publish(changes);
   store.on('change', onChange);
-  const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, options.dataDir, (job) => jobs.enqueue(job)), logger);
   const hookHealth = new HookHealthRecorder(options.dataDir);
-  const dispatch = createDispatch({ store, config, dataDir: options.dataDir, sessions, memory, runs, work, logger, recovery: () => store.report.events });
   let port = 0;
   /** Requests not yet answered, long-lived streams included. */
   const active = new Set<http.ServerResponse>();
@@ -141,12 +134,8 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       const body = req.method === 'POST' ? await readJsonBody(req, { maxBytes: config.maxBodyBytes }) : undefined;
       // A GET opens a stream for server-initiated messages, held until the client leaves.
       if (req.method === 'GET') openStream(res);
-      // Tools that write (constraints, entities) go through the API's own handlers, as this caller and with this request's headers.
-      const api = new ApiClient({
-        send: (id, input) =>
-          dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: (name) => firstHeader(req, name) }),
-      });
-      await handleMcp(req, res, body, { store, sessions, caller, api });
+      // Every tool goes through the API's own handlers, as this caller and with this request's headers.
+      await handleMcp(req, res, body, { caller, api: inProcessClient(dispatch, caller, (name) => firstHeader(req, name)) });
       return res.statusCode;
     }
     const found = findRoute(req.method ?? 'GET', url.pathname);

@@ -72,12 +72,21 @@ export function createDispatch(services: Services): Dispatch {
 
   /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
   function internalPoster(caller: Caller): ApiClient {
-    return new ApiClient({
-      send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header: () => undefined }),
-    });
+    return inProcessClient(dispatch, caller);
   }
 
   return dispatch;
+}
+
+/**
+ * The one in-process client: the typed API over the dispatcher, without HTTP, as `caller` and
+ * seeing `header` as the request's headers (none by default). The in-process API (localApi.ts),
+ * MCP (as the /mcp request's caller) and the adapters' internal calls all use it.
+ */
+export function inProcessClient(dispatch: Dispatch, caller: Caller, header: CallContext['header'] = () => undefined): ApiClient {
+  return new ApiClient({
+    send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller, params: input.params, header }),
+  });
 }
 
 /**

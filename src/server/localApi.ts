@@ -4,7 +4,7 @@
 // the files (src/store/readView.ts) that answers any write with an error. A CLI command or the
 // importer thus runs the same rules whether a server is up or not.
 
-import { ApiClient, httpTransport, type ApiAccess, type Transport } from '../api/client';
+import { ApiClient, httpTransport, type ApiAccess } from '../api/client';
 import { liveEndpoint } from '../node/endpoint';
 import { BatonError } from '../core/errors';
 import { ReadView } from '../store/readView';
@@ -12,12 +12,8 @@ import type { RecoveryEvent } from '../store/recovery';
 import { Store, type StoreAccess } from '../store/store';
 import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';
-import { ADMIN_CALLER, createDispatch } from './dispatch';
-import { MemoryService } from './memoryService';
-import { RunService } from './runService';
-import { SessionService } from './sessionService';
-import { SessionArtifacts } from './artifacts';
-import { backgroundWork } from './jobs';
+import { ADMIN_CALLER, inProcessClient } from './dispatch';
+import { composeServices } from './services';
 
 export interface LocalApi {
   client: ApiClient;
@@ -51,7 +47,7 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     store = opened;
     close = () => opened.close();
   }
-  const runs = new RunService(config, 'readOnly' in opts ? undefined : store);
+  const { runs, dispatch } = composeServices({ store, config, dataDir, recovery: () => events, readOnly: 'readOnly' in opts });
   // Holding the store now: runs a crashed process left unfinished are failed, their children ended (docs/runs.md).
   if (!('readOnly' in opts)) {
     try {
@@ -61,24 +57,9 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
       throw err;
     }
   }
-  const memory = new MemoryService(store, dataDir, { leaseMs: config.synthesisLeaseMs });
-  const dispatch = createDispatch({
-    store,
-    config,
-    dataDir,
-    sessions: new SessionService(store, config),
-    memory,
-    runs,
-    // Jobs queued here are done by the next server that opens the data directory.
-    work: backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, dataDir, (job) => jobs.enqueue(job))),
-    recovery: () => events,
-  });
-  const transport: Transport = {
-    send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
-  };
   // Runs started in-process live as long as this process holds the store: closing waits for them.
   return {
-    client: new ApiClient(transport),
+    client: inProcessClient(dispatch, ADMIN_CALLER),
     close: async () => {
       await runs.drain();
       await close();

@@ -9,7 +9,7 @@ import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
 import { stripSessionPrefix } from '../core/sessionKey';
 import { silentLogger, type Logger } from '../core/logger';
-import { InheritService } from './inheritService';
+import type { InheritService } from './inheritService';
 import { readScope, requirePermission, writeAgent, type Caller } from './security';
 import { DEFAULT_AGENT } from '../core/agents';
 import { aggregateBrief, recallList, type AggregateBudget } from '../core/recallBrief';
@@ -60,6 +60,8 @@ export class MemoryService {
   constructor(
     private readonly store: StoreAccess,
     private readonly dataDir: string,
+    /** Extracts the rules of the turns a checkpoint covers. */
+    private readonly inherit: InheritService,
     options: MemoryServiceOptions = {},
   ) {
     this.logger = options.logger ?? silentLogger;
@@ -212,7 +214,7 @@ export class MemoryService {
     if (session) {
       // Rules stated since the last checkpoint must outlive the transcript the summary replaces.
       const previous = await this.store.read('latestCheckpoint', { scope: { agentId }, key: session.key });
-      const rules = await new InheritService(this.store).extractRules(agentId, session.key, (previous?.extractionCursor ?? 0) + 1);
+      const rules = await this.inherit.extractRules(agentId, session.key, (previous?.extractionCursor ?? 0) + 1);
       await this.store.write('addCheckpoint', {
         agentId,
         key: session.key,
@@ -257,7 +259,7 @@ export class MemoryService {
       score: 0.85,
       meta: { source: 'session-checkpoint-extract', fromSeq: range.fromSeq, toSeq: range.toSeq },
     });
-    const rules = await new InheritService(this.store).extractRules(range.agentId, range.key, range.fromSeq);
+    const rules = await this.inherit.extractRules(range.agentId, range.key, range.fromSeq);
     await this.store.write('addCheckpoint', {
       agentId: range.agentId,
       key: range.key,

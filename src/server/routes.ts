@@ -16,7 +16,7 @@ import { stripSessionPrefix } from '../core/sessionKey';
 import type { RecoveryEvent } from '../store/recovery';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
-import { InheritService } from './inheritService';
+import type { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
 import type { RunService } from './runService';
 import type { BackgroundWork } from './jobs';
@@ -50,6 +50,8 @@ export interface Services {
   dataDir: string;
   sessions: SessionService;
   memory: MemoryService;
+  /** Extracts the rules and focal entities of a session's turns (session end). */
+  inherit: InheritService;
   /** Spawns sub-agent runs with the configured runners (POST /api/runs/spawn). */
   runs: RunService;
   /** Background jobs and the session artifacts on disk (docs/memory.md, "Session artifacts"). */
@@ -179,7 +181,7 @@ export function buildHandlers(svc: Services): Handlers {
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
       // The session has ended once its transcript is stored; what follows degrades step by step.
       // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
-      await orElse('session-end rule extraction', () => new InheritService(store).extractRules(written.agentId, written.sessionKey, 1), null);
+      await orElse('session-end rule extraction', () => svc.inherit.extractRules(written.agentId, written.sessionKey, 1), null);
       // Decisions, facts, open questions… as memories, and the session's summary node (docs/memory.md).
       await memory.sessionEnded(written.agentId, written.sessionKey);
       // The canonical transcript.jsonl, the manifest and a queued summary job (docs/memory.md).

@@ -8,7 +8,7 @@ import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import type { BatonClient, HitView, TreeView } from '../client/batonClient';
 import { endedAtMaxTurns, historyForModel, liveSubagentsSection, type ConversationTurn } from '../core/archival';
-import { age } from '../core/format';
+import { formatHits, HIT_FORMATS } from '../core/searchHits';
 import { compileSearchQuery } from '../core/searchQuery';
 import type { RunManager } from '../runs/runManager';
 import { writtenRange, type Archivist } from './archive';
@@ -224,14 +224,7 @@ export class BatonChat {
       say(`No session mentions ${JSON.stringify(query)}.`);
       return hits;
     }
-    say(
-      hits
-        .map(
-          (h) =>
-            `- ${openLink(h.sessionKey, h.sessionKey, h.turnSeq)} — ${h.title ? `“${h.title}”, ` : ''}${h.harness}, ${age(h.updatedAt)} ago\n  > ${h.excerpt.replace(/\[\[/g, '**').replace(/\]\]/g, '**')}`,
-        )
-        .join('\n'),
-    );
+    say(formatHits(hits, { ...HIT_FORMATS.chat, key: (h) => openLink(h.sessionKey, h.sessionKey, h.turnSeq) }));
     return hits;
   }
 
@@ -272,7 +265,7 @@ export class BatonChat {
     const context = [
       arrived.length ? ['## Sub-agent results that arrived', ...arrived].join('\n\n') : '',
       inherited && !inherited.empty ? inherited.block : '',
-      hits.length ? ['## Search hits', ...hits.map((h) => `- ${h.sessionKey}: ${h.excerpt}`)].join('\n') : '',
+      hits.length ? `## Search hits\n${formatHits(hits, HIT_FORMATS.chatContext)}` : '',
       liveSubagentsSection(holders),
     ]
       .filter(Boolean)

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { HitView } from '../client/batonClient';
 import { compileSearchQuery } from '../core/searchQuery';
-import { age } from '../core/format';
+import { hitFacts, markedExcerpt } from '../core/searchHits';
 import type { BatonHost } from './host';
 import type { Panels } from './panels';
 
@@ -14,11 +14,6 @@ interface HitItem extends vscode.QuickPickItem {
 }
 
 const DEBOUNCE_MS = 60;
-
-/** Excerpts mark hits as [[word]]; QuickPick details are plain text, so show them with guillemets. */
-function plainExcerpt(excerpt: string): string {
-  return excerpt.replace(/\[\[/g, '«').replace(/\]\]/g, '»');
-}
 
 export function searchSessions(host: BatonHost, panels: Panels, limit: number, scope?: { sessionKey: string }): Promise<HitView | undefined> {
   const pick = vscode.window.createQuickPick<HitItem>();
@@ -50,8 +45,9 @@ export function searchSessions(host: BatonHost, panels: Panels, limit: number, s
       pick.items = hits.length
         ? hits.map((hit) => ({
             label: `$(comment-discussion) ${hit.title ?? hit.sessionKey}`,
-            description: [hit.title ? hit.sessionKey : null, hit.harness, `${age(hit.updatedAt)} ago`, hit.project].filter(Boolean).join(' · '),
-            detail: plainExcerpt(hit.excerpt),
+            description: [...(hit.title ? [hit.sessionKey] : []), ...hitFacts(hit, ['harness', 'age', 'project'])].join(' · '),
+            // Excerpts mark hits as [[word]]; QuickPick details are plain text, so show them with guillemets.
+            detail: markedExcerpt(hit.excerpt, 'guillemets'),
             alwaysShow: true,
             hit,
           }))

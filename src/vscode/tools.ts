@@ -1,6 +1,9 @@
-// Language-model tools (usable by Copilot agent mode and other participants): search sessions,
-// get inherited context, spawn a sub-agent, query a sub-agent, get a run's status. Errors are
-// written for the model: what went wrong and what to do instead.
+// Language-model tools (usable by Copilot agent mode and other participants): the catalogue's
+// tools under their `lm` names (src/server/toolCatalogue.ts): search sessions, get inherited
+// context, spawn a sub-agent, query a sub-agent, get a run's status. Searching and the inherited
+// context run the catalogue's handlers over the window's API client; spawning, querying and run
+// status need this window's models and run manager, so they are answered here. Errors are written
+// for the model: what went wrong and what to do instead.
 
 import * as vscode from 'vscode';
 import type { RunManager } from '../runs/runManager';
@@ -9,51 +12,23 @@ import type { ExecutionMode } from '../core/types';
 import type { Archivist } from './archive';
 import type { BatonHost } from './host';
 import { LM_RUNNER, pickModel } from './lmRunner';
+import { toolsOf, type ToolDefinition } from '../server/toolCatalogue';
 
 function result(text: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
 }
 
-interface SearchInput {
-  query: string;
-  sessionKey?: string;
-  limit?: number;
-}
+/** A catalogue tool with a handler: it runs over the window's API client, as the user. */
+class CatalogueTool implements vscode.LanguageModelTool<Record<string, unknown>> {
+  constructor(
+    private readonly host: BatonHost,
+    private readonly run: NonNullable<ToolDefinition['run']>,
+  ) {}
 
-export class SearchSessionsTool implements vscode.LanguageModelTool<SearchInput> {
-  static readonly toolId = 'baton_search_sessions';
-  constructor(private readonly host: BatonHost) {}
-
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<SearchInput>): Promise<vscode.LanguageModelToolResult> {
-    const { query, sessionKey, limit } = options.input;
-    if (typeof query !== 'string' || !query.trim()) throw new Error('Pass a non-empty "query": the words to look for in session transcripts.');
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, unknown>>): Promise<vscode.LanguageModelToolResult> {
+    const input = options.input ?? {};
     const client = await this.host.requireClient();
-    const hits = await client.search(query, { sessionKey, limit: Math.min(Math.max(limit ?? 5, 1), 20) });
-    if (hits.length === 0) return result(`No session transcript matches ${JSON.stringify(query)}. Try fewer or different words.`);
-    return result(
-      hits
-        .map((h) => `session ${h.sessionKey}${h.title ? ` "${h.title}"` : ''} (${h.harness}, updated ${h.updatedAt}, turn ${h.turnSeq}): ${h.excerpt}`)
-        .join('\n'),
-    );
-  }
-}
-
-interface InheritedInput {
-  sessionKey: string;
-}
-
-export class GetInheritedContextTool implements vscode.LanguageModelTool<InheritedInput> {
-  static readonly toolId = 'baton_get_inherited_context';
-  constructor(private readonly host: BatonHost) {}
-
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<InheritedInput>): Promise<vscode.LanguageModelToolResult> {
-    const key = options.input.sessionKey;
-    if (typeof key !== 'string' || !key.trim())
-      throw new Error('Pass "sessionKey": the parent session whose context you want (find keys with baton_search_sessions).');
-    const client = await this.host.requireClient();
-    if (!(await client.getSession(key))) throw new Error(`There is no session "${key}". Find the right key with baton_search_sessions.`);
-    const view = await client.inherited(key);
-    return result(view.empty ? `Session ${key} has nothing to inherit yet (no transcript or checkpoint).` : view.block);
+    return result((await this.run(input, { api: client, callerSession: null, admin: true, surface: 'lm' })).text);
   }
 }
 
@@ -67,7 +42,6 @@ interface SpawnInput {
 }
 
 export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
-  static readonly toolId = 'baton_spawn_subagent';
   constructor(
     private readonly host: BatonHost,
     private readonly runs: RunManager,
@@ -123,7 +97,6 @@ interface QueryInput {
 }
 
 export class QuerySubagentTool implements vscode.LanguageModelTool<QueryInput> {
-  static readonly toolId = 'baton_query_subagent';
   constructor(private readonly archivist: Archivist) {}
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<QueryInput>): Promise<vscode.LanguageModelToolResult> {
@@ -139,7 +112,6 @@ interface StatusInput {
 }
 
 export class GetRunStatusTool implements vscode.LanguageModelTool<StatusInput> {
-  static readonly toolId = 'baton_get_run_status';
   constructor(private readonly runs: RunManager) {}
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<StatusInput>): Promise<vscode.LanguageModelToolResult> {
@@ -160,12 +132,19 @@ export class GetRunStatusTool implements vscode.LanguageModelTool<StatusInput> {
   }
 }
 
+/**
+ * Registers every catalogue tool with an `lm` face under its public name: the catalogue's handler
+ * when it has one, else the host's own (the tools that need this window's models or run manager).
+ */
 export function registerTools(host: BatonHost, runs: RunManager, archivist: Archivist, subagentsEnabled: () => boolean): vscode.Disposable[] {
-  return [
-    vscode.lm.registerTool(SearchSessionsTool.toolId, new SearchSessionsTool(host)),
-    vscode.lm.registerTool(GetInheritedContextTool.toolId, new GetInheritedContextTool(host)),
-    vscode.lm.registerTool(SpawnSubagentTool.toolId, new SpawnSubagentTool(host, runs, subagentsEnabled)),
-    vscode.lm.registerTool(QuerySubagentTool.toolId, new QuerySubagentTool(archivist)),
-    vscode.lm.registerTool(GetRunStatusTool.toolId, new GetRunStatusTool(runs)),
-  ];
+  const hostTools: Record<string, vscode.LanguageModelTool<never>> = {
+    spawn: new SpawnSubagentTool(host, runs, subagentsEnabled),
+    querySubagent: new QuerySubagentTool(archivist),
+    runStatus: new GetRunStatusTool(runs),
+  };
+  return toolsOf('lm').map((tool) => {
+    const implementation = tool.run ? new CatalogueTool(host, tool.run) : hostTools[tool.id];
+    if (!implementation) throw new Error(`the language-model tool ${tool.face.name} has no handler`);
+    return vscode.lm.registerTool(tool.face.name, implementation);
+  });
 }

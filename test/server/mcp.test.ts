@@ -98,6 +98,22 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
     await client.close();
   });
 
+  it("holds a tool to its route's own validation: a query the search route refuses is refused over MCP too, with its message", async () => {
+    const long = 'canary '.repeat(2000);
+    const res = await fetch(`${daemon.server.url}/api/sessions/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: long }),
+    });
+    assert.equal(res.status, 400);
+    const { error } = (await res.json()) as { error: string };
+    const client = await connect(daemon);
+    const search = await client.callTool({ name: 'session_search', arguments: { query: long } });
+    assert.equal(search.isError, true);
+    assert.equal(textOf(search), error);
+    await client.close();
+  });
+
   it('needs the token, and refuses foreign hosts and origins', async () => {
     await assert.rejects(connect(daemon, {}, 'wrong-token'));
     const res = await fetch(`${daemon.server.url}/mcp`, {
