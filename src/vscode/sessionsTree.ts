@@ -348,7 +348,10 @@ function constraintItem(node: ConstraintNode): vscode.TreeItem {
   item.tooltip = tip;
   item.contextValue = 'constraint';
   // A rule stated in a turn opens the transcript there.
-  if (c.origin.seq !== null && c.sessionKey)
-    item.command = { command: 'baton.openTranscript', title: 'Open Transcript', arguments: [{ key: c.sessionKey, agentId: c.agentId }, c.origin.seq] };
+  // The default agent's session is addressed by its key alone, as everywhere in the tree.
+  if (c.origin.seq !== null && c.sessionKey) {
+    const target = c.agentId && c.agentId !== DEFAULT_AGENT ? { key: c.sessionKey, agentId: c.agentId } : c.sessionKey;
+    item.command = { command: 'baton.openTranscript', title: 'Open Transcript', arguments: [target, c.origin.seq] };
+  }
   return item;
 }
