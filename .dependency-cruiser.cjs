@@ -10,7 +10,7 @@ const LAYERS = {
   api: ['core'],
   node: ['core'],
   harnesses: ['core', 'api', 'node'],
-  store: ['core', 'node', 'harnesses'],
+  store: ['core', 'node'],
   runs: ['core', 'api', 'node'],
   server: ['core', 'api', 'node', 'harnesses', 'store', 'runs'],
   connectors: ['core', 'api', 'node', 'harnesses'],
