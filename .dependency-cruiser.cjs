@@ -31,6 +31,14 @@ module.exports = {
   forbidden: [
     ...layerRules,
     {
+      name: 'harness-folders-private',
+      comment:
+        'Only src/harnesses/ imports a harness folder src/harnesses/<name>/; the rest of src/ goes through src/harnesses/registry.ts (docs/architecture.md, "Add a harness").',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/harnesses/' },
+      to: { path: '^src/harnesses/[^/]+/' },
+    },
+    {
       name: 'no-circular',
       comment: 'Modules never import each other in a circle.',
       severity: 'error',
