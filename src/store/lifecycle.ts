@@ -105,11 +105,7 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
 
   const decision =
     args.lineage ??
-    decideLineageWith(
-      { harness: args.harness, sessionKey: key, explicitParent: args.explicitParent, propagatedParent: args.propagatedParent },
-      [],
-      undefined,
-    );
+    decideLineageWith({ harness: args.harness, sessionKey: key, explicitParent: args.explicitParent, propagatedParent: args.propagatedParent }, [], undefined);
   let parentKey: string | null = null;
   let source: LineageSource | null = null;
   const agentId = callerAgent;
