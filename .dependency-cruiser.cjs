@@ -11,7 +11,7 @@ const LAYERS = {
   api: ['core'],
   node: ['core'],
   harnesses: ['core', 'api', 'node'],
-  store: ['core', 'node', 'harnesses'],
+  store: ['core', 'node'],
   runs: ['core', 'api', 'node'],
   server: ['core', 'api', 'node', 'harnesses', 'store', 'runs'],
   connectors: ['core', 'api', 'node', 'harnesses'],
@@ -61,6 +61,14 @@ module.exports = {
   forbidden: [
     ...layerRules,
     ...sharedRules,
+    {
+      name: 'harness-folders-private',
+      comment:
+        'Only src/harnesses/ imports a harness folder src/harnesses/<name>/; the rest of src/ goes through src/harnesses/registry.ts (docs/architecture.md, "Add a harness").',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/harnesses/' },
+      to: { path: '^src/harnesses/[^/]+/' },
+    },
     {
       name: 'no-circular',
       comment: 'Modules never import each other in a circle.',

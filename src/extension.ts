@@ -126,12 +126,11 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   };
   configureExternal(settings.externalCommand);
   // VS Code agent mode's chats of this workspace, imported as they are saved (chatSessionImport.ts).
-  const chatFolder = ChatSessionImport.folderFor(context);
-  const chatImport = chatFolder ? new ChatSessionImport(chatFolder, host, log) : undefined;
+  const chatImports = ChatSessionImport.forWorkspace(context, host, log);
   context.subscriptions.push(
     host,
     panels,
-    ...(chatImport ? [chatImport] : []),
+    ...chatImports,
     tree,
     view,
     statusBar,
@@ -170,7 +169,7 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     chat,
     runs,
     archivist,
-    chatSessionsFolder: chatImport ? chatFolder : undefined,
+    chatSessionsFolder: chatImports[0]?.folder,
     registerSession: async (session) => {
       const r = await (await client()).call('sessionStart', { body: { ...session, sessionKey: session.key } });
       return { sessionKey: r.sessionKey, inject: r.inject ?? '' };

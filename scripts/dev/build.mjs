@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
+import { hookMappingsPlugin } from './hookMappingsPlugin.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
@@ -34,6 +35,8 @@ await esbuild.build({
   logOverride: { 'require-resolve-not-external': 'silent' },
   // sql.js probes for `fs`/`path` only in environments we never run in; keep them as node built-ins.
   define: { 'process.env.NODE_ENV': '"production"' },
+  // The hook command's harnesses, from the folders with a hooks.ts (keeps dist/hook.js free of the registry).
+  plugins: [hookMappingsPlugin(root)],
 });
 
 // The OpenCode plugin: an ES module OpenCode (Bun) loads, bundled with the Baton code it uses

@@ -1,17 +1,11 @@
 // `baton import <harness>` (claude-code, codex, copilot, opencode): backfill existing harness history
-// into the store, through the same writes the live hooks make.
+// into the store, through the same writes the live hooks make. One subcommand per harness with an
+// importer in the registry (Harness.importer): this file names no harness.
 
 import { Command, Option } from 'commander';
-import { HARNESS as CLAUDE_CODE } from '../harnesses/claudeCode/hooks';
-import { defaultClaudeProjectsDir, importClaudeCode, type ImportResult } from '../harnesses/claudeCode/import';
-import { HARNESS as CODEX } from '../harnesses/codex/hooks';
-import { defaultCodexSessionsDir, importCodex } from '../harnesses/codex/import';
-import { COPILOT } from '../harnesses/copilot';
-import { importCopilotChatSessions } from '../harnesses/copilot/import';
-import { openCode } from '../harnesses/openCode';
-import { defaultOpenCodeDataDir, importOpenCode } from '../harnesses/openCode/import';
+import { harnessImporters } from '../harnesses/registry';
+import type { ImportCounts, ImportIo } from '../harnesses/sessionImport';
 import { loadSqlJs } from '../store/sqljs';
-import type { ImportIo } from '../harnesses/sessionImport';
 import { liveEndpoint } from '../node/endpoint';
 import { openApi } from '../server/localApi';
 import { printRecoveryLine } from './openStore';
@@ -55,7 +49,7 @@ class ProgressLine {
   }
 }
 
-export function importSummary(result: ImportResult): string {
+export function importSummary(result: ImportCounts): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   let line = `imported ${plural(result.sessions, 'session')} (${plural(result.subagents, 'sub-agent')}), ${plural(result.turnsAdded, 'turn')} added`;
   const extras: string[] = [];
@@ -85,6 +79,7 @@ async function runImport<R>(
   const progress = new ProgressLine(`importing ${label} history`);
   const result = await run({
     open: () => openApi(dataDir, { holder: 'baton import', onRecovery: printRecoveryLine }, 60_000),
+    loadSqlJs,
     onProgress: (done, total) => progress.update(done, total),
     onWarning: (message) => {
       progress.clear();
@@ -99,63 +94,21 @@ type ImportOpts = { dataDir?: string; json?: boolean };
 export function registerImportCommands(program: Command, { dataDirOption, out }: Helpers): void {
   const importCommand = program.command('import').description('backfill existing history of a harness into Baton (idempotent)');
 
-  importCommand
-    .command(CLAUDE_CODE)
-    .description('import Claude Code sessions and their sub-agents from its projects folder')
-    .argument('[dir]', 'the projects folder (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)')
-    .addOption(dataDirOption())
-    .option('--json', 'machine-readable summary')
-    .action((dir: string | undefined, opts: ImportOpts) =>
-      runImport(opts, 'Claude Code', out, (io) => importClaudeCode({ projectsDir: dir ?? defaultClaudeProjectsDir(), ...io }), importSummary),
-    );
-
-  importCommand
-    .command(CODEX)
-    .description('import Codex sessions and their sub-agents from its rollout files')
-    .argument('[dir]', 'the sessions folder (default: $CODEX_HOME/sessions or ~/.codex/sessions)')
-    .addOption(dataDirOption())
-    .option('--json', 'machine-readable summary')
-    .action((dir: string | undefined, opts: ImportOpts) =>
-      runImport(opts, 'Codex', out, (io) => importCodex({ sessionsDir: dir ?? defaultCodexSessionsDir(), ...io }), importSummary),
-    );
-
-  importCommand
-    .command(COPILOT)
-    .description("import VS Code agent mode's chat sessions (workspaceStorage/*/chatSessions) and their sub-agents")
-    .option(
-      '--path <path>',
-      'a chatSessions folder or file, a workspaceStorage/<hash> folder or a workspaceStorage folder (default: every VS Code and code-server one found)',
-    )
-    .addOption(dataDirOption())
-    .option('--json', 'machine-readable summary')
-    .action((opts: ImportOpts & { path?: string }) =>
-      runImport(
-        opts,
-        'VS Code agent mode',
-        out,
-        (io) => importCopilotChatSessions({ source: opts.path, ...io }),
-        (result) => {
-          const known = result.sessions - result.created;
-          return (
-            `imported ${result.sessions} session(s) (${result.subagents} sub-agent(s)) from ${result.files} chat session file(s), ${result.turnsAdded} turn(s) added` +
-            (known > 0 ? `; ${known} already stored` : '') +
-            (result.skipped > 0 ? `; ${result.skipped} file(s) skipped` : '')
-          );
-        },
-      ),
-    );
-
-  // OpenCode: its database, read from the bytes (docs/harnesses.md).
-  importCommand
-    .command(openCode.id)
-    .description('import OpenCode sessions and their task sub-agents from its database (or from `opencode export` files)')
-    .option(
-      '--path <path>',
-      "OpenCode's data folder or its opencode.db, or a folder of `opencode export` JSON files, or one (default: $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
-    )
-    .addOption(dataDirOption())
-    .option('--json', 'machine-readable summary')
-    .action((opts: ImportOpts & { path?: string }) =>
-      runImport(opts, 'OpenCode', out, (io) => importOpenCode({ source: opts.path ?? defaultOpenCodeDataDir(), loadSqlJs, ...io }), importSummary),
-    );
+  // Alphabetical in `baton import --help`.
+  const harnesses = [...harnessImporters()].sort((a, b) => a.id.localeCompare(b.id));
+  for (const { id, importer } of harnesses) {
+    const command = importCommand.command(id).description(importer.description);
+    if (importer.source.as === 'argument') command.argument('[dir]', importer.source.help);
+    else command.option('--path <path>', importer.source.help);
+    command
+      .addOption(dataDirOption())
+      .option('--json', 'machine-readable summary')
+      .action((...args: unknown[]) => {
+        // Commander passes the arguments, then the options, then the command itself.
+        const self = args[args.length - 1] as Command;
+        const opts = self.opts<ImportOpts & { path?: string }>();
+        const source = importer.source.as === 'argument' ? (self.processedArgs[0] as string | undefined) : opts.path;
+        return runImport(opts, importer.label, out, (io) => importer.run(source, io), importer.summary ?? importSummary);
+      });
+  }
 }

@@ -1,6 +1,6 @@
 // The hook command: payload on stdin, hook output on stdout. Loaded by the small dist/hook.js
 // bundle too, so it must stay light (no CLI parser, no store, no schema library). Which harness
-// maps the payload comes from the hook mappings (src/harnesses/hookMappings.ts, checked against the registry; docs/harnesses.md).
+// maps the payload comes from the hook mappings (src/harnesses/hookMappings.ts: the harness folders with a hooks.ts; docs/harnesses.md).
 
 import { errorClassOf } from '../core/errors';
 import { JsonInputError, parseJsonSafely } from '../core/safeJson';

@@ -1,13 +1,16 @@
 // What Baton knows about one harness (Claude Code, Codex, OpenCode, OpenClaw…), in one object:
 // each harness folder exports one, and registry.ts lists them. The CLI (`baton hook|install|
-// uninstall`), the server (transcript roots, lineage, transcript parsing) and VS Code (the install
-// menu) iterate the registry instead of naming harnesses. docs/harnesses.md describes every
-// harness and how to add one.
+// uninstall|import|demo`), the server (transcript roots, lineage, transcript parsing, HTTP hooks)
+// and VS Code (the install menu, the live chat import) iterate the registry instead of naming
+// harnesses: nothing outside src/harnesses/ imports a harness folder (docs/architecture.md,
+// "Add a harness"). docs/harnesses.md describes every harness and how to add one.
 
 import type { ApiClient } from '../api/client';
+import type { RouteId } from '../api/routes';
 import type { HarnessLineage } from '../core/lineage';
 import type { TranscriptFormat, TranscriptParser } from '../core/normalize';
 import type { PayloadFiles } from '../node/payloadFiles';
+import type { ImportCounts, ImportIo } from './sessionImport';
 
 /** Anything that can call the API: the hook command's HTTP client, or the server itself (HTTP hooks). */
 export type ApiPoster = Pick<ApiClient, 'call'>;
@@ -108,6 +111,39 @@ export interface HarnessHooks {
   handle(payload: Record<string, unknown>, client: ApiPoster, run?: HookRun): Promise<HookOutput | null>;
 }
 
+/**
+ * `baton import <id>`: the harness's existing history, backfilled through the same writes its live
+ * hooks make. `baton demo` runs it on demo/sessions/<id> when that folder exists.
+ */
+export interface HarnessImporter {
+  /** The command's description (`baton import --help`). */
+  description: string;
+  /** What the progress line calls the history: `importing <label> history`. */
+  label: string;
+  /** How the command takes its source: an argument `[dir]`, or an option `--path <path>`; `help` describes it. */
+  source: { as: 'argument' | 'option'; help: string };
+  /** The source when none is given; absent: the importer finds its sources itself. */
+  defaultSource?(): string;
+  /** Imports what `source` holds (undefined: the default). Never opens the API before the source is known good. */
+  run(source: string | undefined, io: ImportIo): Promise<ImportCounts>;
+  /** The summary line printed after the import; absent: the shared one (`imported N sessions (M sub-agents), …`). */
+  summary?(result: ImportCounts): string;
+  /** The session to open first in a source (the demo's featured session): the root with the most sub-agents. */
+  featured?(source: string): string | null;
+  /**
+   * Sessions the harness saves into the workspace's own storage (VS Code agent mode's chatSessions):
+   * the extension imports them as they are saved (src/vscode/chatSessionImport.ts).
+   */
+  workspace?: {
+    /** The folder, from VS Code's workspace storage folder of this workspace (workspaceStorage/<hash>). */
+    folder(workspaceStorageDir: string): string;
+    /** The glob of the files to watch in it. */
+    pattern: string;
+    /** The session files the folder holds now. */
+    files(folder: string): string[];
+  };
+}
+
 export interface Harness {
   /** The `harness` value in the API, and the argument of `baton hook|install|uninstall`. */
   id: string;
@@ -126,8 +162,21 @@ export interface Harness {
 
   lineage: HarnessLineage;
 
-  /** Harnesses that run Baton's hook command: the raw payload mapped onto the sessions & hooks API. */
+  /**
+   * Harnesses that run Baton's hook command: the raw payload mapped onto the sessions & hooks API.
+   * The hook command (dist/hook.js) finds the mapping in the folder's hooks.ts, which exports it as
+   * `hooks` with the harness id as `HARNESS` (scripts/dev/build.mjs, docs/architecture.md).
+   */
   hooks?: HarnessHooks;
+
+  /**
+   * Hooks the harness can also POST to Baton directly (Claude Code's HTTP hooks): the API route
+   * (src/api/routes.ts) whose body is the raw hook payload, run through `hooks` inside the server.
+   */
+  httpHooks?: { route: RouteId };
+
+  /** `baton import <id>`; absent when Baton cannot read the harness's history. */
+  importer?: HarnessImporter;
 
   /** `baton install|uninstall <id>`; absent when Baton cannot install anything for it. */
   install?: {

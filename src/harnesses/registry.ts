@@ -6,7 +6,8 @@ import { decideLineageWith, parentFromKeyWith, type LineageDecision, type Lineag
 import { formatOf, normalizeWith, type NormalizeFormats, type NormalizeHint, type TranscriptFormat, type TranscriptParser } from '../core/normalize';
 import type { LineageSource, Turn } from '../core/types';
 import type { HookHarnessInfo } from '../core/hookHealth';
-import type { Harness } from './harness';
+import type { RouteId } from '../api/routes';
+import type { Harness, HarnessImporter } from './harness';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
 import { copilot } from './copilot';
@@ -22,6 +23,16 @@ export function harnessById(id: string): Harness | undefined {
 /** Harnesses that run Baton's hook command (`baton hook <id>`, dist/hook.js). */
 export function hookHarnesses(): Array<Harness & { hooks: NonNullable<Harness['hooks']> }> {
   return HARNESSES.filter((h): h is Harness & { hooks: NonNullable<Harness['hooks']> } => h.hooks !== undefined);
+}
+
+/** Harnesses `baton import` (and `baton demo`, and VS Code's live chat import) can read the history of. */
+export function harnessImporters(): Array<Harness & { importer: HarnessImporter }> {
+  return HARNESSES.filter((h): h is Harness & { importer: HarnessImporter } => h.importer !== undefined);
+}
+
+/** The harness whose HTTP hooks the API route `route` runs (Harness.httpHooks), with its hook mapping. */
+export function httpHookHarness(route: RouteId): (Harness & { hooks: NonNullable<Harness['hooks']> }) | undefined {
+  return hookHarnesses().find((h) => h.httpHooks?.route === route);
 }
 
 /** The installable harness `baton install <name>` means: by id or by one of its aliases. */

@@ -3,9 +3,12 @@
 // importing the lineage level by level so that every parent is written before its children.
 
 import * as fs from 'node:fs';
+import type { SqlJsStatic } from 'sql.js';
 import type { ApiAccess, ApiClient } from '../api/client';
 import { DEFAULT_AGENT } from '../core/agents';
 import { BatonError } from '../core/errors';
+import { normalizeWith, type TranscriptFormat, type TranscriptParser } from '../core/normalize';
+import type { Turn } from '../core/types';
 
 /** What an import is given: the API to write through, and where progress and warnings go. */
 export interface ImportIo {
@@ -13,6 +16,8 @@ export interface ImportIo {
   open(): Promise<ApiAccess>;
   onProgress?(done: number, total: number): void;
   onWarning?(message: string): void;
+  /** sql.js, for sources that are SQLite databases (the store's loader: src/harnesses may not import src/store). */
+  loadSqlJs?(): Promise<SqlJsStatic>;
 }
 
 /** One transcript file to import as one Baton session. */
@@ -43,6 +48,9 @@ export interface ImportResult {
   warnings: string[];
 }
 
+/** What every importer reports, whatever it read (a harness may add its own fields: files, format…). */
+export type ImportCounts = Omit<ImportResult, 'source'>;
+
 /** Files written at the same time (within one level of the lineage). */
 const CONCURRENCY = 8;
 
@@ -64,6 +72,16 @@ export interface SessionWrite {
   transcript: string | unknown[];
   /** The file `transcript` was read from: over the inline limit, the server reads that file itself (it must be under its transcript folders). */
   file?: string;
+}
+
+/**
+ * The turns of a transcript an import reduced to its harness's own records, read with that
+ * harness's format only: the registry (which knows every format) lists the importers, so an
+ * importer importing it would be a circle; the reduced text holds no other harness's records, so
+ * the turns are the same as the registry's reading.
+ */
+export function importedTurns(text: string, harness: string, own: { parser?: TranscriptParser; fallbackFormat: TranscriptFormat }): Turn[] {
+  return normalizeWith(text, { harness }, { parsers: own.parser ? [own.parser] : [], fallbackFor: () => own.fallbackFormat });
 }
 
 /** The running totals of an import, and the warning that goes both into them and to the caller. */

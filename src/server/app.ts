@@ -17,9 +17,7 @@ import type { MemoryService } from './memoryService';
 import { ADMIN_CALLER, inProcessClient } from './dispatch';
 import { findRoute, HOOK_HEADER, matchPath, ROUTES, type RouteId } from '../api/routes';
 import { HookHealthRecorder } from '../node/hookHealth';
-import { harnessById } from '../harnesses/registry';
-import { HARNESS as CLAUDE_CODE_HTTP_HOOKS } from '../harnesses/claudeCode/hooks';
-import { CLAUDE_STYLE_EVENTS } from '../harnesses/claudeStyleHooks';
+import { harnessById, httpHookHarness } from '../harnesses/registry';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import type { SessionService } from './sessionService';
 import { composeServices } from './services';
@@ -105,15 +103,16 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     return '(no route)';
   }
 
-  /** A hook call that got through: the hook command and plugin name harness and event in a header; Claude Code's HTTP hooks in the body. */
+  /** A hook call that got through: the hook command and plugin name harness and event in a header; HTTP hooks (Harness.httpHooks) in the body. */
   function noteHook(req: http.IncomingMessage, id: RouteId, body: unknown): void {
     const header = firstHeader(req, HOOK_HEADER);
     if (header) {
       const [harness, event] = header.split(' ');
       if (harness && event && harnessById(harness)) hookHealth.record(harness, event);
-    } else if (id === 'claudeCodeHook') {
+    } else {
+      const harness = httpHookHarness(id);
       const event = (body as { hook_event_name?: unknown } | undefined)?.hook_event_name;
-      if (typeof event === 'string' && (CLAUDE_STYLE_EVENTS as readonly string[]).includes(event)) hookHealth.record(CLAUDE_CODE_HTTP_HOOKS, event);
+      if (harness && typeof event === 'string' && harness.hooks.events.includes(event)) hookHealth.record(harness.id, event);
     }
   }
 

@@ -22,8 +22,8 @@ import type { RunService } from './runService';
 import type { BackgroundWork } from './jobs';
 import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
-import { handleClaudeCodeEvent, type ClaudeCodePayload } from '../harnesses/claudeCode/hooks';
-import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
+import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
+import { httpHookHarness } from '../harnesses/registry';
 import { PayloadFiles } from '../node/payloadFiles';
 
 export interface CallContext {
@@ -102,6 +102,25 @@ export function buildHandlers(svc: Services): Handlers {
   // What the hook mappings read of the files a payload names: only under the transcript roots,
   // never blocking, bounded (docs/security.md, "Reading files a request names").
   const hookFiles = new PayloadFiles({ roots: svc.config.transcriptRoots, maxBytes: svc.config.maxTranscriptBytes, timeoutMs: HOOK_FILE_READ_MS });
+
+  /** An HTTP-hook route: the raw hook payload through the mapping of the harness that declares the route (Harness.httpHooks). */
+  function httpHooks(route: RouteId) {
+    return async ({ body }: { body: Record<string, unknown> }, ctx: CallContext): Promise<Record<string, unknown>> => {
+      const harness = httpHookHarness(route);
+      if (!harness) throw new BatonError('not_found', 'no harness posts its hooks to this route');
+      // The event name is free text from the caller: logged only when it is one of the known events.
+      const event = harness.hooks.events.includes(String(body.hook_event_name)) ? String(body.hook_event_name) : 'other-event';
+      const stepFailed = (step: string, err: unknown) =>
+        logger.warn(`${harness.id} HTTP hook ${event}: step ${step} failed: ${err instanceof BatonError ? err.code : errorClassOf(err)}`);
+      try {
+        return ((await harness.hooks.handle(body, ctx.internal, { stepFailed, dataDir: svc.dataDir, files: hookFiles })) ?? {}) as Record<string, unknown>;
+      } catch (err) {
+        const cause = err instanceof HookStepFailure ? err.error : err;
+        if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);
+        throw cause;
+      }
+    };
+  }
 
   /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
   // Only the runs of the session's own agent: a run of another agent never reaches this parent.
@@ -231,22 +250,7 @@ export function buildHandlers(svc: Services): Handlers {
     synthesis: async ({ body }, ctx) => memory.synthesis(ctx.caller, body),
     synthesisComplete: async ({ body }, ctx) => memory.synthesisComplete(ctx.caller, body),
 
-    claudeCodeHook: async ({ body }, ctx) => {
-      // The event name is free text from the caller: logged only when it is one of the known events.
-      const event = (CLAUDE_STYLE_EVENTS as readonly string[]).includes(String(body.hook_event_name)) ? String(body.hook_event_name) : 'other-event';
-      const stepFailed = (step: string, err: unknown) =>
-        logger.warn(`claude-code HTTP hook ${event}: step ${step} failed: ${err instanceof BatonError ? err.code : errorClassOf(err)}`);
-      try {
-        return ((await handleClaudeCodeEvent(body as ClaudeCodePayload, ctx.internal, { stepFailed, dataDir: svc.dataDir, files: hookFiles })) ?? {}) as Record<
-          string,
-          unknown
-        >;
-      } catch (err) {
-        const cause = err instanceof HookStepFailure ? err.error : err;
-        if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);
-        throw cause;
-      }
-    },
+    claudeCodeHook: httpHooks('claudeCodeHook'),
 
     listSessions: async ({ query }, ctx) => {
       // Active sessions by default (the documented view); all=1 for every session, roots=1 / parent=KEY

@@ -16,7 +16,7 @@ import type { ReadResult } from '../store/reads';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
 import { continuesFrom, readTranscriptLines, withTranscriptFile, type ByteWindow, type TranscriptRead } from './transcriptSource';
-import { normalizeTranscript } from '../harnesses/registry';
+import { decideLineage, normalizeTranscript, parentFromKey, reparentSource } from '../harnesses/registry';
 import { tailMark, type TranscriptFileCursor } from '../core/fileCursor';
 import { hashText } from '../core/hash';
 import { messageListFrom, START_STATE } from '../core/normalize';
@@ -140,6 +140,14 @@ export class SessionService {
       propagatedParent: input.propagatedParent ?? null,
       harnessAgentId: input.harnessAgentId ?? null,
       harnessAgentType: input.harnessAgentType ?? null,
+      // The harnesses' lineage signals are decided here, not in the store (it knows no harness).
+      lineage: decideLineage({
+        harness: input.harness,
+        sessionKey,
+        explicitParent: input.parentSessionKey ?? null,
+        propagatedParent: input.propagatedParent ?? null,
+        harnessAgentId: input.harnessAgentId ?? null,
+      }),
       executionMode: input.executionMode ?? null,
       runtimePath: input.runtimePath,
       title: input.title ?? null,
@@ -207,7 +215,7 @@ export class SessionService {
         continuation: read?.continuation,
         // A file read from its start becomes the source the cursor describes; an inline list keeps the old rule (a shorter copy does not move it).
         file: read?.cursor ? { path: read.path, cursor: read.cursor, complete: read.complete, adopt: read.path !== INLINE_PATH } : undefined,
-        end,
+        end: end && { ...end, reparentSource: reparentSource(input.harness) },
         claimTtlMs: this.config.claimTtlMs,
       });
     if (Array.isArray(input.transcript)) return this.writeMessageList(agentId, input, input.transcript, write);
@@ -380,6 +388,7 @@ export class SessionService {
       query: input.query,
       sessionKey: input.sessionKey,
       currentSessionKey: input.currentSessionKey,
+      parentNamedByKey: input.currentSessionKey ? parentFromKey(stripSessionPrefix(input.currentSessionKey)) : null,
       project: input.project,
       limit,
     });

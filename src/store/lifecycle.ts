@@ -1,9 +1,11 @@
 // Session lifecycle commands used by the hook endpoint: start (with lineage), touch (transcript on
 // prompt submit), end. Each runs atomically in the store worker, so the runtime-path claim check
-// and the write it guards cannot be split by a concurrent request.
+// and the write it guards cannot be split by a concurrent request. What the harnesses say about
+// lineage is decided before the command (the session service, with the harness registry) and comes
+// in as data: the store knows no harness (docs/architecture.md, "Layers").
 
 import { BatonError } from '../core/errors';
-import { decideLineage, reparentSource } from '../harnesses/registry';
+import { decideLineageWith, type LineageDecision } from '../core/lineage';
 import type { ExecutionMode, LineageSource, Turn } from '../core/types';
 import { recordTranscript, upsertSession, type CommandContext, type RecordTranscriptArgs } from './commands';
 import { DEFAULT_AGENT, requireWritableSessionRow, writableSessionRow } from './ownership';
@@ -36,6 +38,12 @@ export interface StartSessionArgs {
   propagatedParent?: string | null;
   harnessAgentId?: string | null;
   harnessAgentType?: string | null;
+  /**
+   * The new session's parent as the harnesses' signals decide it (the session service decides,
+   * registry.ts decideLineage). Absent (a command journaled without it): explicit and propagated
+   * parents only.
+   */
+  lineage?: LineageDecision;
   executionMode?: ExecutionMode | null;
   runtimePath?: string;
   title?: string | null;
@@ -95,13 +103,9 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
     };
   }
 
-  const decision = decideLineage({
-    harness: args.harness,
-    sessionKey: key,
-    explicitParent: args.explicitParent,
-    propagatedParent: args.propagatedParent,
-    harnessAgentId: args.harnessAgentId,
-  });
+  const decision =
+    args.lineage ??
+    decideLineageWith({ harness: args.harness, sessionKey: key, explicitParent: args.explicitParent, propagatedParent: args.propagatedParent }, [], undefined);
   let parentKey: string | null = null;
   let source: LineageSource | null = null;
   const agentId = callerAgent;
@@ -155,7 +159,13 @@ export interface TouchSessionArgs {
   continuation?: RecordTranscriptArgs['continuation'];
   file?: RecordTranscriptArgs['file'];
   /** Ends the session after the write (session-end). */
-  end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string };
+  end?: {
+    reason: string | null;
+    status: 'ended' | 'completed' | 'failed';
+    parentSessionKey?: string;
+    /** Recorded with a parent set at the end: the harness's spawner signal (registry.ts reparentSource); default 'explicit'. */
+    reparentSource?: LineageSource;
+  };
   claimTtlMs?: number;
 }
 
@@ -214,7 +224,7 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
     Object.assign(set, { status: args.end.status, endedAt: ctx.now(), endReason: args.end.reason, runtimePath: null, claimedAt: null });
     const parent = args.end.parentSessionKey ? stripSessionPrefix(args.end.parentSessionKey) : null;
     if (parent && parent !== key && parent !== row.parent_session_key)
-      Object.assign(set, { parentSessionKey: parent, lineageSource: reparentSource(args.harness) });
+      Object.assign(set, { parentSessionKey: parent, lineageSource: args.end.reparentSource ?? 'explicit' });
   } else if (args.runtimePath) {
     Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now(), ...(row.status !== 'active' ? { status: 'active', endedAt: null } : {}) });
   }

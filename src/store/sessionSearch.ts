@@ -4,7 +4,6 @@
 // One read, so the endpoint makes one round trip to the store thread per search, not three.
 
 import type { Database } from 'sql.js';
-import { parentFromKey } from '../harnesses/registry';
 import type { SearchHit } from '../core/types';
 import type { SessionRecord } from '../core/session';
 import { DEFAULT_AGENT } from '../core/agents';
@@ -24,6 +23,8 @@ export interface SessionSearchArgs {
   sessionKey?: string;
   /** The caller's own session, when it says which one it is. */
   currentSessionKey?: string;
+  /** The parent the caller's key itself names (OpenClaw sub-agent keys; registry.ts parentFromKey), decided before the read. */
+  parentNamedByKey?: string | null;
   project?: string;
   limit: number;
 }
@@ -47,7 +48,7 @@ export function sessionSearch(db: Database, scope: Scope, a: SessionSearchArgs):
     // The caller's own session of its key: for the admin (which names no agent here) the default
     // agent's, never another agent's row of the same key.
     const stored = getSession(db, scope, current, scope === 'all' ? DEFAULT_AGENT : undefined);
-    const parent = parentFromKey(current) ?? stored?.parentSessionKey ?? null;
+    const parent = a.parentNamedByKey ?? stored?.parentSessionKey ?? null;
     if (parent) {
       sessionKey = parent;
       searchedParent = parent;

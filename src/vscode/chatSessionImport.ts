@@ -3,12 +3,15 @@
 // workspace's storage folder (the parent of the extension's own `context.storageUri`). The folder
 // is imported once at start and again (debounced) whenever a file in it changes; the import is
 // idempotent and leaves sessions the hooks recorded live alone (docs/harnesses.md, "VS Code agent mode").
+// Which harnesses save sessions there, and how they are read, comes from the registry: each
+// importer with a `workspace` folder gets a watcher of its own.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApiAccess } from '../api/client';
 import { Disposable, toDisposable } from '../core/disposable';
-import { chatSessionFiles, importCopilotChatSessions } from '../harnesses/copilot/import';
+import type { HarnessImporter } from '../harnesses/harness';
+import { HARNESSES } from '../harnesses/registry';
 import type { BatonHost } from './host';
 
 /** Chat session files are rewritten on every save: wait until VS Code has finished with one. */
@@ -20,23 +23,30 @@ export class ChatSessionImport extends Disposable {
   private running: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly folder: string,
+    readonly folder: string,
     private readonly host: BatonHost,
     private readonly log: vscode.LogOutputChannel,
+    private readonly importer: HarnessImporter & { workspace: NonNullable<HarnessImporter['workspace']> },
   ) {
     super();
-    const watcher = this._register(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(folder), '*.{jsonl,json}')));
+    const watcher = this._register(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(folder), importer.workspace.pattern)));
     const queue = (uri: vscode.Uri) => this.queue(uri.fsPath);
     this._register(watcher.onDidCreate(queue));
     this._register(watcher.onDidChange(queue));
     this._register(toDisposable(() => clearTimeout(this.timer)));
-    for (const file of chatSessionFiles(folder)) this.queue(file);
+    for (const file of importer.workspace.files(folder)) this.queue(file);
   }
 
-  /** The chatSessions folder of this workspace, from the extension's workspace storage; undefined without one. */
-  static folderFor(context: vscode.ExtensionContext): string | undefined {
+  /** One import per harness that saves sessions into this workspace's storage; none without a file workspace storage. */
+  static forWorkspace(context: vscode.ExtensionContext, host: BatonHost, log: vscode.LogOutputChannel): ChatSessionImport[] {
     const storage = context.storageUri;
-    return storage?.scheme === 'file' ? path.join(path.dirname(storage.fsPath), 'chatSessions') : undefined;
+    if (storage?.scheme !== 'file') return [];
+    const workspaceStorage = path.dirname(storage.fsPath);
+    return HARNESSES.flatMap((h) => {
+      const importer = h.importer;
+      if (!importer?.workspace) return [];
+      return [new ChatSessionImport(importer.workspace.folder(workspaceStorage), host, log, { ...importer, workspace: importer.workspace })];
+    });
   }
 
   queue(file: string): void {
@@ -65,7 +75,7 @@ export class ChatSessionImport extends Disposable {
     const open = async (): Promise<ApiAccess> => ({ api: client, via: 'server', close: async () => {} });
     for (const file of files) {
       try {
-        const result = await importCopilotChatSessions({ source: file, open, onWarning: (m) => this.log.warn(m) });
+        const result = await this.importer.run(file, { open, onWarning: (m) => this.log.warn(m) });
         if (result.turnsAdded > 0) this.log.info(`Imported ${path.basename(file)}: ${result.sessions} session(s), ${result.turnsAdded} turn(s) added`);
       } catch (err) {
         this.log.warn(`Chat session import of ${path.basename(file)}: ${(err as Error).message}`);

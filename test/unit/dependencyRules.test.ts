@@ -68,6 +68,30 @@ describe('dependency rules (.dependency-cruiser.cjs)', function () {
     assert.match(res.out, /layer-core/);
   });
 
+  it('fails when the store imports src/harnesses: it may import only src/core and src/node', () => {
+    const res = cruise(
+      tree({
+        'src/harnesses/registry.ts': 'export const HARNESSES = [];\n',
+        'src/store/s.ts': "import { HARNESSES } from '../harnesses/registry';\nexport const s = HARNESSES;\n",
+      }),
+    );
+    assert.notEqual(res.status, 0, res.out);
+    assert.match(res.out, /layer-store/);
+  });
+
+  it('fails when a file outside src/harnesses/ imports a harness folder, and passes through the registry', () => {
+    const files = {
+      'src/harnesses/codex/hooks.ts': "export const HARNESS = 'codex';\n",
+      'src/harnesses/registry.ts': "import { HARNESS } from './codex/hooks';\nexport const HARNESSES = [HARNESS];\n",
+    };
+    const direct = cruise(tree({ ...files, 'src/cli/c.ts': "import { HARNESS } from '../harnesses/codex/hooks';\nexport const c = HARNESS;\n" }));
+    assert.notEqual(direct.status, 0, direct.out);
+    assert.match(direct.out, /harness-folders-private/);
+    assert.match(direct.out, /src\/cli\/c\.ts/);
+    const viaRegistry = cruise(tree({ ...files, 'src/cli/c.ts': "import { HARNESSES } from '../harnesses/registry';\nexport const c = HARNESSES;\n" }));
+    assert.equal(viaRegistry.status, 0, viaRegistry.out);
+  });
+
   it('fails on an import circle inside one layer, even through type-only imports', () => {
     const res = cruise(
       tree({

@@ -3,9 +3,21 @@
 
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { hookHarnesses } from '../../src/harnesses/registry';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+interface HookMappingsPluginModule {
+  hookMappingsPlugin(root: string): esbuild.Plugin;
+  hookMappingFolders(root: string): string[];
+}
+
+/** The build's plugin that gives the hook command its harness list (scripts/dev/build.mjs). */
+async function pluginModule(): Promise<HookMappingsPluginModule> {
+  return (await import(pathToFileURL(path.join(ROOT, 'scripts', 'dev', 'hookMappingsPlugin.mjs')).href)) as HookMappingsPluginModule;
+}
 
 describe('the hook bundle (src/hook.ts)', function () {
   this.timeout(60_000);
@@ -22,6 +34,7 @@ describe('the hook bundle (src/hook.ts)', function () {
       metafile: true,
       outfile: 'hook.js',
       logLevel: 'silent',
+      plugins: [(await pluginModule()).hookMappingsPlugin(ROOT)],
     });
     const inputs = Object.keys(result.metafile.inputs);
     assert.deepEqual(
@@ -42,5 +55,22 @@ describe('the hook bundle (src/hook.ts)', function () {
     assert.ok(inputs.includes('src/api/routes.ts'), 'the hook names routes from the route table');
     const bytes = result.outputFiles[0].contents.byteLength;
     assert.ok(bytes < 100 * 1024, `the hook bundle is ${bytes} bytes`);
+  });
+
+  it("lists exactly the registry's hook harnesses, each with the registry's mapping, from the harness folders", async () => {
+    const { hookMappingFolders } = await pluginModule();
+    const fromFolders = await Promise.all(
+      hookMappingFolders(ROOT).map(async (folder) => {
+        const m = (await import(path.join(ROOT, 'src', 'harnesses', folder, 'hooks'))) as { HARNESS: string; hooks: unknown };
+        return [m.HARNESS, m.hooks];
+      }),
+    );
+    const byId = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
+    assert.deepEqual(
+      fromFolders.sort(byId),
+      hookHarnesses()
+        .map((h) => [h.id, h.hooks])
+        .sort(byId),
+    );
   });
 });

@@ -74,3 +74,6 @@ export const claudeCodeHooks: HarnessHooks = {
   events: CLAUDE_STYLE_EVENTS,
   handle: (payload, client, run) => handleClaudeCodeEvent(payload as ClaudeCodePayload, client, run),
 };
+
+/** This harness's entry in the hook command (dist/hook.js), found by the build under these names: HARNESS and hooks (scripts/dev/hookMappingsPlugin.mjs). */
+export { claudeCodeHooks as hooks };

@@ -15,8 +15,8 @@ import { importRoot, MAX_IMPORT_META_BYTES, readImportText } from '../../node/im
 import { HARNESS, subagentKey } from './hooks';
 import { claudeConfigDir } from './install';
 import { asObj, type Obj } from '../../core/normalize';
-import { normalizeTranscript } from '../registry';
-import { importByLevel, importTally, writeAndCount, type ImportedSession, type ImportIo, type ImportResult } from '../sessionImport';
+import { CLAUDE_CODE_JSONL, claudeCodeTranscript } from './transcript';
+import { importByLevel, importedTurns, importTally, writeAndCount, type ImportedSession, type ImportIo, type ImportResult } from '../sessionImport';
 
 export type { ImportResult };
 
@@ -190,7 +190,7 @@ export async function importClaudeCode(options: ImportOptions): Promise<ImportRe
       result.skipped++;
       return;
     }
-    const turns = normalizeTranscript(parsed.text, { harness: HARNESS });
+    const turns = importedTurns(parsed.text, HARNESS, { parser: claudeCodeTranscript, fallbackFormat: CLAUDE_CODE_JSONL });
     if (turns.length === 0) {
       result.skipped++; // only snapshots, attachments and the like: nothing to show
       return;

@@ -4,12 +4,22 @@
 import * as path from 'node:path';
 import type { Harness } from '../harness';
 import { claudeCodeHooks, HARNESS } from './hooks';
+import { defaultClaudeProjectsDir, importClaudeCode, scanClaudeProjects } from './import';
 import { claudeConfigDir, installClaudeCode, uninstallClaudeCode, type InstallTarget } from './install';
 import { CLAUDE_CODE_JSONL, claudeCodeTranscript } from './transcript';
 import type { HarnessLineage } from '../../core/lineage';
 
 function target(scope: 'project' | 'user', projectDir: string | undefined): InstallTarget {
   return scope === 'user' ? { scope: 'user' } : { scope: 'project', projectDir };
+}
+
+/** The root session with the most sub-agents: the one to open first. */
+function featuredSession(projectsDir: string): string | null {
+  const counts = new Map<string, number>();
+  for (const item of scanClaudeProjects(projectsDir)) counts.set(item.sessionId, (counts.get(item.sessionId) ?? 0) + (item.depth > 0 ? 1 : 0));
+  let best: string | null = null;
+  for (const [key, n] of counts) if (best === null || n > counts.get(best)!) best = key;
+  return best;
 }
 
 // Claude Code's lineage signals (docs/harnesses.md): SubagentStart carries the parent's session_id
@@ -32,6 +42,17 @@ export const claudeCode: Harness = {
   },
   lineage: claudeCodeLineage,
   hooks: claudeCodeHooks,
+  // Claude Code can POST its hooks to Baton itself (`baton install claude-code --http`).
+  httpHooks: { route: 'claudeCodeHook' },
+  importer: {
+    description: 'import Claude Code sessions and their sub-agents from its projects folder',
+    label: 'Claude Code',
+    source: { as: 'argument', help: 'the projects folder (default: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)' },
+    defaultSource: () => defaultClaudeProjectsDir(),
+    run: (source, io) => importClaudeCode({ ...io, projectsDir: source ?? defaultClaudeProjectsDir() }),
+    // The demo's featured session is the Claude Code story's: its lineage is the deepest.
+    featured: featuredSession,
+  },
   install: {
     scopes: ['project', 'user'],
     install(ctx) {

@@ -28,3 +28,6 @@ export const codexHooks: HarnessHooks = {
   events: CLAUDE_STYLE_EVENTS,
   handle: (payload, client, run) => handleCodexEvent(payload as ClaudeStylePayload, client, run),
 };
+
+/** This harness's entry in the hook command (dist/hook.js), found by the build under these names: HARNESS and hooks (scripts/dev/hookMappingsPlugin.mjs). */
+export { codexHooks as hooks };

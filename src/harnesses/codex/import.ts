@@ -14,8 +14,8 @@ import { BatonError } from '../../core/errors';
 import { importRoot, openImportFile, readImportText } from '../../node/importFile';
 import { subagentKey } from '../claudeStyleHooks';
 import { asObj, type Obj } from '../../core/normalize';
-import { normalizeTranscript } from '../registry';
-import { importByLevel, importTally, writeAndCount, type ImportedSession, type ImportIo, type ImportResult } from '../sessionImport';
+import { CODEX_JSONL, codexTranscript } from './transcript';
+import { importByLevel, importedTurns, importTally, writeAndCount, type ImportedSession, type ImportIo, type ImportResult } from '../sessionImport';
 import { HARNESS } from './hooks';
 import { firstLineOf, rolloutMeta, type RolloutMeta } from './rollout';
 import { codexHome } from './install';
@@ -176,7 +176,7 @@ export async function importCodex(options: CodexImportOptions): Promise<ImportRe
       result.skipped++;
       return;
     }
-    const turns = reduced ? normalizeTranscript(reduced.text, { harness: HARNESS }) : [];
+    const turns = reduced ? importedTurns(reduced.text, HARNESS, { parser: codexTranscript, fallbackFormat: CODEX_JSONL }) : [];
     if (!reduced || turns.length === 0) {
       result.skipped++; // a thread that never got to a message: nothing to show
       return;

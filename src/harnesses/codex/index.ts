@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import type { Harness } from '../harness';
 import { codexHooks, HARNESS } from './hooks';
+import { defaultCodexSessionsDir, importCodex } from './import';
 import { codexConfigPath, codexHome, installCodex, registerCodexMcp, uninstallCodex, unregisterCodexMcp } from './install';
 import { trustCodexHooks, type TrustOutcome } from './trust';
 import { CODEX_JSONL, codexTranscript } from './transcript';
@@ -38,6 +39,13 @@ export const codex: Harness = {
   },
   lineage: codexLineage,
   hooks: codexHooks,
+  importer: {
+    description: 'import Codex sessions and their sub-agents from its rollout files',
+    label: 'Codex',
+    source: { as: 'argument', help: 'the sessions folder (default: $CODEX_HOME/sessions or ~/.codex/sessions)' },
+    defaultSource: () => defaultCodexSessionsDir(),
+    run: (source, io) => importCodex({ ...io, sessionsDir: source ?? defaultCodexSessionsDir() }),
+  },
   install: {
     scopes: ['user'],
     async install(ctx) {

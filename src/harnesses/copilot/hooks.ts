@@ -303,3 +303,6 @@ export const copilotHooks: HarnessHooks = {
   events: COPILOT_EVENTS,
   handle: (payload, client, run) => handleCopilotEvent(payload, client, run),
 };
+
+/** This harness's entry in the hook command (dist/hook.js), found by the build under these names: HARNESS and hooks (scripts/dev/hookMappingsPlugin.mjs). */
+export { copilotHooks as hooks };

@@ -17,7 +17,7 @@ import { subagentKey } from '../claudeStyleHooks';
 import { writeImportedSession, type ImportIo } from '../sessionImport';
 import { parseChatSession } from './chatSessions';
 import { HARNESS } from './hooks';
-import { vscodeWorkspaceStorageRoots } from './index';
+import { vscodeWorkspaceStorageRoots } from './workspaceStorage';
 
 /**
  * Baton's own chat participant (`@baton`, package.json chatParticipants): its conversations are

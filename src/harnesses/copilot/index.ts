@@ -6,29 +6,20 @@ import * as path from 'node:path';
 import type { HarnessLineage } from '../../core/lineage';
 import type { Harness } from '../harness';
 import { copilotHooks, HARNESS } from './hooks';
+import { chatSessionFiles, importCopilotChatSessions, type CopilotImportResult } from './import';
 import { installVscode, uninstallVscode } from './install';
 import { COPILOT_JSONL, copilotTranscript } from './transcript';
+import { vscodeWorkspaceStorageRoots } from './workspaceStorage';
 
-export { HARNESS as COPILOT };
+export { HARNESS as COPILOT, vscodeWorkspaceStorageRoots };
 
-/** VS Code flavours whose user data lives in `<config>/<name>/User` on Linux. */
-const VSCODE_FLAVOURS = ['Code', 'Code - Insiders', 'Code - OSS', 'VSCodium'];
-
-/**
- * Where agent mode's transcripts and chat sessions live: each VS Code user data folder's
- * `User/workspaceStorage` (desktop VS Code's flavours, code-server), plus the user data folders in
- * $BATON_VSCODE_USER_DATA_DIRS (path-list: a `--user-data-dir` VS Code or code-server was started with).
- */
-export function vscodeWorkspaceStorageRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  const config = env.XDG_CONFIG_HOME || path.join(home, '.config');
-  const data = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
-  const userDataDirs = [
-    ...VSCODE_FLAVOURS.map((name) => path.join(config, name)),
-    ...VSCODE_FLAVOURS.map((name) => path.join(home, 'Library', 'Application Support', name)),
-    path.join(data, 'code-server'),
-    ...(env.BATON_VSCODE_USER_DATA_DIRS ?? '').split(path.delimiter).filter((d) => d.trim() !== ''),
-  ];
-  return userDataDirs.map((dir) => path.join(path.resolve(dir), 'User', 'workspaceStorage'));
+function summary(result: CopilotImportResult): string {
+  const known = result.sessions - result.created;
+  return (
+    `imported ${result.sessions} session(s) (${result.subagents} sub-agent(s)) from ${result.files} chat session file(s), ${result.turnsAdded} turn(s) added` +
+    (known > 0 ? `; ${known} already stored` : '') +
+    (result.skipped > 0 ? `; ${result.skipped} file(s) skipped` : '')
+  );
 }
 
 // Lineage: SubagentStart carries the parent's chat session id, sent as the explicit parent; the
@@ -46,6 +37,19 @@ export const copilot: Harness = {
   },
   lineage: copilotLineage,
   hooks: copilotHooks,
+  importer: {
+    description: "import VS Code agent mode's chat sessions (workspaceStorage/*/chatSessions) and their sub-agents",
+    label: 'VS Code agent mode',
+    source: {
+      as: 'option',
+      help: 'a chatSessions folder or file, a workspaceStorage/<hash> folder or a workspaceStorage folder (default: every VS Code and code-server one found)',
+    },
+    run: (source, io) => importCopilotChatSessions({ ...io, source }),
+    // The counts of every import, plus the chat session files read (importCopilotChatSessions' result).
+    summary: (result) => summary(result as CopilotImportResult),
+    // This workspace's chats as VS Code saves them, imported live by the extension (src/vscode/chatSessionImport.ts).
+    workspace: { folder: (workspaceStorage) => path.join(workspaceStorage, 'chatSessions'), pattern: '*.{jsonl,json}', files: chatSessionFiles },
+  },
   install: {
     scopes: ['user'],
     aliases: ['vscode'],

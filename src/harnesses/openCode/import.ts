@@ -17,13 +17,12 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../../core/errors';
 import { ImportFileError, importRoot, MAX_IMPORT_FILE_BYTES, openImportFile, readImportFile, readImportText } from '../../node/importFile';
 import { asObj, type Obj } from '../../core/normalize';
-import { normalizeTranscript } from '../registry';
-import { importTally, writeAndCount, type ImportIo, type ImportResult } from '../sessionImport';
-import { openCode } from './index';
+import { importedTurns, importTally, writeAndCount, type ImportIo, type ImportResult } from '../sessionImport';
 import { slimMessages, type OpenCodeMessage } from './messages';
 import { MAX_DATABASE_BYTES, sqliteImage } from './sqliteImage';
 
-const HARNESS = openCode.id;
+/** The harness id: `baton import opencode`, and the `harness` of the sessions written. */
+export const HARNESS = 'opencode';
 const DB_FILE = 'opencode.db';
 
 /** One OpenCode session, as read from the database or an export file. */
@@ -53,7 +52,7 @@ export interface OpenCodeImportResult extends ImportResult {
 
 /** `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` (where OpenCode keeps opencode.db). */
 export function defaultOpenCodeDataDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
-  return openCode.transcripts!.roots(env, home)[0];
+  return path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'opencode');
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
@@ -251,7 +250,7 @@ export async function importOpenCode(options: OpenCodeImportOptions): Promise<Op
     for (const session of parentsFirst(sessions)) {
       // Exactly the list the plugin sends, as it arrives over HTTP.
       const json = JSON.stringify(slimMessages(session.messages));
-      if (normalizeTranscript(json, { harness: HARNESS }).length === 0) {
+      if (importedTurns(json, HARNESS, { fallbackFormat: 'messages-json' }).length === 0) {
         result.skipped++; // a session that never got a message in: nothing to show
         continue;
       }

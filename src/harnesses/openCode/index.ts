@@ -2,8 +2,8 @@
 // from inside OpenCode. Transcripts are sent inline (message lists); OpenCode keeps its own under
 // $XDG_DATA_HOME/opencode. MCP server in opencode.json.
 
-import * as path from 'node:path';
 import type { Harness } from '../harness';
+import { defaultOpenCodeDataDir, HARNESS, importOpenCode } from './import';
 import { installOpenCode, registerOpenCodeMcp, uninstallOpenCode, unregisterOpenCodeMcp } from './install';
 import type { HarnessLineage } from '../../core/lineage';
 
@@ -16,14 +16,30 @@ export const openCodeLineage: HarnessLineage = {
 };
 
 export const openCode: Harness = {
-  id: 'opencode',
+  id: HARNESS,
   displayName: 'OpenCode',
   transcripts: {
     fallbackFormat: 'messages-json',
     matchesName: (name) => name.toLowerCase().includes('opencode'),
-    roots: (env, home) => [path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'opencode')],
+    roots: (env, home) => [defaultOpenCodeDataDir(env, home)],
   },
   lineage: openCodeLineage,
+  // Its database, read from the bytes (docs/harnesses.md), or `opencode export` files.
+  importer: {
+    description: 'import OpenCode sessions and their task sub-agents from its database (or from `opencode export` files)',
+    label: 'OpenCode',
+    source: {
+      as: 'option',
+      help: "OpenCode's data folder or its opencode.db, or a folder of `opencode export` JSON files, or one (default: $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
+    },
+    defaultSource: () => defaultOpenCodeDataDir(),
+    run: (source, io) =>
+      importOpenCode({
+        ...io,
+        source: source ?? defaultOpenCodeDataDir(),
+        loadSqlJs: io.loadSqlJs ?? (() => Promise.reject(new Error('reading an OpenCode database needs sql.js (ImportIo.loadSqlJs)'))),
+      }),
+  },
   install: {
     scopes: ['project', 'user'],
     install(ctx) {
