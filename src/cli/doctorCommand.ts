@@ -45,6 +45,10 @@ function render(report: DoctorReport): string {
       ? `store      ${report.store.sessions} sessions, ${report.store.turns} turns, ${report.store.textChars} chars, seq ${report.store.appliedSeq}`
       : '',
     report.quarantine.length ? `quarantine ${report.quarantine.length} file(s) in ${path.dirname(report.quarantine[0])}` : '',
+    report.storage
+      ? `size       database file ${(report.storage.fileBytes / 1e6).toFixed(1)} MB of its ${(report.storage.limitBytes / 1e6).toFixed(0)} MB limit (${report.storage.state})`
+      : '',
+    ...report.warnings.map((w) => `warning    ${w}`),
     ...report.problems.map((p) => `problem    ${p}`),
   ]
     .filter(Boolean)

@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'locked'
+  /** The store is at its size limit (docs/storage.md): HTTP 507. */
+  | 'insufficient_storage'
   | 'unavailable'
   | 'internal';
 
@@ -40,6 +42,7 @@ function isCode(code: string): code is ErrorCode {
     'unsupported_media_type',
     'payload_too_large',
     'locked',
+    'insufficient_storage',
     'unavailable',
     'internal',
   ].includes(code);

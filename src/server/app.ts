@@ -68,7 +68,17 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const runs = new RunService(config);
   const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, options.dataDir, (job) => jobs.enqueue(job)), logger);
   const hookHealth = new HookHealthRecorder(options.dataDir);
-  const dispatch = createDispatch({ store, config, sessions, memory, runs, work, logger, recovery: () => store.report.events });
+  const dispatch = createDispatch({
+    store,
+    config,
+    sessions,
+    memory,
+    runs,
+    work,
+    logger,
+    recovery: () => store.report.events,
+    storage: async () => (await store.status()).storage,
+  });
   let port = 0;
   /** Requests not yet answered, long-lived streams included. */
   const active = new Set<http.ServerResponse>();

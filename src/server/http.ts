@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   locked: 423,
   internal: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export function statusOf(code: ErrorCode): number {

@@ -9,6 +9,7 @@ import { liveEndpoint } from '../node/endpoint';
 import { BatonError } from '../core/errors';
 import { ReadView } from '../store/readView';
 import type { RecoveryEvent } from '../store/recovery';
+import type { StorageStatus } from '../store/sizeLimit';
 import { Store, type StoreAccess } from '../store/store';
 import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';
@@ -32,6 +33,7 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
   const config = loadConfig(dataDir);
   let store: StoreAccess;
   let events: RecoveryEvent[] = [];
+  let storage: () => Promise<StorageStatus | null> = async () => null;
   let close: () => Promise<void>;
   if ('readOnly' in opts) {
     const view = await ReadView.open(dataDir);
@@ -49,6 +51,7 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     events = opened.report.events;
     for (const event of events) opts.onRecovery?.(event.message);
     store = opened;
+    storage = async () => (await opened.status()).storage;
     close = () => opened.close();
   }
   const runs = new RunService(config);
@@ -62,6 +65,7 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     // Jobs queued here are done by the next server that opens the data directory.
     work: backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, dataDir, (job) => jobs.enqueue(job))),
     recovery: () => events,
+    storage,
   });
   const transport: Transport = {
     send: (id, input) => dispatch(id, { body: input.body ?? {}, query: input.query }, { caller: ADMIN_CALLER, params: input.params, header: () => undefined }),
