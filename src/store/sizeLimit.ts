@@ -143,6 +143,13 @@ export class SizeGuard {
       }
     }
     this.refused = false;
-    if (fileBytes !== this.fileBytes || this.close) this.measure(db);
+    if (this.close || fileBytes >= Math.floor(this.limitBytes * WARN_FRACTION)) {
+      this.measure(db);
+    } else if (fileBytes !== this.fileBytes) {
+      // Far from the limit one pragma per write is enough: the free pages are counted again at the
+      // next full measure (near the limit, after indexing catches up).
+      this.usedBytes += fileBytes - this.fileBytes;
+      this.fileBytes = fileBytes;
+    }
   }
 }
