@@ -753,7 +753,25 @@ export const SCHEMAS = {
       .loose(),
   },
   revokeToken: { response: z.object({ ok: z.literal(true) }) },
-  recovery: { response: z.object({ events: z.array(z.object({ kind: z.string(), message: z.string(), file: z.string().optional() })) }).loose() },
+  recovery: {
+    response: z
+      .object({
+        events: z.array(z.object({ kind: z.string(), message: z.string(), file: z.string().optional() })),
+        /** The database file against its size limit (docs/storage.md, "How big a store can grow"). */
+        storage: z
+          .object({
+            fileBytes: z.number(),
+            usedBytes: z.number(),
+            limitBytes: z.number(),
+            warnBytes: z.number(),
+            state: z.enum(['ok', 'warning', 'full']),
+            message: z.string().nullable(),
+          })
+          .nullable()
+          .optional(),
+      })
+      .loose(),
+  },
 } satisfies Record<RouteId, { body?: z.ZodType; query?: z.ZodType; response: z.ZodType }>;
 
 export type Schemas = typeof SCHEMAS;

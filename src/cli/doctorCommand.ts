@@ -70,6 +70,10 @@ function render(report: DoctorReport, server: ServerState): string {
     ...(report.store?.sessions ? [] : firstSteps().map((line) => `           ${line}`)),
     report.quarantine.length ? `quarantine ${report.quarantine.length} file(s) in ${path.dirname(report.quarantine[0])}` : '',
     ...report.notes.map((n) => `note       ${n}`),
+    report.storage
+      ? `size       database file ${(report.storage.fileBytes / 1e6).toFixed(1)} MB of its ${(report.storage.limitBytes / 1e6).toFixed(0)} MB limit (${report.storage.state})`
+      : '',
+    ...report.warnings.map((w) => `warning    ${w}`),
     ...report.problems.map((p) => `problem    ${p}`),
   ]
     .filter(Boolean)

@@ -9,4 +9,8 @@ export function printRecoveryLine(message: string): void {
 
 export function printRecovery(store: Store): void {
   for (const event of store.report.events) printRecoveryLine(event.message);
+  // A store near or at its size limit says so at every start (docs/storage.md, "How big a store can grow").
+  if (store.storageAtOpen.message)
+    process.stderr.write(`storage: ${store.storageAtOpen.message}
+`);
 }

@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'locked'
   | 'too_many_requests'
+  /** The store is at its size limit (docs/storage.md): HTTP 507. */
+  | 'insufficient_storage'
   | 'unavailable'
   | 'internal';
 
@@ -42,6 +44,7 @@ function isCode(code: string): code is ErrorCode {
     'payload_too_large',
     'locked',
     'too_many_requests',
+    'insufficient_storage',
     'unavailable',
     'internal',
   ].includes(code);

@@ -28,7 +28,7 @@ export interface HookLogLine {
   reason: string;
 }
 
-export type FailureKind = 'no-endpoint' | 'transcript-refused' | 'token-refused' | 'too-slow' | 'bad-payload' | 'other';
+export type FailureKind = 'no-endpoint' | 'transcript-refused' | 'token-refused' | 'too-slow' | 'bad-payload' | 'store-full' | 'other';
 
 /** Failures of one kind at one event and step, grouped. */
 export interface HookFailureGroup {
@@ -88,6 +88,7 @@ export function failureKind(line: Pick<HookLogLine, 'step' | 'reason'>): Failure
   const r = line.reason;
   if (/no running Baton endpoint|ECONNREFUSED/.test(r)) return 'no-endpoint';
   if (/HTTP 401\b/.test(r)) return 'token-refused';
+  if (/HTTP 507\b|store full/.test(r)) return 'store-full';
   if (/timed out|deadline passed|gave up after|not closed in time/.test(r)) return 'too-slow';
   if (/HTTP (400|413)\b/.test(r) && ((line.step !== null && TRANSCRIPT_STEPS.has(line.step)) || /user-prompt-submit|session-end/.test(r)))
     return 'transcript-refused';
@@ -117,6 +118,11 @@ function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string): H
       };
     case 'too-slow':
       return { kind, text: "The endpoint did not answer within the hook's budget: check the store above (a busy or damaged store), and the server log." };
+    case 'store-full':
+      return {
+        kind,
+        text: `The store is at its size limit and refuses what would make it larger (docs/storage.md, "How big a store can grow"): export the sessions you want to keep (\`baton export > sessions.jsonl\`), then move ${dataDir} aside or run Baton with another --data-dir.`,
+      };
     case 'bad-payload':
       return {
         kind,

@@ -55,7 +55,14 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   const { store, config } = options;
   const logger = options.logger ?? silentLogger;
   const adminHash = hashSecret(options.adminToken);
-  const { sessions, memory, runs, work, dispatch } = composeServices({ store, config, dataDir: options.dataDir, logger, recovery: () => store.report.events });
+  const { sessions, memory, runs, work, dispatch } = composeServices({
+    store,
+    config,
+    dataDir: options.dataDir,
+    logger,
+    recovery: () => store.report.events,
+    storage: async () => (await store.status()).storage,
+  });
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   // Before any request: runs a crashed server left unfinished are failed, their children ended (docs/runs.md).
   await runs.reconcile();

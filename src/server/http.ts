@@ -18,6 +18,7 @@ const STATUS: Record<ErrorCode, number> = {
   too_many_requests: 429,
   internal: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export function statusOf(code: ErrorCode): number {

@@ -9,6 +9,7 @@ import { liveEndpoint } from '../node/endpoint';
 import { BatonError } from '../core/errors';
 import { ReadView } from '../store/readView';
 import type { RecoveryEvent } from '../store/recovery';
+import type { StorageStatus } from '../store/sizeLimit';
 import { Store, type StoreAccess } from '../store/store';
 import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';
@@ -28,6 +29,7 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
   const config = loadConfig(dataDir);
   let store: StoreAccess;
   let events: RecoveryEvent[] = [];
+  let storage: () => Promise<StorageStatus | null> = async () => null;
   let close: () => Promise<void>;
   if ('readOnly' in opts) {
     const view = await ReadView.open(dataDir);
@@ -45,9 +47,10 @@ export async function openLocalApi(dataDir: string, opts: LocalOpen): Promise<Lo
     events = opened.report.events;
     for (const event of events) opts.onRecovery?.(event.message);
     store = opened;
+    storage = async () => (await opened.status()).storage;
     close = () => opened.close();
   }
-  const { runs, dispatch } = composeServices({ store, config, dataDir, recovery: () => events, readOnly: 'readOnly' in opts });
+  const { runs, dispatch } = composeServices({ store, config, dataDir, recovery: () => events, storage, readOnly: 'readOnly' in opts });
   // Holding the store now: runs a crashed process left unfinished are failed, their children ended (docs/runs.md).
   if (!('readOnly' in opts)) {
     try {

@@ -14,6 +14,7 @@ import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { RecoveryEvent } from '../store/recovery';
+import type { StorageStatus } from '../store/sizeLimit';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import type { InheritService } from './inheritService';
@@ -58,6 +59,8 @@ export interface Services {
   work: BackgroundWork;
   /** The recovery events of the store's open (file names and numbers only). */
   recovery?(): RecoveryEvent[];
+  /** The store's size against its limit (docs/storage.md, "How big a store can grow"); null when not known. */
+  storage?(): Promise<StorageStatus | null>;
   /** Where a step that degrades instead of failing its route says so (error class only). */
   logger?: Logger;
 }
@@ -429,7 +432,7 @@ export function buildHandlers(svc: Services): Handlers {
       return job;
     },
 
-    recovery: async () => ({ events: svc.recovery?.() ?? [] }),
+    recovery: async () => ({ events: svc.recovery?.() ?? [], storage: (await svc.storage?.()) ?? null }),
   };
 }
 

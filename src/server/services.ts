@@ -6,6 +6,7 @@
 
 import { silentLogger, type Logger } from '../core/logger';
 import type { RecoveryEvent } from '../store/recovery';
+import type { StorageStatus } from '../store/sizeLimit';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import { createDispatch, type Dispatch } from './dispatch';
@@ -25,6 +26,8 @@ export interface ComposeOptions {
   logger?: Logger;
   /** A lock-free read-only view: runs are neither recorded nor reconciled (docs/runs.md). */
   readOnly?: boolean;
+  /** The store's size against its limit (docs/storage.md, "How big a store can grow"); null when not known. */
+  storage?(): Promise<StorageStatus | null>;
 }
 
 export interface ComposedServices {
@@ -46,6 +49,18 @@ export function composeServices(options: ComposeOptions): ComposedServices {
   const runs = new RunService(config, options.readOnly ? undefined : store, logger);
   // Jobs queued where nothing runs them (the in-process API) are done by the next server that opens the data directory.
   const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, dataDir, (job) => jobs.enqueue(job)), logger);
-  const dispatch = createDispatch({ store, config, dataDir, sessions, memory, inherit, runs, work, logger, recovery: options.recovery });
+  const dispatch = createDispatch({
+    store,
+    config,
+    dataDir,
+    sessions,
+    memory,
+    inherit,
+    runs,
+    work,
+    logger,
+    recovery: options.recovery,
+    storage: options.storage,
+  });
   return { sessions, memory, inherit, runs, work, dispatch };
 }

@@ -13,7 +13,8 @@ import { layout } from '../node/paths';
 import { quarantineDir } from './quarantine';
 import { READ_QUERIES } from './reads';
 import { ACCEPT_LOSS_COMMAND, describeRange, type MissingRange, type RecoveryEvent } from './recovery';
-import { listSnapshots, readSnapshot } from './snapshot';
+import { listSnapshots, SNAPSHOT_TRAILER_BYTES, verifySnapshotFile } from './snapshot';
+import { storageStatus, storeLimitBytes, type StorageStatus } from './sizeLimit';
 import { loadSqlJs } from './sqljs';
 
 export interface DoctorReport {
@@ -30,10 +31,16 @@ export interface DoctorReport {
   quarantine: string[];
   /** What is worth knowing but needs nothing done (a stale lock: the next open takes it over). */
   notes: string[];
+  /** The database file against its size limit: of the state loaded, else of the newest valid snapshot. */
+  storage: StorageStatus | null;
   problems: string[];
+  /** Worth knowing, not wrong (the exit code stays 0): a store nearing its size limit. */
+  warnings: string[];
 }
 
-export async function runDoctor(dataDir: string): Promise<DoctorReport> {
+/** `limitBytes`: the store's size limit (default storeLimitBytes(), as the store uses). */
+export async function runDoctor(dataDir: string, options: { limitBytes?: number } = {}): Promise<DoctorReport> {
+  const limitBytes = storeLimitBytes(options.limitBytes);
   const paths = layout(dataDir);
   const report: DoctorReport = {
     dataDir,
@@ -46,7 +53,9 @@ export async function runDoctor(dataDir: string): Promise<DoctorReport> {
     store: null,
     quarantine: [],
     notes: [],
+    storage: null,
     problems: [],
+    warnings: [],
   };
   const recorded = readLock(paths.lock);
   const live = lockHolder(paths.lock);
@@ -63,15 +72,28 @@ export async function runDoctor(dataDir: string): Promise<DoctorReport> {
   checkJournal(paths.journalDir, live !== null, report);
   const quarantine = quarantineDir(dataDir);
   if (fs.existsSync(quarantine)) report.quarantine = fs.readdirSync(quarantine).map((name) => path.join(quarantine, name));
-  if (!live && report.exists) await checkState(dataDir, report);
+  if (!live && report.exists) await checkState(dataDir, report, limitBytes);
+  checkStorage(report, limitBytes);
   return report;
+}
+
+/** How full the store is: a problem at the limit (writes are refused), a warning before it. */
+function checkStorage(report: DoctorReport, limitBytes: number): void {
+  if (!report.storage) {
+    const newest = report.snapshots.find((s) => s.valid);
+    if (!newest) return;
+    const imageBytes = Math.max(0, newest.bytes - SNAPSHOT_TRAILER_BYTES);
+    report.storage = storageStatus(imageBytes, imageBytes, limitBytes);
+  }
+  if (report.storage.state === 'full') report.problems.push(report.storage.message!);
+  else if (report.storage.state === 'warning') report.warnings.push(report.storage.message!);
 }
 
 function checkSnapshots(dir: string, report: DoctorReport): void {
   for (const snap of listSnapshots(dir)) {
     const bytes = fs.statSync(snap.path).size;
     try {
-      readSnapshot(snap.path);
+      verifySnapshotFile(snap.path, { seq: snap.seq });
       report.snapshots.push({ file: snap.path, seq: snap.seq, bytes, valid: true });
     } catch (err) {
       report.snapshots.push({ file: snap.path, seq: snap.seq, bytes, valid: false, error: (err as Error).message });
@@ -117,7 +139,7 @@ function checkJournal(dir: string, held: boolean, report: DoctorReport): void {
 }
 
 /** Loads the state in memory as an open would (nothing is written) and checks it. */
-async function checkState(dataDir: string, report: DoctorReport): Promise<void> {
+async function checkState(dataDir: string, report: DoctorReport, limitBytes: number): Promise<void> {
   const SQL = await loadSqlJs();
   const { db, report: loaded } = loadDatabase(SQL, layout(dataDir));
   try {
@@ -127,7 +149,20 @@ async function checkState(dataDir: string, report: DoctorReport): Promise<void> 
         `${describeRange(range)} missing (${range.cause}); \`baton serve\` refuses to start, \`${ACCEPT_LOSS_COMMAND}\` starts without them`,
       );
     }
+    // A snapshot whose file verifies but whose database is not what it claims (fewer writes than its
+    // seq): the load skipped it, and it is as damaged as one with a bad checksum.
+    for (const skipped of loaded.skippedSnapshots) {
+      const entry = report.snapshots.find((s) => s.file === skipped.file);
+      if (!entry?.valid) continue;
+      entry.valid = false;
+      entry.error = skipped.reason;
+      report.problems.push(`snapshot ${skipped.file} is damaged (${skipped.reason.replace(`${skipped.file}: `, '')}); an open skips it`);
+    }
     report.integrity = READ_QUERIES.integrity(db);
+    const pageSize = Number(db.exec('PRAGMA page_size')[0].values[0][0]);
+    const pages = Number(db.exec('PRAGMA page_count')[0].values[0][0]);
+    const free = Number(db.exec('PRAGMA freelist_count')[0].values[0][0]);
+    report.storage = storageStatus(pages * pageSize, (pages - free) * pageSize, limitBytes);
     const stats = READ_QUERIES.stats(db);
     report.store = { sessions: stats.sessions, turns: stats.turns, textChars: stats.textChars, appliedSeq: loaded.appliedSeq };
     if (report.integrity.join() !== 'ok') report.problems.push(`integrity_check: ${report.integrity.join('; ')}`);

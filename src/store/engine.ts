@@ -14,11 +14,12 @@ import { encodeFrame, JournalWriter, listJournalFiles } from './journal';
 import { loadDatabase, settleRecovery, type OpenReport } from './load';
 import type { Layout } from '../node/paths';
 import { READ_QUERIES, type ReadName } from './reads';
-import { applyRecord, setAppliedSeq, type StoreRecord } from './records';
-import { DataLossError } from './recovery';
+import { accountedSeqs, applyRecord, setAppliedSeq, settleAccountedSeqs, type StoreRecord } from './records';
+import { DataLossError, describeRange } from './recovery';
 import { moveToQuarantine } from './quarantine';
 import { forgetStatements } from './db';
-import { listSnapshots, UnusableBaseError, writePatchedSnapshot, writeSnapshot, writeSnapshotPaced, type PageSource } from './snapshot';
+import { listSnapshots, UnusableBaseError, verifySnapshotFile, writePatchedSnapshot, writeSnapshot, writeSnapshotPaced, type PageSource } from './snapshot';
+import { SizeGuard, storeLimitBytes } from './sizeLimit';
 import { loadSqlJs } from './sqljs';
 import { removeGradually } from '../node/fsync';
 import { fileImage, fileSize, trackerOf } from './roomyDatabase';
@@ -93,6 +94,8 @@ export interface EngineOptions {
   startCompaction?(job: CompactionJob): Promise<string>;
   /** Open even when acknowledged writes are missing (see DataLossError); without it such an open throws and changes nothing. */
   acceptLoss?: boolean;
+  /** Writes that would grow the database file past this many bytes are refused; default storeLimitBytes() (sizeLimit.ts). */
+  limitBytes?: number;
 }
 
 export class Engine {
@@ -103,6 +106,7 @@ export class Engine {
   private base: string | null;
   private compacting: Promise<void> | null = null;
   private failed: Error | null = null;
+  private readonly guard: SizeGuard;
 
   private constructor(
     private readonly db: Database,
@@ -114,6 +118,7 @@ export class Engine {
     this.snapshotSeq = report.snapshotSeq;
     this.base = report.snapshot;
     this.journal = new JournalWriter(layout.journalDir, this.seq + 1);
+    this.guard = new SizeGuard(storeLimitBytes(options.limitBytes), (message) => options.onLog?.('warn', message));
   }
 
   static async open(layout: Layout, options: EngineOptions): Promise<Engine> {
@@ -125,22 +130,28 @@ export class Engine {
       throw new DataLossError(layout.dataDir, report.missing);
     }
     settleRecovery(layout, report);
+    // The writes given up are accounted for by the accepted loss (and named in its events).
+    if (report.missing.length > 0) settleAccountedSeqs(db, report.appliedSeq);
     // After a skipped snapshot or an accepted loss, a snapshot of what was recovered restores two
     // generations, and the next open no longer meets the gap.
     let fresh: string | null = null;
+    let verified = true;
     if (report.appliedSeq > 0 && (report.skippedSnapshots.length > 0 || report.missing.length > 0)) {
       catchUpIndex(db);
       forgetStatements(db);
-      fresh = writeSnapshot(layout.snapshotDir, report.appliedSeq, fileImage(db));
-      report.events.push({ kind: 'snapshot-written', file: fresh, message: `snapshot ${fresh} written from the recovered state (seq ${report.appliedSeq})` });
+      fresh = writeVerifiedSnapshot(layout, report.appliedSeq, fileImage(db), (message) => report.events.push({ kind: 'snapshot-failed', message }));
+      verified = fresh !== null;
+      if (fresh)
+        report.events.push({ kind: 'snapshot-written', file: fresh, message: `snapshot ${fresh} written from the recovered state (seq ${report.appliedSeq})` });
     }
     const engine = new Engine(db, layout, report, options);
     if (fresh) {
       engine.snapshotSeq = report.appliedSeq;
       engine.base = fresh;
     }
-    prune(layout, engine.journal.firstSeq);
+    if (verified) prune(layout, engine.journal.firstSeq);
     for (const event of report.events) options.onLog?.('warn', event.message);
+    engine.guard.measure(db); // warns now when the store is already near its limit
     // A long journal left by a crash is folded into a snapshot now, so the next open is fast again.
     if (report.replayedBytes >= options.compactBytes && report.replayedFrames > 0) void engine.compact();
     return engine;
@@ -165,7 +176,7 @@ export class Engine {
       const before = this.journal.bytes;
       try {
         if (frames.length > 0) {
-          setAppliedSeq(this.db, this.seq);
+          setAppliedSeq(this.db, this.seq, frames.length);
           this.journal.append(frames);
         }
         this.db.exec('COMMIT');
@@ -235,9 +246,12 @@ export class Engine {
       now: () => at,
       newId: () => crypto.randomUUID(),
     };
+    const usedBefore = this.guard.before(this.db);
     this.db.exec('SAVEPOINT command');
     try {
       const value = command(ctx, request.args);
+      // Past the limit a write is undone whole, before anything of it reaches the journal.
+      if (records.length > 0) this.guard.after(this.db, usedBefore);
       this.db.exec('RELEASE command');
       if (records.length === 0) return { id: request.id, value, frame: null, keys: [] };
       this.seq += 1;
@@ -274,7 +288,11 @@ export class Engine {
   indexSlice(backlog: number, maxTurns: number): boolean {
     if (this.failed) return false;
     try {
-      return catchUpIndex(this.db, maxTurns, backlog) > 0;
+      const waiting = catchUpIndex(this.db, maxTurns, backlog);
+      // The index grows the file outside any write (after a restart, a whole journal's turns at
+      // once): the size the status reports is measured again once it has caught up.
+      if (waiting === 0) this.guard.measure(this.db);
+      return waiting > 0;
     } catch (err) {
       this.options.onLog?.('error', `indexing failed: ${(err as Error).message}`);
       return false;
@@ -355,6 +373,7 @@ export class Engine {
       journalBytes: this.journal.bytes,
       compacting: this.compacting !== null,
       failed: this.failed?.message ?? null,
+      storage: this.guard.status,
     };
   }
 
@@ -366,9 +385,11 @@ export class Engine {
     if (this.seq > this.snapshotSeq && !this.failed) {
       catchUpIndex(this.db);
       forgetStatements(this.db);
-      writeSnapshot(this.layout.snapshotDir, this.seq, fileImage(this.db));
-      this.snapshotSeq = this.seq;
-      prune(this.layout, this.seq + 1);
+      // Unverified, it replaces nothing: the journal stays, and the next open replays it.
+      if (writeVerifiedSnapshot(this.layout, this.seq, fileImage(this.db), (message) => this.options.onLog?.('error', message))) {
+        this.snapshotSeq = this.seq;
+        prune(this.layout, this.seq + 1);
+      }
     }
     forgetStatements(this.db);
     this.db.close();
@@ -393,6 +414,10 @@ export async function compactByReplay(layout: Layout, uptoSeq: number): Promise<
   let image: Uint8Array;
   try {
     if (report.appliedSeq !== uptoSeq) throw new BatonError('internal', `journal ends at ${report.appliedSeq}, expected ${uptoSeq}`);
+    // A state rebuilt around damage is not the store's state: writing it would replace the journal
+    // with a snapshot missing writes. The store thread's next open reports the damage instead.
+    const problem = replayProblem(report, accountedSeqs(db));
+    if (problem) throw new BatonError('internal', `no snapshot written at seq ${uptoSeq}: ${problem}`);
     catchUpIndex(db); // a snapshot carries the complete index
     forgetStatements(db);
     image = fileImage(db);
@@ -402,6 +427,7 @@ export async function compactByReplay(layout: Layout, uptoSeq: number): Promise<
     db.close();
   }
   const file = await writeSnapshotPaced(layout.snapshotDir, uptoSeq, image, COMPACTION_PACE);
+  verifyOrQuarantine(layout, file, { seq: uptoSeq, size: image.length });
   // The store rotated its journal to uptoSeq + 1 before starting this compaction.
   await pruneGradually(layout, uptoSeq + 1);
   return file;
@@ -418,6 +444,44 @@ export async function compactByPatch(
   window: Uint8Array,
 ): Promise<string> {
   const file = await writePatchedSnapshot(layout.snapshotDir, job.seq, job.base, job.size, source, COMPACTION_PACE, window);
+  verifyOrQuarantine(layout, file, { seq: job.seq, size: job.size }, window);
   await pruneGradually(layout, job.seq + 1);
   return file;
+}
+
+/** Why a state loaded for a compaction must not become a snapshot, or null. */
+function replayProblem(report: OpenReport, accounted: number | null): string | null {
+  if (report.skippedSnapshots.length > 0) return `snapshot ${report.skippedSnapshots.map((s) => path.basename(s.file)).join(' and ')} could not be used`;
+  if (report.missing.length > 0) return report.missing.map((m) => `${describeRange(m)} missing (${m.cause})`).join('; ');
+  if (accounted !== null && accounted !== report.appliedSeq) return `the state accounts for ${accounted} of ${report.appliedSeq} writes`;
+  return null;
+}
+
+/**
+ * Reads a snapshot just written back from disk and checks it (verifySnapshotFile). One that fails
+ * goes into quarantine, so it can neither be loaded nor make the journal it should cover obsolete,
+ * and the compaction fails.
+ */
+function verifyOrQuarantine(layout: Layout, file: string, expect: { seq: number; size: number }, window?: Uint8Array): void {
+  try {
+    verifySnapshotFile(file, expect, window);
+  } catch (err) {
+    const moved = fs.existsSync(file) ? moveToQuarantine(layout.dataDir, file) : null;
+    throw new Error(
+      `snapshot ${file} failed its check after writing (${(err as Error).message.replace(`${file}: `, '')})${moved ? `; moved to ${moved}` : ''}; the journal it covers is kept`,
+      { cause: err },
+    );
+  }
+}
+
+/** writeSnapshot, then verifyOrQuarantine; null (after telling `onFailure`) when the snapshot did not verify. */
+export function writeVerifiedSnapshot(layout: Layout, seq: number, image: Uint8Array, onFailure: (message: string) => void): string | null {
+  const file = writeSnapshot(layout.snapshotDir, seq, image);
+  try {
+    verifyOrQuarantine(layout, file, { seq, size: image.length });
+    return file;
+  } catch (err) {
+    onFailure((err as Error).message);
+    return null;
+  }
 }

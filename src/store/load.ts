@@ -10,10 +10,10 @@ import { bm25FromMatchinfo, matchinfoFromBytes } from '../core/rank';
 import { cleanJournalBytes, listJournalFiles, readJournalFile, scanJournal, type DamagedRange, type JournalFrame } from './journal';
 import type { Layout } from '../node/paths';
 import { moveToQuarantine, replaceKeepingOriginal } from './quarantine';
-import { applyRecord, appliedSeq, setAppliedSeq, type StoreRecord } from './records';
+import { accountedSeqs, applyRecord, appliedSeq, setAppliedSeq, settleAccountedSeqs, type StoreRecord } from './records';
 import { describeRange, type MissingRange, type RecoveryEvent } from './recovery';
 import { migrate } from './schema';
-import { CorruptSnapshotError, listSnapshots, readSnapshot } from './snapshot';
+import { CorruptSnapshotError, imageHeaderProblem, listSnapshots, readSnapshot } from './snapshot';
 import { openWithRoom, roomFor } from './roomyDatabase';
 
 export interface OpenReport {
@@ -64,17 +64,20 @@ function loadNewestSnapshot(SQL: SqlJsStatic, layout: Layout, uptoSeq: number, r
       // The SHA-256 in the trailer proves the image is the one written; a full quick_check here
       // would cost seconds at thousands of sessions (`baton doctor` runs integrity_check instead).
       // Read straight into the room the database file grows in: no second copy of the image.
-      const { image } = readSnapshot(snap.path, roomFor);
+      const { seq, image } = readSnapshot(snap.path, roomFor);
+      if (seq !== snap.seq) throw new CorruptSnapshotError(`its trailer names seq ${seq}, its file name ${snap.seq}`);
+      const headerProblem = imageHeaderProblem(image.subarray(0, 100), image.length);
+      if (headerProblem) throw new CorruptSnapshotError(headerProblem);
       const candidate = openWithRoom(SQL, image);
-      let version = 0;
+      let problem: string | null = null;
       try {
-        version = Number(candidate.exec('PRAGMA user_version')[0].values[0][0]);
+        problem = historyProblem(candidate, snap.seq);
       } catch {
-        version = 0;
+        problem = 'not a Baton database';
       } finally {
-        if (version < 1) candidate.close(); // not ours, or not a database at all: free its file
+        if (problem) candidate.close(); // not ours, or not what it claims: free its file
       }
-      if (version < 1) throw new CorruptSnapshotError('not a Baton database');
+      if (problem) throw new CorruptSnapshotError(problem);
       report.snapshot = snap.path;
       report.snapshotSeq = snap.seq;
       return candidate;
@@ -84,6 +87,21 @@ function loadNewestSnapshot(SQL: SqlJsStatic, layout: Layout, uptoSeq: number, r
       report.events.push({ kind: 'snapshot-skipped', file: snap.path, message: `snapshot ${snap.path} skipped: ${reason}` });
     }
   }
+  return null;
+}
+
+/**
+ * What is wrong with a snapshot's database against what the snapshot claims, or null: it must be a
+ * Baton database holding exactly the writes up to `seq`, every one of them accounted for. A
+ * snapshot rebuilt from only part of the journal is consistent with itself but falls short here.
+ */
+function historyProblem(db: Database, seq: number): string | null {
+  if (Number(db.exec('PRAGMA user_version')[0].values[0][0]) < 1) return 'not a Baton database';
+  const applied = appliedSeq(db);
+  if (applied !== seq) return `its database holds the writes up to seq ${applied}, its name says ${seq}`;
+  const accounted = accountedSeqs(db);
+  if (accounted !== null && accounted !== applied)
+    return `its database accounts for ${accounted} of the ${applied} writes it claims to hold (it was rebuilt without the writes before a gap)`;
   return null;
 }
 
@@ -114,6 +132,7 @@ export function loadDatabase(SQL: SqlJsStatic, layout: Layout, uptoSeq = Infinit
   const db = loadNewestSnapshot(SQL, layout, uptoSeq, report) ?? openWithRoom(SQL);
   registerFunctions(db);
   report.migrations = migrate(db);
+  if (accountedSeqs(db) === null) settleAccountedSeqs(db, appliedSeq(db)); // kept from here on
   const files = listJournalFiles(layout.journalDir);
   report.journalFiles = files.length;
   let seq = appliedSeq(db);
@@ -207,14 +226,14 @@ function applyFrame(db: Database, frame: JournalFrame<StoreRecord>): boolean {
   db.exec('BEGIN');
   try {
     for (const rec of frame.records) applyRecord(db, rec);
-    setAppliedSeq(db, frame.seq);
+    setAppliedSeq(db, frame.seq, 1);
     db.exec('COMMIT');
     return true;
   } catch {
     db.exec('ROLLBACK');
     // Without missing writes before it, a record that cannot apply failed the same way when it was
     // first written and was never acknowledged.
-    setAppliedSeq(db, frame.seq);
+    setAppliedSeq(db, frame.seq, 1);
     return false;
   }
 }

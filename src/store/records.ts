@@ -493,6 +493,28 @@ export function appliedSeq(db: Database): number {
   return metaNumber(db, 'applied_seq', 0);
 }
 
-export function setAppliedSeq(db: Database, seq: number): void {
+/**
+ * Advances applied_seq to `seq` after `added` more writes were applied. The database also counts
+ * the writes its history accounts for ('accounted_seqs'): in a database built write by write from
+ * seq 1 the count equals applied_seq, and one rebuilt from only part of the journal (a snapshot that
+ * lost the writes before it) falls short, which an open reports as damage (docs/storage.md,
+ * "Verifying snapshots").
+ */
+export function setAppliedSeq(db: Database, seq: number, added: number): void {
   setMetaNumber(db, 'applied_seq', seq);
+  run(db, "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT) WHERE key = 'accounted_seqs'", [added]);
+}
+
+/** How many writes the database's history accounts for; null in a database from before the count was kept. */
+export function accountedSeqs(db: Database): number | null {
+  const value = metaNumber(db, 'accounted_seqs', -1);
+  return value < 0 ? null : value;
+}
+
+/**
+ * Starts the count where it cannot be checked: a database from before it was kept (trusted as it
+ * stands), or one opened with an accepted loss (the writes given up are accounted for by the loss).
+ */
+export function settleAccountedSeqs(db: Database, seq: number): void {
+  setMetaNumber(db, 'accounted_seqs', seq);
 }

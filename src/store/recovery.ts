@@ -19,6 +19,8 @@ export type RecoveryEventKind =
   | 'journal-rewritten'
   /** A fresh snapshot written at open, so that two generations exist again after damage. */
   | 'snapshot-written'
+  /** A snapshot just written failed its check when read back: it went into quarantine, the journal it covers stays. */
+  | 'snapshot-failed'
   /** Writes known to be missing, opened anyway because the loss was accepted. */
   | 'loss-accepted';
 

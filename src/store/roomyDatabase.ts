@@ -14,9 +14,15 @@
 
 import type { Database, SqlJsStatic } from 'sql.js';
 import { FileStorage, PageTracker } from './pageTracker';
+import { MAX_FILE_BYTES } from './sizeLimit';
 
-/** Room for the file: at least this much, or a multiple of the image, whichever is larger. */
-export const MIN_ROOM_BYTES = 1 << 30;
+/**
+ * Room for the file: at least this much, or a multiple of the image, whichever is larger. Past the
+ * default size limit (sizeLimit.ts), so that a store never outgrows its room below the limit: an
+ * outgrown file's pages are no longer tracked, and each snapshot then loads a second copy of the
+ * database in the compactor (docs/storage.md, "How big a store can grow").
+ */
+export const MIN_ROOM_BYTES = 2 * 1024 * 1024 * 1024;
 const ROOM_FACTOR = 4;
 
 /**
@@ -30,7 +36,13 @@ class ImageWithRoom extends Uint8Array {
   room: FileStorage | null = null;
 
   override slice(start?: number, end?: number): Uint8Array<ArrayBuffer> {
-    if (this.byteOffset === 0 && (start ?? 0) === 0 && (end ?? this.length) === this.length && this.buffer.byteLength >= this.capacity) {
+    if (
+      this.byteOffset === 0 &&
+      (start ?? 0) === 0 &&
+      (end ?? this.length) === this.length &&
+      this.buffer.byteLength >= this.capacity &&
+      this.buffer.byteLength <= MAX_FILE_BYTES
+    ) {
       this.room = new FileStorage(this.buffer as ArrayBuffer);
       return this.room;
     }
@@ -48,8 +60,12 @@ class ImageWithRoom extends Uint8Array {
 /** The storage each database's file started in (see fileImage), and what tracks writes to it. */
 const rooms = new WeakMap<Database, { storage: FileStorage; tracker: PageTracker }>();
 
+/**
+ * Never more than a typed array can span (4 GiB in Node 20): a larger buffer can be allocated, but
+ * the file's storage could not be laid over it, and every snapshot over 1 GiB failed to open.
+ */
 export function roomFor(imageBytes: number): number {
-  return Math.max(MIN_ROOM_BYTES, imageBytes * ROOM_FACTOR);
+  return Math.min(MAX_FILE_BYTES, Math.max(MIN_ROOM_BYTES, imageBytes * ROOM_FACTOR));
 }
 
 /** The smallest valid database file: one empty page, so that there is an image to give room to. */

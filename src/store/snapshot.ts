@@ -11,6 +11,8 @@ import { numberedFiles } from '../node/paths';
 
 const MAGIC = Buffer.from('BATONSN1', 'ascii');
 const TRAILER = MAGIC.length + 8 + 8 + 32;
+/** Bytes after the image in a snapshot file. */
+export const SNAPSHOT_TRAILER_BYTES = TRAILER;
 const NAME = /^snapshot-(\d{16})\.db$/;
 
 export interface SnapshotFile {
@@ -57,6 +59,61 @@ export async function writeSnapshotPaced(dir: string, seq: number, image: Uint8A
 
 export class CorruptSnapshotError extends Error {}
 
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * What is wrong with a database image's header, or null: the SQLite magic, a valid page size, and
+ * a page count that, times the page size, is exactly the image's length. An image cut short or
+ * grown (a length that wrapped, a partial copy) fails here even when its checksum matches.
+ */
+export function imageHeaderProblem(header: Uint8Array, imageBytes: number): string | null {
+  if (imageBytes < 100 || header.length < 100) return 'too short to be a database';
+  if (!SQLITE_MAGIC.equals(Buffer.from(header.buffer, header.byteOffset, SQLITE_MAGIC.length))) return 'not an SQLite database';
+  const view = new DataView(header.buffer, header.byteOffset, 100);
+  const raw = view.getUint16(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return `invalid page size ${raw}`;
+  const pages = view.getUint32(28);
+  // The in-header page count is only valid while "version-valid-for" equals the change counter.
+  if (view.getUint32(92) !== view.getUint32(24))
+    return imageBytes % pageSize === 0 ? null : `${imageBytes} bytes is not a whole number of ${pageSize}-byte pages`;
+  if (pages * pageSize !== imageBytes) return `its header says ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the image holds ${imageBytes}`;
+  return null;
+}
+
+/**
+ * Reads a snapshot back from disk, a window at a time, and checks that it is the whole database
+ * it should be: its trailer names `seq` and an image of `size` bytes (when given), the image
+ * matches its SHA-256, and the database header's page count matches its length. Throws
+ * CorruptSnapshotError otherwise. Nothing may drop the journal a snapshot covers before this
+ * passed (docs/storage.md, "Verifying snapshots").
+ */
+export function verifySnapshotFile(file: string, expect: { seq: number; size?: number }, window: Uint8Array = new Uint8Array(8 << 20)): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const fileBytes = fs.fstatSync(fd).size;
+    const trailer = Buffer.alloc(TRAILER);
+    const parsed = fileBytes < TRAILER || !readFully(fd, trailer, TRAILER, fileBytes - TRAILER) ? { problem: 'too short' } : parseTrailer(trailer, fileBytes);
+    if ('problem' in parsed) throw new CorruptSnapshotError(`${file}: ${parsed.problem}`);
+    if (parsed.seq !== expect.seq) throw new CorruptSnapshotError(`${file}: its trailer names seq ${parsed.seq}, not ${expect.seq}`);
+    if (expect.size !== undefined && parsed.length !== expect.size)
+      throw new CorruptSnapshotError(`${file}: holds ${parsed.length} bytes of image, the database file was ${expect.size}`);
+    const hash = crypto.createHash('sha256');
+    for (let at = 0; at < parsed.length; at += window.length) {
+      const length = Math.min(window.length, parsed.length - at);
+      if (!readFully(fd, window, length, at)) throw new CorruptSnapshotError(`${file}: shorter than its trailer says`);
+      if (at === 0) {
+        const problem = imageHeaderProblem(window.subarray(0, length), parsed.length);
+        if (problem) throw new CorruptSnapshotError(`${file}: ${problem}`);
+      }
+      hash.update(window.subarray(0, length));
+    }
+    if (!hash.digest().equals(parsed.digest)) throw new CorruptSnapshotError(`${file}: checksum mismatch`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** What a snapshot's trailer says, or what is wrong with it (`fileBytes`: the whole file's size). */
 function parseTrailer(trailer: Buffer, fileBytes: number): { seq: number; length: number; digest: Buffer } | { problem: string } {
   if (fileBytes < TRAILER || trailer.length < TRAILER) return { problem: 'too short' };
@@ -66,10 +123,16 @@ function parseTrailer(trailer: Buffer, fileBytes: number): { seq: number; length
   return { seq: Number(trailer.readBigUInt64LE(8)), length, digest: Buffer.from(trailer.subarray(24, TRAILER)) };
 }
 
+/**
+ * One fs read at most: Node's readSync takes its length as a 32-bit integer (`length |= 0`), so a
+ * read of 2 GiB or more would wrap to a negative length and fail.
+ */
+const MAX_READ = 1 << 30;
+
 /** Reads `length` bytes at `position` into `into`; false when the file ends first. */
 function readFully(fd: number, into: Uint8Array, length: number, position: number): boolean {
   for (let done = 0; done < length;) {
-    const read = fs.readSync(fd, into, done, length - done, position + done);
+    const read = fs.readSync(fd, into, done, Math.min(length - done, MAX_READ), position + done);
     if (read === 0) return false;
     done += read;
   }

@@ -11,6 +11,7 @@ import { layout, type Layout } from '../node/paths';
 import { DataLossError, type MissingRange } from './recovery';
 import type { ReadArgs, ReadName, ReadResult } from './reads';
 import { spawnWorker } from './workerScript';
+import { storeLimitBytes, type StorageStatus } from './sizeLimit';
 
 export interface StoreOptions {
   dataDir: string;
@@ -20,6 +21,8 @@ export interface StoreOptions {
   compactBytes?: number;
   /** Open even when acknowledged writes are missing; without it Store.open rejects with DataLossError and changes nothing. */
   acceptLoss?: boolean;
+  /** Writes that would grow the database file past this are refused (HTTP 507); default storeLimitBytes(). */
+  limitBytes?: number;
 }
 
 export interface StoreStatus {
@@ -28,6 +31,8 @@ export interface StoreStatus {
   journalBytes: number;
   compacting: boolean;
   failed: string | null;
+  /** The database file against its size limit (sizeLimit.ts). */
+  storage: StorageStatus;
   report: OpenReport;
 }
 
@@ -45,6 +50,8 @@ export class Store extends EventEmitter {
     readonly lock: DataDirLock,
     readonly paths: Layout,
     readonly report: OpenReport,
+    /** The database file against its size limit when the store opened (printed at startup when not 'ok'). */
+    readonly storageAtOpen: StorageStatus,
   ) {
     super();
     worker.on('message', (msg: { type: string } & Reply & { keys?: SessionChange[]; level?: string; message?: string }) => {
@@ -69,12 +76,13 @@ export class Store extends EventEmitter {
         dataDir: options.dataDir,
         compactBytes: options.compactBytes ?? 64 * 1024 * 1024,
         acceptLoss: options.acceptLoss ?? false,
+        limitBytes: storeLimitBytes(options.limitBytes),
       });
-      const report = await new Promise<OpenReport>((resolve, reject) => {
-        const onMessage = (msg: { type: string; report?: OpenReport; error?: string; missing?: MissingRange[] }) => {
+      const { report, storage } = await new Promise<{ report: OpenReport; storage: StorageStatus }>((resolve, reject) => {
+        const onMessage = (msg: { type: string; report?: OpenReport; storage?: StorageStatus; error?: string; missing?: MissingRange[] }) => {
           if (msg.type === 'ready') {
             worker.off('message', onMessage);
-            resolve(msg.report!);
+            resolve({ report: msg.report!, storage: msg.storage! });
           } else if (msg.type === 'failed') {
             worker.off('message', onMessage);
             void worker.terminate();
@@ -84,7 +92,7 @@ export class Store extends EventEmitter {
         worker.on('message', onMessage);
         worker.once('error', reject);
       });
-      return new Store(worker, lock, paths, report);
+      return new Store(worker, lock, paths, report, storage);
     } catch (err) {
       lock.release();
       throw err;

@@ -13,6 +13,7 @@ interface Init {
   dataDir: string;
   compactBytes: number;
   acceptLoss: boolean;
+  limitBytes: number;
 }
 
 type Incoming = Request | { kind: 'close' } | { kind: 'compact'; id: number } | { kind: 'status'; id: number };
@@ -165,10 +166,11 @@ Engine.open(paths, {
   onLog: (level, message) => port.postMessage({ type: 'log', level, message }),
   startCompaction: runCompactor,
   acceptLoss: init.acceptLoss,
+  limitBytes: init.limitBytes,
 }).then(
   (opened) => {
     engine = opened;
-    port.postMessage({ type: 'ready', report: opened.report });
+    port.postMessage({ type: 'ready', report: opened.report, storage: opened.status.storage });
     if (queue.length > 0 && !scheduled) {
       scheduled = true;
       setImmediate(drain);

@@ -10,7 +10,7 @@ import { liveEndpoint } from '../node/endpoint';
 import { DataDirLockedError, isAlive, lockHolder } from '../node/lock';
 import { layout } from '../node/paths';
 import { DataLossError, type RecoveryEvent } from '../store/recovery';
-import { noticeRecovery, noticeRefusal } from './recoveryNotice';
+import { noticeRecovery, noticeRefusal, noticeStorage } from './recoveryNotice';
 import { readSettings, type BatonSettings } from './settings';
 import { Disposable } from '../core/disposable';
 
@@ -130,6 +130,7 @@ export class BatonHost extends Disposable {
     }
     this.log.info(`Leader: store in ${this.dataDir}, endpoint ${this.daemon.server.url}`);
     noticeRecovery(this.log, this.dataDir, this.daemon.store.report.events);
+    noticeStorage(this.log, this.daemon.store.storageAtOpen.message);
     this.setRole('leader', new BatonClient({ url: this.daemon.server.url, port: this.daemon.server.port, pid: process.pid, token: this.daemon.token }));
   }
 

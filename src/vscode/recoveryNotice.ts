@@ -30,6 +30,13 @@ export function noticeRecovery(log: vscode.LogOutputChannel, dataDir: string, ev
   });
 }
 
+/** The store is near or at its size limit (docs/storage.md, "How big a store can grow"): say so at every start. */
+export function noticeStorage(log: vscode.LogOutputChannel, message: string | null): void {
+  if (!message) return;
+  log.warn(`storage: ${message}`);
+  void vscode.window.showWarningMessage(`Baton: ${message}`);
+}
+
 /** The store refused to open (acknowledged writes would be missing): nothing is served from it. */
 export function noticeRefusal(log: vscode.LogOutputChannel, dataDir: string, message: string): void {
   log.error(message);

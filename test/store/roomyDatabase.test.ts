@@ -23,9 +23,10 @@ function addRows(db: Database, count: number, body: (i: number) => string): void
 }
 
 describe('database file with room to grow (real sql.js)', () => {
-  it('asks for at least 1 GiB, or four times the image', () => {
+  it('asks for at least 2 GiB, or four times the image, and never more than a typed array can span', () => {
     assert.equal(roomFor(10 * MB), MIN_ROOM_BYTES);
-    assert.equal(roomFor(400 * MB), 1600 * MB);
+    assert.equal(roomFor(600 * MB), 2400 * MB);
+    assert.equal(roomFor(1500 * MB), 4 * 1024 * MB);
   });
 
   it('puts the file inside a buffer of that size: the address space is taken, the memory is not', async () => {
