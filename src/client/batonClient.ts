@@ -4,7 +4,7 @@
 import * as http from 'node:http';
 import { ApiClient, httpTransport, type CallInput } from '../api/client';
 import type { ResponseOf } from '../api/schemas';
-import type { EndpointInfo } from '../node/endpoint';
+import type { EndpointInfo } from '../node/endpointCall';
 
 export type SessionView = ResponseOf<'getSession'>;
 export type TreeView = ResponseOf<'sessionTree'>['roots'][number];
