@@ -186,3 +186,62 @@ export function logHookProblem(dataDir: string, harness: string, event: string |
     /* logging must not fail the caller either */
   }
 }
+
+/**
+ * Follows a server-sent-events stream of the endpoint (the server's change events, /api/events):
+ * each frame's data to `onData`, `onState` on every connect and loss; reconnects a second after a
+ * loss until closed.
+ */
+export function followEvents(endpoint: EndpointInfo, route: string, onData: (data: string) => void, onState?: (connected: boolean) => void): { close(): void } {
+  let closed = false;
+  let req: http.ClientRequest | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = () => {
+    if (closed) return;
+    req = http.get(
+      { host: '127.0.0.1', port: endpoint.port, path: route, headers: { authorization: `Bearer ${endpoint.token}`, accept: 'text/event-stream' } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          return schedule();
+        }
+        onState?.(true);
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = frame
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .map((l) => l.slice(6))
+              .join('\n');
+            if (data) onData(data);
+          }
+        });
+        res.on('end', schedule);
+        res.on('error', schedule);
+      },
+    );
+    req.on('error', schedule);
+  };
+  const schedule = () => {
+    onState?.(false);
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      connect();
+    }, 1000);
+  };
+  connect();
+  return {
+    close: () => {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      req?.destroy();
+    },
+  };
+}
