@@ -79,3 +79,16 @@ export function httpTransport(endpoint: ApiEndpoint, defaultTimeoutMs = 15_000):
     },
   };
 }
+
+/**
+ * Calls that travel as one POST each, by a function of the caller's runtime (the hook command and
+ * the OpenCode plugin: node/endpointCall.ts `postJson`, within their deadline). Hooks only post.
+ */
+export function postTransport(post: (path: string, body: unknown) => Promise<unknown>): Transport {
+  return {
+    send(id, input) {
+      if (ROUTES[id].method !== 'POST') return Promise.reject(new BatonError('invalid_request', `${ROUTES[id].path}: a hook only posts`));
+      return post(pathOf(id, input.params), input.body ?? {});
+    },
+  };
+}

@@ -4,7 +4,7 @@
 // gets in a writer's way, and a data directory with nothing recorded yet reads as empty. A writing
 // command opens the store, after checking who owns the directory and that it can be written.
 
-import { liveEndpoint } from '../node/endpoint';
+import { liveEndpoint } from '../node/endpointCall';
 import type { ApiAccess } from '../api/client';
 import { openApi } from '../server/localApi';
 import { assertReadableDataDir, assertWritableDataDir, warnAboutPermissions } from './dataDirChecks';

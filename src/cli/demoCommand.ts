@@ -12,7 +12,7 @@ import { BatonError } from '../core/errors';
 import { harnessImporters } from '../harnesses/registry';
 import { loadSqlJs } from '../store/sqljs';
 import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker, removeDemoDataDir, writeDemoMarker } from '../node/demoData';
-import { liveEndpoint } from '../node/endpoint';
+import { liveEndpoint } from '../node/endpointCall';
 import { resolveDataDir } from '../node/paths';
 import { openApi } from '../server/localApi';
 import { assertWritableDataDir } from './dataDirChecks';

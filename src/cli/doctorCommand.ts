@@ -18,7 +18,7 @@ import { warnAboutPermissions } from './dataDirChecks';
 import { renderHookHealth, type HookHealthReport } from '../core/hookHealth';
 import { readHookHealthReport } from '../node/hookHealth';
 import { inspectDataDir, recordingProblem } from '../node/dataDirState';
-import { liveEndpoint } from '../node/endpoint';
+import { liveEndpoint } from '../node/endpointCall';
 import { firstSteps } from './firstSteps';
 import { hookHealthHarnesses } from '../harnesses/registry';
 

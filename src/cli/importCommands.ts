@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { harnessImporters } from '../harnesses/registry';
 import type { ImportCounts, ImportIo } from '../harnesses/sessionImport';
 import { loadSqlJs } from '../store/sqljs';
-import { liveEndpoint } from '../node/endpoint';
+import { liveEndpoint } from '../node/endpointCall';
 import { openApi } from '../server/localApi';
 import { printRecoveryLine } from './openStore';
 import { resolveDataDir } from '../node/paths';

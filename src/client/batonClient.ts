@@ -1,10 +1,10 @@
 // A typed client of the Baton endpoint, for the VS Code surfaces (every window, leader or follower,
-// talks to the one endpoint the same way) and other local tools. Node only: fetch plus an SSE reader.
+// talks to the one endpoint the same way) and other local tools. Node only: calls over fetch
+// (api/client.ts httpTransport), the events stream through the endpoint's one caller (node/endpointCall.ts).
 
-import * as http from 'node:http';
 import { ApiClient, httpTransport, type CallInput } from '../api/client';
 import type { ResponseOf } from '../api/schemas';
-import type { EndpointInfo } from '../node/endpoint';
+import { followEvents, type EndpointInfo } from '../node/endpointCall';
 
 export type SessionView = ResponseOf<'getSession'>;
 export type TreeView = ResponseOf<'sessionTree'>['roots'][number];
@@ -129,66 +129,17 @@ export class BatonClient extends ApiClient {
 
   /** Follows /api/events; reconnects until closed. `onChange` gets the changed session keys. */
   subscribe(onChange: (keys: string[]) => void, onState?: (connected: boolean) => void): { close(): void } {
-    let closed = false;
-    let req: http.ClientRequest | null = null;
-    let retry: NodeJS.Timeout | null = null;
-    const connect = () => {
-      if (closed) return;
-      req = http.get(
-        {
-          host: '127.0.0.1',
-          port: this.endpoint.port,
-          path: '/api/events',
-          headers: { authorization: `Bearer ${this.endpoint.token}`, accept: 'text/event-stream' },
-        },
-        (res) => {
-          if (res.statusCode !== 200) {
-            res.resume();
-            return schedule();
-          }
-          onState?.(true);
-          let buffer = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            buffer += chunk;
-            let end: number;
-            while ((end = buffer.indexOf('\n\n')) >= 0) {
-              const frame = buffer.slice(0, end);
-              buffer = buffer.slice(end + 2);
-              const data = frame
-                .split('\n')
-                .filter((l) => l.startsWith('data: '))
-                .map((l) => l.slice(6))
-                .join('\n');
-              if (!data) continue;
-              try {
-                onChange((JSON.parse(data) as { keys: string[] }).keys);
-              } catch {
-                /* a malformed frame is skipped */
-              }
-            }
-          });
-          res.on('end', schedule);
-          res.on('error', schedule);
-        },
-      );
-      req.on('error', schedule);
-    };
-    const schedule = () => {
-      onState?.(false);
-      if (closed || retry) return;
-      retry = setTimeout(() => {
-        retry = null;
-        connect();
-      }, 1000);
-    };
-    connect();
-    return {
-      close: () => {
-        closed = true;
-        if (retry) clearTimeout(retry);
-        req?.destroy();
+    return followEvents(
+      this.endpoint,
+      '/api/events',
+      (data) => {
+        try {
+          onChange((JSON.parse(data) as { keys: string[] }).keys);
+        } catch {
+          /* a malformed frame is skipped */
+        }
       },
-    };
+      onState,
+    );
   }
 }

@@ -4,7 +4,12 @@
 // the caller's AGENT_SESSION_ID so sub-agents default to their parent session.
 
 import * as readline from 'node:readline';
-import { liveEndpoint } from '../node/endpoint';
+import { exchange, liveEndpoint } from '../node/endpointCall';
+
+/** How long one message may take to answer (a tool call may search the whole store). */
+const MESSAGE_TIMEOUT_MS = 30_000;
+/** A tool's answer may carry a whole transcript: far more room than a hook's reply. */
+const MAX_MESSAGE_REPLY_BYTES = 256 * 1024 * 1024;
 
 interface JsonRpc {
   jsonrpc: '2.0';
@@ -21,24 +26,13 @@ export async function forward(dataDir: string, message: JsonRpc, agentSessionId?
   const isRequest = message.id !== undefined && message.method !== undefined;
   if (!endpoint)
     return isRequest ? errorReply(message.id, `Baton is not running for ${dataDir}: start it (baton serve, or open VS Code with the Baton extension)`) : null;
-  const res = await fetch(`${endpoint.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${endpoint.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(agentSessionId ? { 'x-agent-session-id': agentSessionId } : {}),
-    },
-    body: JSON.stringify(message),
-    signal: AbortSignal.timeout(30_000),
+  const reply = await exchange(endpoint, '/mcp', message, {
+    deadline: Date.now() + MESSAGE_TIMEOUT_MS,
+    maxReplyBytes: MAX_MESSAGE_REPLY_BYTES,
+    headers: { accept: 'application/json, text/event-stream', ...(agentSessionId ? { 'x-agent-session-id': agentSessionId } : {}) },
   });
-  if (res.status === 202 || !isRequest) return null;
-  const body = await res.text();
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return errorReply(message.id, `Baton endpoint answered HTTP ${res.status}`);
-  }
+  if (reply.status === 202 || !isRequest) return null;
+  return reply.json !== undefined ? reply.json : errorReply(message.id, `Baton endpoint answered HTTP ${reply.status}`);
 }
 
 export function runMcpBridge(dataDir: string): Promise<void> {

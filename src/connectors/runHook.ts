@@ -1,11 +1,15 @@
 // The hook command: payload on stdin, hook output on stdout. Loaded by the small dist/hook.js
 // bundle too, so it must stay light (no CLI parser, no store, no schema library). Which harness
 // maps the payload comes from the hook mappings (src/harnesses/hookMappings.ts: the harness folders with a hooks.ts; docs/harnesses.md).
+// Hooks run inside the harness's own turn, so a hook never hurts it: one hard deadline for the
+// whole hook, no retries, failures only logged to hooks.log (node/endpointCall.ts, the endpoint's
+// one caller: never payload text or the server's error message).
 
 import { errorClassOf } from '../core/errors';
 import { JsonInputError, parseJsonSafely } from '../core/safeJson';
 import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure, HookStepTimeout } from '../harnesses/claudeStyleHooks';
-import { HookClient, HookProblem, logHookProblem, readStdin } from './hookClient';
+import { ApiClient, postTransport } from '../api/client';
+import { EndpointProblem, liveEndpoint, logHookProblem, postJson } from '../node/endpointCall';
 import { HOOK_MAPPINGS } from '../harnesses/hookMappings';
 import { withTranscriptChunks } from './transcriptChunks';
 import { resolveDataDir } from '../node/paths';
@@ -27,7 +31,7 @@ function eventLabel(name: unknown): string {
 /** What hooks.log may say about a failure: messages this code composed, else the error's class. */
 function describe(err: unknown): string {
   if (err instanceof HookStepFailure) return `step ${err.step}: ${describe(err.error)}`;
-  if (err instanceof HookProblem || err instanceof HookInputError || err instanceof HookStepTimeout) return err.message;
+  if (err instanceof EndpointProblem || err instanceof HookInputError || err instanceof HookStepTimeout) return err.message;
   if (err instanceof JsonInputError) return `stdin: ${err.message}`;
   return errorClassOf(err);
 }
@@ -50,11 +54,13 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     // The hook header lets the server note when this harness's hooks last got through (`baton doctor`).
     const headers: Record<string, string> = { [HOOK_HEADER]: `${harness} ${event}` };
     if (process.env.AGENT_SESSION_ID) headers['x-agent-session-id'] = process.env.AGENT_SESSION_ID;
-    const client = HookClient.find(dataDir, deadline, headers);
-    if (!client) {
+    const endpoint = liveEndpoint(dataDir);
+    if (!endpoint) {
       logHookProblem(dataDir, harness, event, 'no running Baton endpoint for this data directory');
       return;
     }
+    // Every call of this hook within its one deadline, without retries (docs/harnesses.md, "When hooks fail").
+    const client = new ApiClient(postTransport((route, body) => postJson(endpoint, route, body, { deadline, headers })));
     // A step that fails while the event goes on is one line of its own.
     const stepFailed = (step: string, err: unknown) => logHookProblem(dataDir, harness, event, `step ${step}: ${describe(err)}`);
     // A transcript the server may not open (a config folder it does not know) is sent by the hook itself.
@@ -63,4 +69,31 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);
   }
+}
+
+/** Reads all of stdin, up to a cap, within the deadline. */
+function readStdin(deadline: number, maxBytes = 16 * 1024 * 1024): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => reject(new HookInputError('stdin: not closed in time')), Math.max(1, deadline - Date.now()));
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > maxBytes) {
+        clearTimeout(timer);
+        reject(new HookInputError('stdin: payload too large'));
+        process.stdin.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    process.stdin.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    process.stdin.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
 }

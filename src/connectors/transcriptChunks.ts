@@ -12,7 +12,7 @@ import type { ApiClient, CallInput } from '../api/client';
 import type { RouteId } from '../api/routes';
 import { TAIL_BYTES, tailMark } from '../core/fileCursor';
 import type { ApiPoster } from '../harnesses/harness';
-import { HookProblem } from './hookClient';
+import { EndpointProblem } from '../node/endpointCall';
 import { openRegularFile, readAt } from '../node/safeRead';
 
 /** The most a hook sends in one call: the rest goes with the next one (the hook's budget is 900 ms). */
@@ -50,7 +50,7 @@ export function readChunk(file: string, cursor: { offset: number; tailMark: stri
 }
 
 function refusedPath(err: unknown): boolean {
-  return err instanceof HookProblem && err.status === 400 && err.code === 'invalid_request';
+  return err instanceof EndpointProblem && err.status === 400 && err.code === 'invalid_request';
 }
 
 /**
@@ -78,7 +78,7 @@ export function withTranscriptChunks(client: ApiClient): ApiPoster {
           try {
             return await client.call(id, { ...input, body: { ...rest, transcriptChunk: chunk } as CallInput<K>['body'] });
           } catch (again) {
-            if (attempt > 0 || !(again instanceof HookProblem && again.status === 409)) throw again;
+            if (attempt > 0 || !(again instanceof EndpointProblem && again.status === 409)) throw again;
             cursor = { offset: 0, tailMark: '' };
           }
         }

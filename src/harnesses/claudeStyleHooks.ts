@@ -13,6 +13,7 @@
 
 import * as path from 'node:path';
 import { BatonError } from '../core/errors';
+import { EndpointProblem } from '../node/endpointCall';
 import { PayloadFiles } from '../node/payloadFiles';
 import type { ApiPoster, HookOutput, HookRun } from './harness';
 
@@ -140,7 +141,7 @@ function context(event: string, inject: unknown): HookOutput | null {
  */
 export function refusedForContent(err: unknown): boolean {
   if (err instanceof BatonError) return err.code === 'invalid_request' || err.code === 'payload_too_large' || err.code === 'internal';
-  return err instanceof Error && err.name === 'HookProblem' && /: HTTP (400|413|500)\b/.test(err.message);
+  return err instanceof EndpointProblem && /: HTTP (400|413|500)\b/.test(err.message);
 }
 
 /** Resolves as `work` does, or rejects with HookStepTimeout after `ms` (the work goes on unobserved). */

@@ -1,37 +1,18 @@
-// endpoint.json: how local clients (hook commands, the CLI, other VS Code windows) find and
-// authenticate to the running server. Written atomically with mode 0600: it holds the token.
+// endpoint.json, the server's side: how local clients (hook commands, the CLI, other VS Code
+// windows) find and authenticate to the running server. Written atomically with mode 0600: it
+// holds the token. Callers find it through node/endpointCall.ts.
 
 import * as fs from 'node:fs';
+import { readEndpoint, type EndpointInfo } from './endpointCall';
 import { writeFileAtomic } from './fsync';
-import { lockHolder } from './lock';
 import { layout } from './paths';
 
-export interface EndpointInfo {
-  url: string;
-  port: number;
-  pid: number;
-  token: string;
-}
+// The reading side lives with the callers; re-exported for the server's own modules.
+export { liveEndpoint, readEndpoint, type EndpointInfo } from './endpointCall';
 
 export function writeEndpoint(dataDir: string, info: EndpointInfo): void {
   writeFileAtomic(layout(dataDir).endpoint, JSON.stringify(info, null, 2) + '\n', 0o600);
   fs.chmodSync(layout(dataDir).endpoint, 0o600);
-}
-
-export function readEndpoint(dataDir: string): EndpointInfo | null {
-  try {
-    const info = JSON.parse(fs.readFileSync(layout(dataDir).endpoint, 'utf8')) as EndpointInfo;
-    return typeof info.port === 'number' && typeof info.token === 'string' ? info : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The endpoint of the live holder of the data directory, or null when nobody serves it. */
-export function liveEndpoint(dataDir: string): EndpointInfo | null {
-  const info = readEndpoint(dataDir);
-  const holder = lockHolder(layout(dataDir).lock);
-  return info && holder && holder.pid === info.pid ? info : null;
 }
 
 export function removeEndpoint(dataDir: string, pid = process.pid): void {

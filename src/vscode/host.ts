@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { BatonClient } from '../client/batonClient';
 import { startDaemon, type Daemon } from '../server/daemon';
-import { liveEndpoint } from '../node/endpoint';
+import { liveEndpoint } from '../node/endpointCall';
 import { DataDirLockedError, isAlive, lockHolder } from '../node/lock';
 import { layout } from '../node/paths';
 import { DataLossError, type RecoveryEvent } from '../store/recovery';

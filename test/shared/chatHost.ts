@@ -27,7 +27,7 @@ import {
   writeUserSettings,
 } from './vscodeHost';
 import { BatonClient } from '../../src/client/batonClient';
-import { readEndpoint } from '../../src/node/endpoint';
+import { readEndpoint } from '../../src/node/endpointCall';
 import { chromiumBin, launchBrowserPage } from './browser';
 import { bundleScriptedModel } from './bundleSuite';
 import { startScriptServer, type ScriptServer } from './scriptServer';

@@ -4,15 +4,19 @@
 // exactly one export, the plugin function. It maps OpenCode's events onto the sessions & hooks
 // API (docs/harnesses.md: v2 event payloads, `session.created` with `info.parentID` for task
 // children, handlers not serialised) and gives a child session its parent's context through
-// `experimental.chat.system.transform`. Node built-ins and fetch only: the bundle carries the rest
-// (Baton's own data-directory resolution). It never throws into OpenCode: every failure is
-// swallowed and noted in <data dir>/hooks.log.
+// `experimental.chat.system.transform`. Node built-ins only: the bundle carries the rest, Baton's
+// data-directory resolution and the endpoint's one caller (node/endpointCall.ts: endpoint.json,
+// liveness, the bounded POST, hooks.log), under the typed API client (calls by route id, bodies
+// typed by the contract). It never throws into OpenCode: every failure is swallowed and noted in
+// <data dir>/hooks.log.
 
-import { HOOK_HEADER, ROUTES } from '../../api/routes';
+import { ApiClient, postTransport } from '../../api/client';
+import { HOOK_HEADER } from '../../api/routes';
+import type { BodyIn, ResponseOf } from '../../api/schemas';
+import { errorClassOf } from '../../core/errors';
 import { hashText } from '../../core/hash';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { layout, resolveDataDir } from '../../node/paths';
+import { EndpointProblem, liveEndpoint, logHookProblem, postJson } from '../../node/endpointCall';
+import { resolveDataDir } from '../../node/paths';
 import { slimMessages, type OpenCodeMessage, type OpenCodePart } from './messages';
 
 /** Defined by the header install.ts writes: the data directory fixed at install time, or null. */
@@ -22,7 +26,8 @@ const HARNESS = 'opencode';
 /** Per HTTP call to Baton, and per call into OpenCode's own client. */
 const TIMEOUT_MS = 1000;
 
-type Obj = Record<string, unknown>;
+/** What a session's end adds to its body: how it ended, and the parent OpenCode named. */
+type EndFields = Pick<BodyIn<'sessionEnd'>, 'status' | 'reason' | 'parentSessionKey'>;
 
 // OpenCode's shapes, as far as the plugin reads them (v2 SDK; docs/harnesses.md).
 interface SessionInfo {
@@ -47,63 +52,28 @@ interface PluginInput {
   client: OpenCodeClient;
   directory: string;
 }
-interface Endpoint {
-  url: string;
-  token: string;
-  pid?: number;
-}
 interface Started {
   parentID: string | null;
   inject: string;
 }
-type Reply = Obj & { inject?: unknown; error?: unknown };
+/** The routes the plugin calls, and what they answer. */
+type PluginRoute = 'sessionStart' | 'userPromptSubmit' | 'sessionEnd';
+type Reply = ResponseOf<PluginRoute>;
 
 function dataDir(): string {
   const embedded = typeof EMBEDDED_DATA_DIR === 'undefined' ? null : EMBEDDED_DATA_DIR;
   return embedded || resolveDataDir();
 }
 
-// One line per problem; the same message at most once a minute (a stopped server is not news).
+// One line per problem (node/endpointCall.ts writes it); the same message at most once a minute
+// (a stopped server is not news).
 const lastLogged = new Map<string, number>();
-function log(event: string | undefined, message: unknown): void {
-  try {
-    const text = String(message).replace(/\s+/g, ' ').slice(0, 300);
-    const now = Date.now();
-    if (now - (lastLogged.get(text) ?? 0) < 60000) return;
-    if (lastLogged.size > 100) lastLogged.clear();
-    lastLogged.set(text, now);
-    const dir = dataDir();
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.appendFileSync(path.join(dir, 'hooks.log'), new Date().toISOString() + ' ' + HARNESS + ' ' + (event || '?') + ': ' + text + '\n', { mode: 0o600 });
-  } catch {
-    /* logging must not fail the hook either */
-  }
-}
-
-/** An error as hooks.log names it: its class and system error code, never its message (it may quote input). */
-function errClass(err: unknown): string {
-  if (!err || typeof err !== 'object') return typeof err;
-  const e = err as { name?: unknown; code?: unknown; cause?: { code?: unknown } };
-  const name = typeof e.name === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(e.name) ? e.name : 'Error';
-  const code = [e.code, e.cause && e.cause.code].find((c): c is string => typeof c === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(c));
-  return code ? name + ' ' + code : name;
-}
-
-/** endpoint.json, read again on every call: the server may have restarted with a new port and token. */
-function endpoint(): Endpoint | null {
-  let info: Partial<Endpoint> | null;
-  try {
-    info = JSON.parse(fs.readFileSync(layout(dataDir()).endpoint, 'utf8')) as Partial<Endpoint> | null;
-  } catch {
-    return null;
-  }
-  if (!info || typeof info.url !== 'string' || typeof info.token !== 'string') return null;
-  try {
-    if (typeof info.pid === 'number') process.kill(info.pid, 0); // a left-over file of a dead server?
-  } catch (err) {
-    if (!err || (err as NodeJS.ErrnoException).code !== 'EPERM') return null; // EPERM: alive, just not ours to signal
-  }
-  return info as Endpoint;
+function log(event: string | undefined, message: string): void {
+  const now = Date.now();
+  if (now - (lastLogged.get(message) ?? 0) < 60000) return;
+  if (lastLogged.size > 100) lastLogged.clear();
+  lastLogged.set(message, now);
+  logHookProblem(dataDir(), HARNESS, event, message);
 }
 
 // After a network failure (refused, timed out) the next calls to that endpoint are skipped for a
@@ -113,40 +83,41 @@ let unreachable = { url: '', until: 0 };
 /** The answer of a POST the server refused with 409 when the caller asked to hear it (not logged). */
 const CONFLICT = 'conflict';
 
-/** POST to Baton; the reply's JSON, or null on any failure (logged); CONFLICT for a 409 when `conflictOk`. */
-async function post(route: string, body: Obj, event: string | undefined): Promise<Reply | null>;
-async function post(route: string, body: Obj, event: string | undefined, conflictOk: true): Promise<Reply | null | typeof CONFLICT>;
-async function post(route: string, body: Obj, event: string | undefined, conflictOk = false): Promise<Reply | null | typeof CONFLICT> {
-  const ep = endpoint();
+/**
+ * Calls Baton by route id, the body typed by the contract (api/routes.ts, api/schemas.ts); the reply,
+ * or null on any failure (logged); CONFLICT for a 409 when `conflictOk`. The endpoint is found again
+ * on every call: the server may have restarted with a new port and token.
+ */
+async function post<K extends PluginRoute>(id: K, body: BodyIn<K>, event: string | undefined): Promise<ResponseOf<K> | null>;
+async function post<K extends PluginRoute>(
+  id: K,
+  body: BodyIn<K>,
+  event: string | undefined,
+  conflictOk: true,
+): Promise<ResponseOf<K> | null | typeof CONFLICT>;
+async function post<K extends PluginRoute>(
+  id: K,
+  body: BodyIn<K>,
+  event: string | undefined,
+  conflictOk = false,
+): Promise<ResponseOf<K> | null | typeof CONFLICT> {
+  const ep = liveEndpoint(dataDir());
   if (!ep) {
     log(event, 'no running Baton endpoint for ' + dataDir());
     return null;
   }
   if (unreachable.url === ep.url && Date.now() < unreachable.until) return null;
+  // The hook header: the server notes when OpenCode's events last got through (`baton doctor`).
+  const headers = { [HOOK_HEADER]: HARNESS + ' ' + (event || 'other-event') };
+  const api = new ApiClient(postTransport((route, json) => postJson(ep, route, json, { deadline: Date.now() + TIMEOUT_MS, headers })));
   try {
-    const res = await fetch(ep.url + route, {
-      method: 'POST',
-      // The hook header: the server notes when OpenCode's events last got through (`baton doctor`).
-      headers: { authorization: 'Bearer ' + ep.token, 'content-type': 'application/json', [HOOK_HEADER]: HARNESS + ' ' + (event || 'other-event') },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    const json = (await res.json().catch(() => undefined)) as Reply | undefined;
-    if (res.status === 409 && conflictOk) return CONFLICT;
-    if (!res.ok) {
-      // The server's stable error code only: its message may quote what was sent.
-      const code = json && typeof json.code === 'string' && /^[a-z_]{1,40}$/.test(json.code) ? ' ' + json.code : '';
-      log(event, route + ': HTTP ' + res.status + code);
-      return null;
-    }
-    if (!json || typeof json !== 'object' || Array.isArray(json)) {
-      log(event, route + ': HTTP ' + res.status + ' but the reply is not a JSON object');
-      return null;
-    }
-    return json;
+    return await api.call(id, { body } as { body: BodyIn<K> });
   } catch (err) {
-    unreachable = { url: ep.url, until: Date.now() + 2000 };
-    log(event, route + ': ' + errClass(err));
+    const answered = err instanceof EndpointProblem && err.status !== undefined;
+    if (answered && err.status === 409 && conflictOk) return CONFLICT;
+    if (!answered) unreachable = { url: ep.url, until: Date.now() + 2000 };
+    // The problem's message names route, status and error code only: never the server's message.
+    log(event, err instanceof EndpointProblem ? err.message : errorClassOf(err));
     return null;
   }
 }
@@ -180,7 +151,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
       const list = unwrap(await within(client.session.messages({ path: { id } })));
       return Array.isArray(list) ? slimMessages(list) : null;
     } catch (err) {
-      log('messages', errClass(err));
+      log('messages', errorClassOf(err));
       return null;
     }
   }
@@ -192,11 +163,11 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
    * Sends the messages Baton does not hold yet: after the point its last reply named, when that
    * message is unchanged here; else (or when Baton no longer agrees: 409) the whole list.
    */
-  async function syncTranscript(id: string, event: string, end?: Obj): Promise<Reply | null> {
+  async function syncTranscript(id: string, event: string, end?: EndFields): Promise<Reply | null> {
     const list = await messagesOf(id);
     const transcript = list && list.length > 0 ? list : null;
     const base = { harness: HARNESS, sessionKey: id, project: directory };
-    const route = end ? ROUTES.sessionEnd.path : ROUTES.userPromptSubmit.path;
+    const route = end ? 'sessionEnd' : 'userPromptSubmit';
     if (!transcript && !end) return null;
     const known = covered.get(id);
     let reply: Reply | null | typeof CONFLICT = CONFLICT;
@@ -231,7 +202,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
     // The block is built from the parent's stored transcript: bring it up to date first.
     if (parentID) await syncTranscript(parentID, event);
     const reply = await post(
-      ROUTES.sessionStart.path,
+      'sessionStart',
       { harness: HARNESS, sessionKey: id, parentSessionKey: parentID ?? undefined, project: session.directory || directory, title: session.title || undefined },
       event,
     );
@@ -254,7 +225,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
   }
 
   /** The parent OpenCode named at start, repeated at the end: a changed parent is re-recorded ('opencode-parent'). */
-  async function parentOf(id: string): Promise<Obj> {
+  async function parentOf(id: string): Promise<Pick<EndFields, 'parentSessionKey'>> {
     const session = await started.get(id);
     return session && session.parentID ? { parentSessionKey: session.parentID } : {};
   }
@@ -281,7 +252,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
         return;
       }
       case 'session.deleted':
-        await post(ROUTES.sessionEnd.path, { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted', ...(await parentOf(id)) }, type);
+        await post('sessionEnd', { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted', ...(await parentOf(id)) }, type);
         started.delete(id);
         return;
       default:
@@ -294,7 +265,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
       try {
         if (event && typeof event.type === 'string') await onEvent(event);
       } catch (err) {
-        log(event && event.type, errClass(err));
+        log(event && event.type, errorClassOf(err));
       }
     },
 
@@ -304,9 +275,9 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
         if (typeof id !== 'string' || !id) return;
         await ensureStarted(id, undefined, 'chat.message');
         const userPrompt = promptText(output && output.parts);
-        if (userPrompt) await post(ROUTES.userPromptSubmit.path, { harness: HARNESS, sessionKey: id, project: directory, userPrompt }, 'chat.message');
+        if (userPrompt) await post('userPromptSubmit', { harness: HARNESS, sessionKey: id, project: directory, userPrompt }, 'chat.message');
       } catch (err) {
-        log('chat.message', errClass(err));
+        log('chat.message', errorClassOf(err));
       }
     },
 
@@ -321,7 +292,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
         const block = session && session.parentID ? session.inject : '';
         if (block && !system.includes(block)) system.push(block);
       } catch (err) {
-        log('system.transform', errClass(err));
+        log('system.transform', errorClassOf(err));
       }
     },
   };
