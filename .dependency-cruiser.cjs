@@ -57,6 +57,14 @@ const sharedRules = [
   },
 ];
 
+/**
+ * The store's engine (src/store/engine/) still reaches its domain in two files: the engine applies
+ * write commands and answers reads from their tables, and loading replays journal records and
+ * migrates the schema. Those edges, and only those, are allowed (docs/architecture.md, "store/").
+ */
+const STORE_ENGINE_DOMAIN_SEAMS = ['^src/store/engine/(engine|load)[.]ts$'];
+const STORE_DOMAIN_ENTRY_POINTS = ['commands', 'writeCommands', 'reads', 'records', 'schema', 'searchIndex', 'db'];
+
 module.exports = {
   forbidden: [
     ...layerRules,
@@ -68,6 +76,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/harnesses/' },
       to: { path: '^src/harnesses/[^/]+/' },
+    },
+    {
+      name: 'store-engine-knows-no-domain',
+      comment:
+        'src/store/engine/ (journal, snapshots, worker, sql.js) imports nothing of the store\'s domain modules in src/store/ (docs/architecture.md, "store/"); engine.ts and load.ts are the two known exceptions, below.',
+      severity: 'error',
+      from: { path: '^src/store/engine/', pathNot: STORE_ENGINE_DOMAIN_SEAMS },
+      to: { path: '^src/store/', pathNot: '^src/store/engine/' },
+    },
+    {
+      name: 'store-engine-seams-stay-narrow',
+      comment:
+        'engine.ts and load.ts reach the domain only through the write/read tables, the record applier, the schema and the search index catch-up (docs/architecture.md, "store/"); nothing more.',
+      severity: 'error',
+      from: { path: STORE_ENGINE_DOMAIN_SEAMS },
+      to: { path: '^src/store/', pathNot: ['^src/store/engine/', `^src/store/(${STORE_DOMAIN_ENTRY_POINTS.join('|')})[.]ts$`] },
     },
     {
       name: 'no-circular',

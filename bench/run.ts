@@ -123,7 +123,7 @@ async function buildChild(): Promise<string> {
     format: 'cjs',
     external: ['better-sqlite3'],
     logLevel: 'warning',
-    // src/store/sqljs.ts only require.resolve()s the .wasm when it is not beside the bundle; it is.
+    // src/store/engine/sqljs.ts only require.resolve()s the .wasm when it is not beside the bundle; it is.
     logOverride: { 'require-resolve-not-external': 'silent' },
   });
   await esbuild.stop();

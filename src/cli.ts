@@ -1,7 +1,7 @@
 // `baton`: the headless front door. Every command takes --data-dir; listing commands take --json.
 // Exit codes: 0 ok, 1 failure (one `error: …` line on stderr), 2 usage.
 // Read-only commands (sessions, transcript, search, export, constraints/entities list) read without
-// the lock and change nothing (store/readView.ts); they and doctor never create a data directory: with
+// the lock and change nothing (store/lockFreeReadView.ts); they and doctor never create a data directory: with
 // nothing recorded yet they answer as an empty store (and say how to record). A path Baton cannot
 // use is an error naming why; writing commands also check ownership and that they can write
 // (cli/dataDirChecks.ts).

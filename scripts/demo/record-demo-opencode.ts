@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readOpenCodeDatabase } from '../../src/harnesses/openCode/import';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 import { run } from '../../test/shared/claudeCli';
 import { startFakeChatCompletions } from '../../test/shared/fakeChatCompletions';
 import { harnessCliBin } from '../../test/shared/harnessClis';

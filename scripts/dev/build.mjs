@@ -15,8 +15,8 @@ const entries = {
   extension: 'src/extension.ts',
   cli: 'src/cli.ts',
   hook: 'src/hook.ts',
-  storeWorker: 'src/store/storeWorker.ts',
-  compactorWorker: 'src/store/compactorWorker.ts',
+  storeWorker: 'src/store/engine/storeWorker.ts',
+  compactorWorker: 'src/store/engine/compactorWorker.ts',
 };
 const present = Object.fromEntries(Object.entries(entries).filter(([, file]) => fs.existsSync(path.join(root, file))));
 

@@ -1,6 +1,6 @@
 // How a CLI command reaches the data: the API client of server/localApi.ts (the running server,
 // else in-process through the same handlers). A read-only command reads a lock-free view of the
-// files (src/store/readView.ts): it never creates, locks or changes anything, so reading never
+// files (src/store/lockFreeReadView.ts): it never creates, locks or changes anything, so reading never
 // gets in a writer's way, and a data directory with nothing recorded yet reads as empty. A writing
 // command opens the store, after checking who owns the directory and that it can be written.
 

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { BatonError } from '../core/errors';
 import { harnessImporters } from '../harnesses/registry';
-import { loadSqlJs } from '../store/sqljs';
+import { loadSqlJs } from '../store/engine/sqljs';
 import { assertDemoTarget, defaultDemoDataDir, findDemoSessions, readDemoMarker, removeDemoDataDir, writeDemoMarker } from '../node/demoData';
 import { liveEndpoint } from '../node/endpointCall';
 import { resolveDataDir } from '../node/paths';

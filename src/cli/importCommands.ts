@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import { harnessImporters } from '../harnesses/registry';
 import type { ImportCounts, ImportIo } from '../harnesses/sessionImport';
-import { loadSqlJs } from '../store/sqljs';
+import { loadSqlJs } from '../store/engine/sqljs';
 import { liveEndpoint } from '../node/endpointCall';
 import { openApi } from '../server/localApi';
 import { printRecoveryLine } from './openStore';

@@ -1,15 +1,15 @@
 // The API in-process, for a command that runs while no server holds the data directory: the very
 // handlers the server dispatches to, called as the user (like the admin token), over either the
 // store opened for the command's duration or, for a command that only reads, a lock-free view of
-// the files (src/store/readView.ts) that answers any write with an error. A CLI command or the
+// the files (src/store/lockFreeReadView.ts) that answers any write with an error. A CLI command or the
 // importer thus runs the same rules whether a server is up or not.
 
 import { ApiClient, httpTransport, type ApiAccess } from '../api/client';
 import { liveEndpoint } from '../node/endpoint';
 import { BatonError } from '../core/errors';
-import { ReadView } from '../store/readView';
-import type { RecoveryEvent } from '../store/recovery';
-import type { StorageStatus } from '../store/sizeLimit';
+import { ReadView } from '../store/lockFreeReadView';
+import type { RecoveryEvent } from '../store/engine/recovery';
+import type { StorageStatus } from '../store/engine/sizeLimit';
 import { Store, type StoreAccess } from '../store/store';
 import type { ReadArgs, ReadName } from '../store/reads';
 import { loadConfig } from './config';

@@ -5,8 +5,8 @@
 // (docs/architecture.md). Tests get the graph the same way, through startServer or openLocalApi.
 
 import { silentLogger, type Logger } from '../core/logger';
-import type { RecoveryEvent } from '../store/recovery';
-import type { StorageStatus } from '../store/sizeLimit';
+import type { RecoveryEvent } from '../store/engine/recovery';
+import type { StorageStatus } from '../store/engine/sizeLimit';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import { createDispatch, type Dispatch } from './dispatch';

@@ -6,16 +6,16 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { listJournalFiles, readJournalFile } from './journal';
-import { loadDatabase } from './load';
+import { listJournalFiles, readJournalFile } from './engine/journal';
+import { loadDatabase } from './engine/load';
 import { lockHolder, readLock, type LockInfo } from '../node/lock';
 import { layout } from '../node/paths';
-import { quarantineDir } from './quarantine';
+import { quarantineDir } from './engine/quarantine';
 import { READ_QUERIES } from './reads';
-import { ACCEPT_LOSS_COMMAND, describeRange, type MissingRange, type RecoveryEvent } from './recovery';
-import { listSnapshots, SNAPSHOT_TRAILER_BYTES, verifySnapshotFile } from './snapshot';
-import { storageStatus, storeLimitBytes, type StorageStatus } from './sizeLimit';
-import { loadSqlJs } from './sqljs';
+import { ACCEPT_LOSS_COMMAND, describeRange, type MissingRange, type RecoveryEvent } from './engine/recovery';
+import { listSnapshots, SNAPSHOT_TRAILER_BYTES, verifySnapshotFile } from './engine/snapshot';
+import { storageStatus, storeLimitBytes, type StorageStatus } from './engine/sizeLimit';
+import { loadSqlJs } from './engine/sqljs';
 
 export interface DoctorReport {
   dataDir: string;

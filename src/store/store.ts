@@ -5,13 +5,13 @@ import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { BatonError } from '../core/errors';
 import type { WriteArgs, WriteName, WriteResult } from './writeCommands';
-import type { OpenReport, Reply, SessionChange } from './engine';
+import type { OpenReport, Reply, SessionChange } from './engine/engine';
 import { DataDirLock } from '../node/lock';
 import { layout, type Layout } from '../node/paths';
-import { DataLossError, type MissingRange } from './recovery';
+import { DataLossError, type MissingRange } from './engine/recovery';
 import type { ReadArgs, ReadName, ReadResult } from './reads';
-import { spawnWorker } from './workerScript';
-import { storeLimitBytes, type StorageStatus } from './sizeLimit';
+import { spawnWorker } from './engine/workerScript';
+import { storeLimitBytes, type StorageStatus } from './engine/sizeLimit';
 
 export interface StoreOptions {
   dataDir: string;

@@ -9,7 +9,7 @@ import { startDaemon, type Daemon } from '../server/daemon';
 import { liveEndpoint } from '../node/endpointCall';
 import { DataDirLockedError, isAlive, lockHolder } from '../node/lock';
 import { layout } from '../node/paths';
-import { DataLossError, type RecoveryEvent } from '../store/recovery';
+import { DataLossError, type RecoveryEvent } from '../store/engine/recovery';
 import { noticeRecovery, noticeRefusal, noticeStorage } from './recoveryNotice';
 import { readSettings, type BatonSettings } from './settings';
 import { Disposable } from '../core/disposable';

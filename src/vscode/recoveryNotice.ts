@@ -3,7 +3,7 @@
 // which opens a read-only document listing what happened and what to run (docs/storage.md).
 
 import * as vscode from 'vscode';
-import type { RecoveryEvent } from '../store/recovery';
+import type { RecoveryEvent } from '../store/engine/recovery';
 import { openReport } from './reportDocuments';
 
 const SHOW = 'Show details';

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { listJournalFiles } from '../../src/store/journal';
+import { listJournalFiles } from '../../src/store/engine/journal';
 import { layout } from '../../src/node/paths';
 import { Store } from '../../src/store/store';
 import { CLI, ROOT, runCli, startFixture } from '../helpers/child';

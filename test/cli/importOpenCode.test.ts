@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sqliteImage } from '../../src/harnesses/openCode/sqliteImage';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 import { CLI, ROOT, runCli } from '../helpers/child';
 import { baton, run, type RunResult } from '../shared/claudeCli';
 import { startFakeChatCompletions, type FakeChatCompletions } from '../shared/fakeChatCompletions';

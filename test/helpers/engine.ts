@@ -1,6 +1,6 @@
 // Runs requests straight through a store engine (no worker) and collects every reply.
 
-import type { Engine, Reply, Request } from '../../src/store/engine';
+import type { Engine, Reply, Request } from '../../src/store/engine/engine';
 
 /** Resolves with the replies to `requests`, in the order the engine sent them. */
 export function executeAll(engine: Engine, requests: Request[]): Promise<Reply[]> {

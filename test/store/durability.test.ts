@@ -4,9 +4,9 @@
 import { strict as assert } from 'node:assert';
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { listJournalFiles } from '../../src/store/journal';
+import { listJournalFiles } from '../../src/store/engine/journal';
 import { layout } from '../../src/node/paths';
-import { listSnapshots } from '../../src/store/snapshot';
+import { listSnapshots } from '../../src/store/engine/snapshot';
 import { Store } from '../../src/store/store';
 import { runCli, startFixture } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';

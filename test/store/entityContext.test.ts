@@ -4,11 +4,11 @@
 
 import { strict as assert } from 'node:assert';
 import type { Database } from 'sql.js';
-import { registerFunctions } from '../../src/store/engine';
+import { registerFunctions } from '../../src/store/engine/engine';
 import { entityContext } from '../../src/store/memoryQueries';
 import { applyRecord } from '../../src/store/records';
 import { migrate } from '../../src/store/schema';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 
 const AT = '2026-01-01T00:00:00.000Z';
 

@@ -6,10 +6,10 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { listJournalFiles, readJournalFile } from '../../src/store/journal';
+import { listJournalFiles, readJournalFile } from '../../src/store/engine/journal';
 import { layout } from '../../src/node/paths';
-import { DataLossError, type MissingRange } from '../../src/store/recovery';
-import { listSnapshots } from '../../src/store/snapshot';
+import { DataLossError, type MissingRange } from '../../src/store/engine/recovery';
+import { listSnapshots } from '../../src/store/engine/snapshot';
 import { Store } from '../../src/store/store';
 import { copyStore, fingerprint, flipBytes, makeWritable, readOnlyFor, runCliAs, seeded, stageStore, type StagedStore } from '../helpers/damage';
 import { cleanupTempDirs } from '../helpers/tmp';

@@ -5,9 +5,9 @@
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import { Engine, type Request } from '../../src/store/engine';
+import { Engine, type Request } from '../../src/store/engine/engine';
 import { executeAll } from '../helpers/engine';
-import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile } from '../../src/store/journal';
+import { encodeFrame, JournalWriter, listJournalFiles, readJournalFile } from '../../src/store/engine/journal';
 import { layout } from '../../src/node/paths';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 

@@ -3,7 +3,7 @@
 // append at the end from a damaged complete frame.
 
 import { strict as assert } from 'node:assert';
-import { cleanJournalBytes, encodeFrame, scanJournal } from '../../src/store/journal';
+import { cleanJournalBytes, encodeFrame, scanJournal } from '../../src/store/engine/journal';
 
 const frame = (seq: number) => encodeFrame({ seq, records: [{ note: `frame ${seq} `.repeat(3) }] });
 const journal = (n: number) => Buffer.concat(Array.from({ length: n }, (_, i) => frame(i + 1)));

@@ -4,8 +4,8 @@
 
 import { strict as assert } from 'node:assert';
 import { MIGRATIONS, migrate, schemaVersion, SCHEMA_VERSION } from '../../src/store/schema';
-import { loadSqlJs } from '../../src/store/sqljs';
-import { registerFunctions } from '../../src/store/engine';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
+import { registerFunctions } from '../../src/store/engine/engine';
 import { applyRecord } from '../../src/store/records';
 import { readTurns, searchTranscripts, transcriptContent } from '../../src/store/queries';
 import { indexShards } from '../../src/store/searchIndex';

@@ -7,13 +7,13 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
-import { compactByPatch, compactByReplay, Engine, type CompactionJob, type Request } from '../../src/store/engine';
+import { compactByPatch, compactByReplay, Engine, type CompactionJob, type Request } from '../../src/store/engine/engine';
 import { executeAll } from '../helpers/engine';
-import { TRACK_PAGE, type PageTracker } from '../../src/store/pageTracker';
+import { TRACK_PAGE, type PageTracker } from '../../src/store/engine/pageTracker';
 import { layout, type Layout } from '../../src/node/paths';
-import { fileImage, fileSize, openWithRoom, trackerOf } from '../../src/store/roomyDatabase';
-import { listSnapshots, readSnapshot, UnusableBaseError, type PageSource } from '../../src/store/snapshot';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { fileImage, fileSize, openWithRoom, trackerOf } from '../../src/store/engine/roomyDatabase';
+import { listSnapshots, readSnapshot, UnusableBaseError, type PageSource } from '../../src/store/engine/snapshot';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 import { Store } from '../../src/store/store';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 

@@ -4,9 +4,9 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
-import { fileImage, MIN_ROOM_BYTES, openWithRoom, roomFor } from '../../src/store/roomyDatabase';
-import { readSnapshot, writeSnapshot } from '../../src/store/snapshot';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { fileImage, MIN_ROOM_BYTES, openWithRoom, roomFor } from '../../src/store/engine/roomyDatabase';
+import { readSnapshot, writeSnapshot } from '../../src/store/engine/snapshot';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 const MB = 1024 * 1024;

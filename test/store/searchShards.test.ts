@@ -5,7 +5,7 @@
 
 import { strict as assert } from 'node:assert';
 import type { Database } from 'sql.js';
-import { Engine, loadDatabase, registerFunctions, type Request } from '../../src/store/engine';
+import { Engine, loadDatabase, registerFunctions, type Request } from '../../src/store/engine/engine';
 import { forgetStatements, setMetaNumber } from '../../src/store/db';
 import { layout } from '../../src/node/paths';
 import { RANK_WINDOW, rankNewestMatches, searchTranscripts } from '../../src/store/queries';
@@ -14,8 +14,8 @@ import { applyRecord } from '../../src/store/records';
 import { migrate } from '../../src/store/schema';
 import { catchUpIndex, indexShards, unindexedTurns } from '../../src/store/searchIndex';
 import { RARE_DOCS, rankFromRareWord } from '../../src/store/rareWordMatches';
-import { writeSnapshot } from '../../src/store/snapshot';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { writeSnapshot } from '../../src/store/engine/snapshot';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 import type { SearchHit, Turn } from '../../src/core/types';
 import { executeAll } from '../helpers/engine';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';

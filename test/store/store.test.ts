@@ -2,12 +2,12 @@
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import { listJournalFiles, readJournalFile } from '../../src/store/journal';
+import { listJournalFiles, readJournalFile } from '../../src/store/engine/journal';
 import { layout } from '../../src/node/paths';
 import type { StoreRecord } from '../../src/store/records';
 import { Store } from '../../src/store/store';
-import { listSnapshots, readSnapshot } from '../../src/store/snapshot';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { listSnapshots, readSnapshot } from '../../src/store/engine/snapshot';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 import { unindexedTurns } from '../../src/store/searchIndex';
 import type { Turn } from '../../src/core/types';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';

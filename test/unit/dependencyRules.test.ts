@@ -92,6 +92,28 @@ describe('dependency rules (.dependency-cruiser.cjs)', function () {
     assert.equal(viaRegistry.status, 0, viaRegistry.out);
   });
 
+  it('fails when a file of src/store/engine/ imports a domain module of src/store/, and passes engine-to-engine imports', () => {
+    const files = {
+      'src/store/queries.ts': 'export const q = 1;\n',
+      'src/store/engine/journal.ts': 'export const j = 1;\n',
+    };
+    const domain = cruise(tree({ ...files, 'src/store/engine/snapshot.ts': "import { q } from '../queries';\nexport const s = q;\n" }));
+    assert.notEqual(domain.status, 0, domain.out);
+    assert.match(domain.out, /store-engine-knows-no-domain/);
+    assert.match(domain.out, /src\/store\/engine\/snapshot\.ts/);
+    const seam = cruise(tree({ ...files, 'src/store/engine/engine.ts': "import { q } from '../queries';\nexport const e = q;\n" }));
+    assert.notEqual(seam.status, 0, seam.out);
+    assert.match(seam.out, /store-engine-seams-stay-narrow/);
+    const engineOnly = cruise(
+      tree({
+        ...files,
+        'src/store/engine/snapshot.ts': "import { j } from './journal';\nexport const s = j;\n",
+        'src/store/s.ts': "import { j } from './engine/journal';\nexport const d = j;\n",
+      }),
+    );
+    assert.equal(engineOnly.status, 0, engineOnly.out);
+  });
+
   it('fails on an import circle inside one layer, even through type-only imports', () => {
     const res = cruise(
       tree({

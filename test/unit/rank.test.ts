@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { bm25FromMatchinfo, matchinfoFromBytes } from '../../src/core/rank';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 
 const K1 = 1.2;
 const B = 0.75;

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { Database } from 'sql.js';
 import { compileSearchQuery } from '../../src/core/searchQuery';
-import { loadSqlJs } from '../../src/store/sqljs';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
 
 const match = (raw: string): string | null => compileSearchQuery(raw).match;
 

@@ -6,7 +6,7 @@
 import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compactByPatch, compactByReplay } from './engine';
-import { layout } from '../node/paths';
+import { layout } from '../../node/paths';
 import { UnusableBaseError } from './snapshot';
 
 /** `window`: shared with the store thread, which lays each window's captured pages straight into it. */

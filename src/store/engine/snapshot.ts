@@ -5,9 +5,9 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Pace, writeFileAtomic, writeFileAtomicPaced } from '../node/fsync';
+import { type Pace, writeFileAtomic, writeFileAtomicPaced } from '../../node/fsync';
 import { TRACK_PAGE } from './pageTracker';
-import { numberedFiles } from '../node/paths';
+import { numberedFiles } from '../../node/paths';
 
 const MAGIC = Buffer.from('BATONSN1', 'ascii');
 const TRAILER = MAGIC.length + 8 + 8 + 32;

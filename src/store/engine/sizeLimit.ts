@@ -8,7 +8,7 @@
 
 import { constants } from 'node:buffer';
 import type { Database } from 'sql.js';
-import { BatonError } from '../core/errors';
+import { BatonError } from '../../core/errors';
 
 const GiB = 1024 * 1024 * 1024;
 

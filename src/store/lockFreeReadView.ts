@@ -9,13 +9,13 @@ import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
 import { BatonError } from '../core/errors';
 import { forgetStatements } from './db';
-import { loadDatabase, type OpenReport } from './load';
-import { DataLossError } from './recovery';
+import { loadDatabase, type OpenReport } from './engine/load';
+import { DataLossError } from './engine/recovery';
 import { inspectDataDir, dataDirError } from '../node/dataDirState';
 import { layout } from '../node/paths';
-import { listSnapshots } from './snapshot';
+import { listSnapshots } from './engine/snapshot';
 import { READ_QUERIES, type ReadArgs, type ReadName, type ReadResult } from './reads';
-import { loadSqlJs } from './sqljs';
+import { loadSqlJs } from './engine/sqljs';
 
 const ATTEMPTS = 5;
 

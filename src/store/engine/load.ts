@@ -6,13 +6,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { bm25FromMatchinfo, matchinfoFromBytes } from '../core/rank';
+import { bm25FromMatchinfo, matchinfoFromBytes } from '../../core/rank';
 import { cleanJournalBytes, listJournalFiles, readJournalFile, scanJournal, type DamagedRange, type JournalFrame } from './journal';
-import type { Layout } from '../node/paths';
+import type { Layout } from '../../node/paths';
 import { moveToQuarantine, replaceKeepingOriginal } from './quarantine';
-import { accountedSeqs, applyRecord, appliedSeq, setAppliedSeq, settleAccountedSeqs, type StoreRecord } from './records';
+import { accountedSeqs, applyRecord, appliedSeq, setAppliedSeq, settleAccountedSeqs, type StoreRecord } from '../records';
 import { describeRange, type MissingRange, type RecoveryEvent } from './recovery';
-import { migrate } from './schema';
+import { migrate } from '../schema';
 import { CorruptSnapshotError, imageHeaderProblem, listSnapshots, readSnapshot } from './snapshot';
 import { openWithRoom, roomFor } from './roomyDatabase';
 

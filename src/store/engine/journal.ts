@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { fsyncDir } from '../node/fsync';
-import { numberedFiles } from '../node/paths';
+import { fsyncDir } from '../../node/fsync';
+import { numberedFiles } from '../../node/paths';
 
 export interface JournalFrame<R = unknown> {
   seq: number;

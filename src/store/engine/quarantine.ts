@@ -3,7 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fsyncDir, writeFileAtomic } from '../node/fsync';
+import { fsyncDir, writeFileAtomic } from '../../node/fsync';
 
 export function quarantineDir(dataDir: string): string {
   return path.join(dataDir, 'quarantine');

@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CompactorData, CompactorMessage, OverlaidMessage } from './compactorWorker';
 import { COMPACTION_PACE, Engine, type CompactionJob, type Request } from './engine';
-import { layout } from '../node/paths';
+import { layout } from '../../node/paths';
 import { DataLossError } from './recovery';
 import { UnusableBaseError } from './snapshot';
 import { spawnWorker } from './workerScript';
