@@ -2,7 +2,7 @@
 // schemas in src/api/schemas.ts). A handler receives its parsed body and query, the path
 // parameters, the caller and the request headers; it never sees the HTTP request or response,
 // and its reply is typed by the route's response schema. Adding a route: its line in
-// api/routes.ts, its schemas in api/schemas.ts, its handler here (docs/architecture.md).
+// api/routes.ts, its schemas in api/schemas/<domain>.ts, its handler here (docs/architecture.md).
 
 import * as crypto from 'node:crypto';
 import { BatonError, errorClassOf } from '../core/errors';
