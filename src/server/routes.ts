@@ -8,7 +8,6 @@ import * as crypto from 'node:crypto';
 import { BatonError, errorClassOf } from '../core/errors';
 import { silentLogger, type Logger } from '../core/logger';
 import { aggregateDeliveries } from '../core/runs';
-import { explicitParentOf } from '../core/lineage';
 import type { ApiClient } from '../api/client';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
@@ -67,8 +66,8 @@ export function runtimePathOf(ctx: Pick<CallContext, 'header'>, body: { runtimeP
   return body?.runtimePath ?? ctx.header('x-baton-runtime-path') ?? ctx.header('x-signet-runtime-path');
 }
 
-function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
-  const key = body.sessionKey ?? body.sessionId;
+function requireKey(body: { sessionKey?: string }): string {
+  const key = body.sessionKey;
   if (!key) throw new BatonError('invalid_request', 'sessionKey: is required');
   return key;
 }
@@ -153,12 +152,12 @@ export function buildHandlers(svc: Services): Handlers {
         ctx.caller,
         {
           harness: body.harness,
-          sessionKey: body.sessionKey ?? body.sessionId,
+          sessionKey: body.sessionKey,
           project: body.project,
           agentId: body.agentId,
           harnessAgentId: body.harnessAgentId,
           harnessAgentType: body.harnessAgentType,
-          parentSessionKey: explicitParentOf(body),
+          parentSessionKey: body.parentSessionKey ?? null,
           propagatedParent: ctx.header('x-agent-session-id') ?? null,
           executionMode: body.executionMode,
           runtimePath: runtimePathOf(ctx, body),
@@ -334,7 +333,7 @@ export function buildHandlers(svc: Services): Handlers {
 
     addConstraint: async ({ body }, ctx) => {
       const agentId = writeAgent(ctx.caller, body.agentId);
-      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
+      const key = body.sessionKey;
       if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
       const { id } = await store.write('addAttribute', {
         agentId,
@@ -373,7 +372,7 @@ export function buildHandlers(svc: Services): Handlers {
 
     addEntity: async ({ body }, ctx) => {
       const agentId = writeAgent(ctx.caller, body.agentId);
-      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
+      const key = body.sessionKey;
       if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
       const { id } = await store.write('setEntity', { agentId, name: body.name, kind: body.kind, description: body.description, active: true });
       if (key)

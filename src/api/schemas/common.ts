@@ -11,17 +11,26 @@ import { stripSessionPrefix } from '../../core/sessionKey';
  *   segments, even percent-encoded, so no request could ever name such a session;
  * - no lone UTF-16 surrogates: they have no UTF-8 form, so the store could not keep the key as
  *   given and would answer with a different one. Rejected (400), never silently replaced.
+ * This is the key as given: Claude Code's session_id and the run routes keep it verbatim.
  */
-export const key = z
+export const givenKey = z
   .string()
   .trim()
   .min(1)
   .max(512)
   .refine((k) => !['', '.', '..'].includes(stripSessionPrefix(k)), 'must not be "." or ".." (such a key could never be read back as /api/sessions/<key>)')
   .refine((k) => !/\p{Cs}/u.test(k), 'must be well-formed Unicode (no lone surrogates)');
+/**
+ * A session key as the store keeps it: `session:<key>` (the sessions & hooks API's form) arrives
+ * in the handler as `<key>`, so nothing downstream strips the prefix again (docs/architecture.md).
+ */
+export const key = givenKey.transform(stripSessionPrefix);
+export const optionalKey = key.optional();
+export const optionalGivenKey = givenKey.optional();
+/** The session a constraint or entity body names: trimmed and stripped of its prefix, no other rule (as before). */
+export const ruleSessionKey = z.string().trim().min(1).max(512).transform(stripSessionPrefix).optional();
 export const text = z.string().max(10_000_000);
 export const harness = z.string().trim().min(1).max(64);
-export const optionalKey = key.optional();
 export const runtimePath = z.string().trim().min(1).max(64).optional();
 export const agentId = z.string().trim().min(1).max(128).optional();
 export const project = z.string().max(4096).optional();

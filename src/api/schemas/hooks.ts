@@ -2,7 +2,7 @@
 // and Claude Code's own HTTP hook payload.
 
 import { z } from 'zod';
-import { agentId, bypassedReply, harness, inlineTranscript, key, nullableString, optionalKey, project, runtimePath, text } from './common';
+import { agentId, bypassedReply, givenKey, harness, inlineTranscript, key, nullableString, optionalKey, project, runtimePath, text } from './common';
 import { inheritSections } from './sessions';
 
 /**
@@ -19,6 +19,15 @@ export const transcriptChunk = z
     eof: z.boolean(),
   })
   .optional();
+
+/** `sessionId` is an alias of `sessionKey`: the handler sees only `sessionKey`. */
+function withSessionKey<T extends { sessionKey?: string; sessionId?: string }>({ sessionId, ...body }: T): Without<T, 'sessionId'> {
+  // The rest type of a generic loose object is not provably the mapped type, though it is.
+  return { ...body, sessionKey: body.sessionKey ?? sessionId } as unknown as Without<T, 'sessionId'>;
+}
+
+/** T without the named fields (keeping a loose object's index signature, which Omit would collapse). */
+type Without<T, K extends string> = { [P in keyof T as P extends K ? never : P]: T[P] };
 
 export const sessionStartBody = z
   .object({
@@ -38,7 +47,12 @@ export const sessionStartBody = z
     title: z.string().max(500).optional(),
     source: z.string().max(64).optional(),
   })
-  .loose();
+  .loose()
+  .transform(({ parentKey, parentId, parentID, ...body }) => ({
+    ...withSessionKey(body),
+    // The explicit parent's aliases, in order of preference, become the one canonical field.
+    parentSessionKey: body.parentSessionKey ?? parentKey ?? parentId ?? parentID,
+  }));
 
 /** `transcript` holds only the messages after this point of the session's list: the `transcriptCursor` of the last reply. */
 export const transcriptFrom = z.object({ messages: z.number().int().min(1), mark: z.string().max(64) }).optional();
@@ -62,7 +76,8 @@ export const promptSubmitBody = z
     project,
     agentId,
   })
-  .loose();
+  .loose()
+  .transform(withSessionKey);
 
 export const sessionEndBody = z
   .object({
@@ -82,7 +97,8 @@ export const sessionEndBody = z
     project,
     agentId,
   })
-  .loose();
+  .loose()
+  .transform(withSessionKey);
 
 export const preCompactionBody = z.object({ harness, sessionKey: optionalKey, runtimePath }).loose();
 
@@ -116,7 +132,7 @@ const SUBAGENT_EVENTS = new Set(['SubagentStart', 'SubagentStop']);
 export const claudeCodeHookBody = z
   .object({
     hook_event_name: z.string().trim().min(1).max(64),
-    session_id: key,
+    session_id: givenKey,
     transcript_path: z.string().max(4096).optional(),
     cwd: z.string().max(4096).optional(),
     source: z.string().max(64).optional(),

@@ -1,14 +1,14 @@
 // The rule routes: an agent's constraints and the entities they are about.
 
 import { z } from 'zod';
-import { agentId, agentQuery, intQuery, nullableString, textQuery } from './common';
+import { agentId, agentQuery, intQuery, nullableString, ruleSessionKey, textQuery } from './common';
 
 export const listConstraintsQuery = z.object({ sessionKey: textQuery, agentId: agentQuery, all: textQuery, limit: intQuery(200, 1, 1000) });
 
 export const addConstraintBody = z
   .object({
     content: z.string().trim().min(1).max(2000),
-    sessionKey: z.string().trim().min(1).max(512).optional(),
+    sessionKey: ruleSessionKey,
     entity: z.string().trim().min(1).max(256).optional(),
     importance: z.number().min(0).max(1).optional(),
     agentId,
@@ -24,7 +24,7 @@ export const addEntityBody = z
     kind: z.string().trim().min(1).max(64).optional(),
     description: z.string().trim().max(2000).optional(),
     /** Keeps the entity in this session's focus: a child of the session sees it among the focal entities. */
-    sessionKey: z.string().trim().min(1).max(512).optional(),
+    sessionKey: ruleSessionKey,
     agentId,
   })
   .strict();

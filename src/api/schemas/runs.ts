@@ -1,7 +1,7 @@
 // The run routes: recording, spawning, listing and delivering sub-agent runs.
 
 import { z } from 'zod';
-import { agentId, executionMode, intQuery, key, nullableString, optionalKey, textQuery } from './common';
+import { agentId, executionMode, intQuery, key, nullableString, optionalGivenKey, textQuery } from './common';
 
 export const runBody = z
   .object({
@@ -9,8 +9,8 @@ export const runBody = z
     runner: z.string().trim().min(1).max(64).optional(),
     status: z.enum(['pending', 'running', 'completed', 'failed']).optional(),
     executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
-    sessionKey: optionalKey,
-    parentSessionKey: optionalKey,
+    sessionKey: optionalGivenKey,
+    parentSessionKey: optionalGivenKey,
     workspacePath: z.string().max(4096).optional(),
     specId: z.string().max(256).optional(),
     prompt: z.string().max(1_000_000).optional(),
@@ -30,7 +30,7 @@ export const spawnRunBody = z
   .object({
     /** What the child is asked to do. */
     task: z.string().trim().min(1).max(1_000_000),
-    parentSessionKey: optionalKey,
+    parentSessionKey: optionalGivenKey,
     /** A runner of the server's config (runners in DIR/config.json); its default when omitted. */
     runner: z.string().trim().min(1).max(64).optional(),
     executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
