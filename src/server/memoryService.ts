@@ -118,7 +118,7 @@ export class MemoryService {
     const ledgerAgent = caller.agentId ?? input.agentId ?? DEFAULT_AGENT;
     const sessionKey = input.sessionKey;
     const epoch = sessionKey ? await this.store.read('contextEpoch', { agentId: ledgerAgent, sessionKey }) : undefined;
-    const limit = Math.max(1, Math.min(input.limit ?? (aggregate ? 25 : 10), 50));
+    const limit = input.limit ?? (aggregate ? 25 : 10);
     const { hits, supplementary } = await this.store.read('recall', {
       scope,
       query: input.query,

@@ -382,7 +382,7 @@ export class SessionService {
     let scope = readScope(caller);
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
     if (scope !== 'all' && input.agentId && input.agentId !== scope.agentId) throw new BatonError('forbidden', `this token reads as agent "${scope.agentId}"`);
-    const limit = Math.max(1, Math.min(input.limit === undefined ? 5 : Math.trunc(input.limit), 20));
+    const limit = input.limit ?? 5;
     const found = await this.store.read('sessionSearch', {
       scope,
       query: input.query,

@@ -2,7 +2,7 @@
 // contract"): handlers see one canonical field, never an alias or the `session:` prefix.
 
 import { strict as assert } from 'node:assert';
-import { addConstraintBody, parseBody, promptSubmitBody, runBody, sessionEndBody, sessionStartBody } from '../../src/api/schemas';
+import { addConstraintBody, parseBody, promptSubmitBody, recallBody, runBody, searchBody, sessionEndBody, sessionStartBody } from '../../src/api/schemas';
 
 describe('the contract normalises keys and aliases', () => {
   it('session-start: the key arrives stripped of its prefix and sessionId becomes sessionKey', () => {
@@ -33,5 +33,15 @@ describe('the contract normalises keys and aliases', () => {
   it('the key rules still reject "." and ".." with or without the prefix', () => {
     for (const sessionKey of ['.', '..', 'session:.', 'session:..'])
       assert.throws(() => parseBody(sessionStartBody, { harness: 'h', sessionKey }), /sessionKey/);
+  });
+
+  it('limits are clamped once, by the schema: recall into 1..50, search into 1..20 (rounded toward zero)', () => {
+    assert.equal(parseBody(recallBody, { harness: 'h', query: 'q', limit: 500 }).limit, 50);
+    assert.equal(parseBody(recallBody, { harness: 'h', query: 'q', limit: -3 }).limit, 1);
+    assert.equal(parseBody(recallBody, { harness: 'h', query: 'q' }).limit, undefined);
+    assert.throws(() => parseBody(recallBody, { harness: 'h', query: 'q', limit: 2.5 }), /limit/);
+    assert.equal(parseBody(searchBody, { query: 'q', limit: 7.9 }).limit, 7);
+    assert.equal(parseBody(searchBody, { query: 'q', limit: 99 }).limit, 20);
+    assert.equal(parseBody(searchBody, { query: 'q', limit: 0 }).limit, 1);
   });
 });

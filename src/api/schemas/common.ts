@@ -29,6 +29,13 @@ export const optionalKey = key.optional();
 export const optionalGivenKey = givenKey.optional();
 /** The session a constraint or entity body names: trimmed and stripped of its prefix, no other rule (as before). */
 export const ruleSessionKey = z.string().trim().min(1).max(512).transform(stripSessionPrefix).optional();
+/**
+ * A count a body may ask for, clamped into [min, max] (a fraction rounded toward zero) once, here:
+ * asking for too many gets the most there is, never a 400. Absent stays absent (the service's default).
+ */
+export function clampedLimit(count: z.ZodNumber, min: number, max: number) {
+  return count.optional().transform((n) => (n === undefined ? undefined : Math.max(min, Math.min(Math.trunc(n), max))));
+}
 export const text = z.string().max(10_000_000);
 export const harness = z.string().trim().min(1).max(64);
 export const runtimePath = z.string().trim().min(1).max(64).optional();

@@ -1,7 +1,7 @@
 // The memory routes: remember and recall, synthesis, summaries and search.
 
 import { z } from 'zod';
-import { agentId, bypassedReply, harness, intQuery, nullableString, optionalKey, project, runtimePath, textQuery, agentQuery } from './common';
+import { agentId, clampedLimit, bypassedReply, harness, intQuery, nullableString, optionalKey, project, runtimePath, textQuery, agentQuery } from './common';
 
 export const rememberBody = z
   .object({
@@ -24,7 +24,8 @@ export const recallBody = z
     query: z.string().max(10_000),
     keywordQuery: z.string().max(10_000).optional(),
     project,
-    limit: z.number().int().optional(),
+    /** Clamped into 1..50; without it 10 (25 for an aggregate). */
+    limit: clampedLimit(z.number().int(), 1, 50),
     type: z.string().max(64).optional(),
     tags: z.string().max(1000).optional(),
     who: z.string().max(128).optional(),
@@ -46,7 +47,7 @@ export const synthesisCompleteBody = z
   .loose();
 
 export const searchBody = z
-  .object({ query: z.string().max(10_000), sessionKey: optionalKey, currentSessionKey: optionalKey, agentId, project, limit: z.number().optional() })
+  .object({ query: z.string().max(10_000), sessionKey: optionalKey, currentSessionKey: optionalKey, agentId, project, limit: clampedLimit(z.number(), 1, 20) })
   .loose();
 
 export const expandBody = z
