@@ -448,12 +448,13 @@ export class SessionService {
    */
   async checkClaim(caller: Caller, input: { sessionKey?: string; agentId?: string; runtimePath?: string }): Promise<void> {
     if (!input.sessionKey || !input.runtimePath) return;
-    const session = await this.store.read('writableSession', { agentId: writeAgent(caller, input.agentId), key: stripSessionPrefix(input.sessionKey) });
-    if (!session || !session.runtimePath || session.runtimePath === input.runtimePath) return;
-    const expires = claimExpiresAt(session.claimedAt, this.config.claimTtlMs);
-    if (expires && Date.parse(expires) > Date.now()) {
-      throw new BatonError('conflict', `session ${session.key} is claimed by the ${session.runtimePath} runtime path until ${expires}`);
-    }
+    // The store's one claim rule (store/claims.ts), on the store's clock.
+    await this.store.read('claimFree', {
+      agentId: writeAgent(caller, input.agentId),
+      key: stripSessionPrefix(input.sessionKey),
+      runtimePath: input.runtimePath,
+      ttlMs: this.config.claimTtlMs,
+    });
   }
 
   /**
