@@ -28,15 +28,6 @@ export interface HarnessLineage {
   reparentSource?: LineageSource;
 }
 
-/** Body aliases for the explicit parent, in order of preference. */
-export function explicitParentOf(body: Record<string, unknown>): string | null {
-  for (const name of ['parentSessionKey', 'parentKey', 'parentId', 'parentID']) {
-    const value = body[name];
-    if (typeof value === 'string' && value.trim()) return value.trim();
-  }
-  return null;
-}
-
 /** The parent a session key names, by the first harness whose keys carry one; null otherwise. */
 export function parentFromKeyWith(sessionKey: string, all: readonly HarnessLineage[]): { parentKey: string; source: LineageSource } | null {
   for (const lineage of all) {

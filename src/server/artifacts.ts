@@ -10,7 +10,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { artifactFileName, compactionMarkdown, emptyManifest, fileToken, summaryMarkdown, transcriptJsonl, type SessionManifest } from '../core/artifacts';
 import { redactSecrets } from '../core/redact';
-import { stripSessionPrefix } from '../core/sessionKey';
 import { fsyncDir, writeFileAtomicAsync } from '../node/fsync';
 import type { Job } from '../store/jobs';
 import type { StoreAccess } from '../store/store';
@@ -108,8 +107,7 @@ export class SessionArtifacts {
    * appended, so an end that brings no new turn leaves the transcript and its summary as they
    * are and only updates the status fields. Null when the session has no turns.
    */
-  async sessionEnded(agentId: string, sessionKey: string) {
-    const key = stripSessionPrefix(sessionKey);
+  async sessionEnded(agentId: string, key: string) {
     const first = await this.store.read('writableSession', { agentId, key });
     if (!first || first.turnCount === 0) return null;
     const dir = this.sessionDir(agentId, first.harness, key);
@@ -161,8 +159,7 @@ export class SessionArtifacts {
   }
 
   /** Where a compaction's markdown will go, decided before the summary node is written (it records the path). */
-  async compactionTarget(agentId: string, sessionKey: string | null, harness: string, fallbackToken: string) {
-    const key = sessionKey ? stripSessionPrefix(sessionKey) : null;
+  async compactionTarget(agentId: string, key: string | null, harness: string, fallbackToken: string) {
     const session = key ? await this.store.read('writableSession', { agentId, key }) : null;
     let capturedAt = new Date().toISOString();
     const token = key ? fileToken(key) : fileToken(fallbackToken);

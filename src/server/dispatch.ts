@@ -22,7 +22,6 @@ const CLAIMS_IN_STORE: ReadonlySet<RouteId> = new Set<RouteId>(['sessionStart', 
 /** The fields of a write body that name its session and runtime path, when its schema has them. */
 interface ClaimFields {
   sessionKey?: string;
-  sessionId?: string;
   parentSessionKey?: string;
   agentId?: string;
   runtimePath?: string;
@@ -62,7 +61,7 @@ export function createDispatch(services: Services): Dispatch {
   async function checkClaim(id: RouteId, body: ClaimFields | undefined, ctx: Omit<CallContext, 'internal'>): Promise<void> {
     const runtimePath = runtimePathOf(ctx, body);
     if (!runtimePath) return;
-    let sessionKey: string | undefined = body?.sessionKey ?? body?.sessionId ?? (id === 'deliverRuns' ? body?.parentSessionKey : undefined) ?? ctx.params.key;
+    let sessionKey: string | undefined = body?.sessionKey ?? (id === 'deliverRuns' ? body?.parentSessionKey : undefined) ?? ctx.params.key;
     if (!sessionKey && id === 'editConstraint') {
       const row = await services.store.read('getConstraint', { scope: { agentId: writeAgent(ctx.caller, body?.agentId) }, id: Number(ctx.params.id) });
       sessionKey = row?.sessionKey ?? undefined;

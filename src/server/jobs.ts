@@ -7,7 +7,6 @@
 import * as crypto from 'node:crypto';
 import { BatonError, errorClassOf } from '../core/errors';
 import { silentLogger, type Logger } from '../core/logger';
-import { stripSessionPrefix } from '../core/sessionKey';
 import type { EnqueueJobArgs, Job } from '../store/jobs';
 import type { StoreAccess } from '../store/store';
 import type { SessionArtifacts } from './artifacts';
@@ -179,7 +178,7 @@ export function backgroundWork(
     artifacts,
     async queueCheckpoint(caller, input) {
       const agentId = writeAgent(caller, input.agentId);
-      const key = stripSessionPrefix(input.sessionKey);
+      const key = input.sessionKey;
       // Queued jobs count as covered: the cursor advances when the job is queued, not when it ends.
       const cursor = await store.read('jobCursor', { agentId, key, kind: CHECKPOINT_JOB });
       const due = await memory.checkpointDue(caller, input, cursor);

@@ -7,7 +7,6 @@ import { BatonError } from '../core/errors';
 import { redactSecrets } from '../core/redact';
 import type { StoreAccess } from '../store/store';
 import type { RecallOptions } from '../store/memoryQueries';
-import { stripSessionPrefix } from '../core/sessionKey';
 import { silentLogger, type Logger } from '../core/logger';
 import type { InheritService } from './inheritService';
 import { readScope, requirePermission, writeAgent, type Caller } from './security';
@@ -81,7 +80,7 @@ export class MemoryService {
    */
   async bypassed(caller: Caller, sessionKey: string | undefined, agentId?: string): Promise<boolean> {
     if (!sessionKey) return false;
-    const s = await this.store.read('writableSession', { agentId: caller.agentId ?? agentId ?? DEFAULT_AGENT, key: stripSessionPrefix(sessionKey) });
+    const s = await this.store.read('writableSession', { agentId: caller.agentId ?? agentId ?? DEFAULT_AGENT, key: sessionKey });
     return s?.bypassed ?? false;
   }
 
@@ -92,7 +91,7 @@ export class MemoryService {
     const agentId = writeAgent(caller, input.agentId);
     const { id } = await this.store.write('addMemory', {
       agentId,
-      sessionKey: input.sessionKey ? stripSessionPrefix(input.sessionKey) : null,
+      sessionKey: input.sessionKey ?? null,
       project: input.project ?? null,
       content: input.content,
       type: input.type ?? null,
@@ -117,9 +116,9 @@ export class MemoryService {
     // Saving a brief writes a memory: that needs the remember permission as well.
     if (input.saveAggregate) requirePermission(caller, 'remember');
     const ledgerAgent = caller.agentId ?? input.agentId ?? DEFAULT_AGENT;
-    const sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : undefined;
+    const sessionKey = input.sessionKey;
     const epoch = sessionKey ? await this.store.read('contextEpoch', { agentId: ledgerAgent, sessionKey }) : undefined;
-    const limit = Math.max(1, Math.min(input.limit ?? (aggregate ? 25 : 10), 50));
+    const limit = input.limit ?? (aggregate ? 25 : 10);
     const { hits, supplementary } = await this.store.read('recall', {
       scope,
       query: input.query,
@@ -187,7 +186,7 @@ export class MemoryService {
   async compactionComplete(caller: Caller, input: { summary: string; sessionKey?: string; project?: string; agentId?: string; compactionPath?: string }) {
     // Only a session this caller may write gets the checkpoint (another agent's key is not ours).
     const agentId = writeAgent(caller, input.agentId);
-    const key = input.sessionKey ? stripSessionPrefix(input.sessionKey) : null;
+    const key = input.sessionKey ?? null;
     const session = key ? await this.store.read('writableSession', { agentId, key }) : null;
     const node = await this.store.write('addSummary', {
       agentId,
@@ -332,7 +331,7 @@ export class MemoryService {
    */
   async synthesis(caller: Caller, input: { agentId?: string; sessionKey?: string; leaseId?: string }) {
     const agentId = await this.headAgent(caller, input);
-    const sessionKey = input.sessionKey ? stripSessionPrefix(input.sessionKey) : null;
+    const sessionKey = input.sessionKey ?? null;
     const lease = await this.store.write('takeHeadLease', { agentId, sessionKey, leaseId: input.leaseId, leaseMs: this.leaseMs });
     const now = new Date();
     const sources = await this.store.read('headSources', { agentId, since: new Date(now.getTime() - 30 * 86_400_000).toISOString(), headLimit: 20 });

@@ -2,13 +2,12 @@
 // schemas in src/api/schemas.ts). A handler receives its parsed body and query, the path
 // parameters, the caller and the request headers; it never sees the HTTP request or response,
 // and its reply is typed by the route's response schema. Adding a route: its line in
-// api/routes.ts, its schemas in api/schemas.ts, its handler here (docs/architecture.md).
+// api/routes.ts, its schemas in api/schemas/<domain>.ts, its handler here (docs/architecture.md).
 
 import * as crypto from 'node:crypto';
 import { BatonError, errorClassOf } from '../core/errors';
 import { silentLogger, type Logger } from '../core/logger';
 import { aggregateDeliveries } from '../core/runs';
-import { explicitParentOf } from '../core/lineage';
 import type { ApiClient } from '../api/client';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
@@ -19,9 +18,11 @@ import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import type { InheritService } from './inheritService';
 import type { MemoryService } from './memoryService';
+import type { RuleService } from './ruleService';
 import type { RunService } from './runService';
+import type { TokenService } from './tokenService';
 import type { BackgroundWork } from './jobs';
-import { hashSecret, newSecret, readScope, writeAgent, type Caller } from './security';
+import { readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { httpHookHarness } from '../harnesses/registry';
@@ -51,6 +52,10 @@ export interface Services {
   dataDir: string;
   sessions: SessionService;
   memory: MemoryService;
+  /** An agent's constraints and entities, by hand (ruleService.ts). */
+  rules: RuleService;
+  /** Agent tokens (tokenService.ts). */
+  tokens: TokenService;
   /** Extracts the rules and focal entities of a session's turns (session end). */
   inherit: InheritService;
   /** Spawns sub-agent runs with the configured runners (POST /api/runs/spawn). */
@@ -70,8 +75,8 @@ export function runtimePathOf(ctx: Pick<CallContext, 'header'>, body: { runtimeP
   return body?.runtimePath ?? ctx.header('x-baton-runtime-path') ?? ctx.header('x-signet-runtime-path');
 }
 
-function requireKey(body: { sessionKey?: string; sessionId?: string }): string {
-  const key = body.sessionKey ?? body.sessionId;
+function requireKey(body: { sessionKey?: string }): string {
+  const key = body.sessionKey;
   if (!key) throw new BatonError('invalid_request', 'sessionKey: is required');
   return key;
 }
@@ -100,7 +105,7 @@ function cursorOf(written: object): { transcriptCursor?: { messages: number; mar
 }
 
 export function buildHandlers(svc: Services): Handlers {
-  const { sessions, memory, store, work } = svc;
+  const { sessions, memory, rules, tokens, store, work } = svc;
   const logger = svc.logger ?? silentLogger;
   // What the hook mappings read of the files a payload names: only under the transcript roots,
   // never blocking, bounded (docs/security.md, "Reading files a request names").
@@ -156,12 +161,12 @@ export function buildHandlers(svc: Services): Handlers {
         ctx.caller,
         {
           harness: body.harness,
-          sessionKey: body.sessionKey ?? body.sessionId,
+          sessionKey: body.sessionKey,
           project: body.project,
           agentId: body.agentId,
           harnessAgentId: body.harnessAgentId,
           harnessAgentType: body.harnessAgentType,
-          parentSessionKey: explicitParentOf(body),
+          parentSessionKey: body.parentSessionKey ?? null,
           propagatedParent: ctx.header('x-agent-session-id') ?? null,
           executionMode: body.executionMode,
           runtimePath: runtimePathOf(ctx, body),
@@ -324,77 +329,12 @@ export function buildHandlers(svc: Services): Handlers {
       return { runs, count: runs.length };
     },
 
-    listConstraints: async ({ query }, ctx) => {
-      const constraints = await store.read('listConstraints', {
-        scope: readScope(ctx.caller),
-        sessionKey: query.sessionKey,
-        agentId: query.agentId,
-        includeInactive: query.all === '1' || query.all === 'true',
-        limit: query.limit,
-      });
-      return { constraints, count: constraints.length };
-    },
-
-    addConstraint: async ({ body }, ctx) => {
-      const agentId = writeAgent(ctx.caller, body.agentId);
-      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
-      if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
-      const { id } = await store.write('addAttribute', {
-        agentId,
-        entity: body.entity ?? 'rules',
-        kind: 'constraint',
-        content: body.content,
-        importance: body.importance ?? 0.9,
-        sessionKey: key,
-        origin: 'hand',
-      });
-      const added = await store.read('getConstraint', { scope: { agentId }, id });
-      if (!added) throw new BatonError('not_found', 'constraint not found');
-      return added;
-    },
-
-    editConstraint: async ({ body }, ctx) => {
-      const id = Number(ctx.params.id);
-      if (!Number.isInteger(id) || id < 1) throw new BatonError('invalid_request', 'id: must be a positive integer');
-      const agentId = writeAgent(ctx.caller, body.agentId);
-      await store.write('setAttribute', { agentId, id, content: body.content, active: body.active, importance: body.importance });
-      const edited = await store.read('getConstraint', { scope: { agentId }, id });
-      if (!edited) throw new BatonError('not_found', `constraint ${id} not found`);
-      return edited;
-    },
-
-    listEntities: async ({ query }, ctx) => {
-      const entities = await store.read('listEntities', {
-        scope: readScope(ctx.caller),
-        sessionKey: query.sessionKey,
-        agentId: query.agentId,
-        includeInactive: query.all === '1' || query.all === 'true',
-        limit: query.limit,
-      });
-      return { entities, count: entities.length };
-    },
-
-    addEntity: async ({ body }, ctx) => {
-      const agentId = writeAgent(ctx.caller, body.agentId);
-      const key = body.sessionKey ? stripSessionPrefix(body.sessionKey) : undefined;
-      if (key && !(await store.read('writableSession', { agentId, key }))) throw new BatonError('not_found', `session ${key} not found`);
-      const { id } = await store.write('setEntity', { agentId, name: body.name, kind: body.kind, description: body.description, active: true });
-      if (key)
-        await store.write('addAttribute', { agentId, entity: body.name, kind: 'focus', content: body.description ?? '', sessionKey: key, origin: 'hand' });
-      const added = await store.read('getEntity', { scope: { agentId }, id });
-      if (!added) throw new BatonError('not_found', `entity ${body.name} not found`);
-      return added;
-    },
-
-    editEntity: async ({ body }, ctx) => {
-      const id = Number(ctx.params.id);
-      if (!Number.isInteger(id) || id < 1) throw new BatonError('invalid_request', 'id: must be a positive integer');
-      const agentId = writeAgent(ctx.caller, body.agentId);
-      await store.write('setEntity', { agentId, id, name: body.name, kind: body.kind, description: body.description, active: body.active });
-      const edited = await store.read('getEntity', { scope: { agentId }, id });
-      if (!edited) throw new BatonError('not_found', `entity ${id} not found`);
-      return edited;
-    },
+    listConstraints: async ({ query }, ctx) => rules.listConstraints(ctx.caller, query),
+    addConstraint: async ({ body }, ctx) => rules.addConstraint(ctx.caller, body),
+    editConstraint: async ({ body }, ctx) => rules.editConstraint(ctx.caller, ctx.params.id, body),
+    listEntities: async ({ query }, ctx) => rules.listEntities(ctx.caller, query),
+    addEntity: async ({ body }, ctx) => rules.addEntity(ctx.caller, body),
+    editEntity: async ({ body }, ctx) => rules.editEntity(ctx.caller, ctx.params.id, body),
 
     getRun: async (_input, ctx) => {
       const run = await store.read('getRun', { scope: readScope(ctx.caller), id: ctx.params.id });
@@ -411,20 +351,9 @@ export function buildHandlers(svc: Services): Handlers {
       return { runs, count: runs.length };
     },
 
-    createToken: async ({ body }) => {
-      if (body.readPolicy) await store.write('setAgentPolicy', { agentId: body.agentId, readPolicy: body.readPolicy });
-      const secret = newSecret();
-      const { id } = await store.write('createToken', {
-        agentId: body.agentId,
-        permissions: body.permissions,
-        secretHash: hashSecret(secret),
-        label: body.label,
-      });
-      const readPolicy = body.readPolicy ?? ((await store.read('agentPolicy', { agentId: body.agentId })) as 'shared' | 'isolated' | null);
-      return { id, token: secret, agentId: body.agentId, permissions: body.permissions, readPolicy };
-    },
+    createToken: async ({ body }) => tokens.create(body),
 
-    revokeToken: async (_input, ctx) => store.write('revokeToken', { id: ctx.params.key }),
+    revokeToken: async (_input, ctx) => tokens.revoke(ctx.params.key),
 
     getJob: async (_input, ctx) => {
       const job = await work.jobView(ctx.caller, ctx.params.id);

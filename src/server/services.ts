@@ -12,8 +12,10 @@ import type { ServerConfig } from './config';
 import { createDispatch, type Dispatch } from './dispatch';
 import { InheritService } from './inheritService';
 import { MemoryService } from './memoryService';
+import { RuleService } from './ruleService';
 import { RunService } from './runService';
 import { SessionService } from './sessionService';
+import { TokenService } from './tokenService';
 import { SessionArtifacts } from './artifacts';
 import { backgroundWork, type BackgroundWork } from './jobs';
 
@@ -33,6 +35,8 @@ export interface ComposeOptions {
 export interface ComposedServices {
   sessions: SessionService;
   memory: MemoryService;
+  rules: RuleService;
+  tokens: TokenService;
   inherit: InheritService;
   runs: RunService;
   work: BackgroundWork;
@@ -45,6 +49,8 @@ export function composeServices(options: ComposeOptions): ComposedServices {
   const logger = options.logger ?? silentLogger;
   const sessions = new SessionService(store, config);
   const inherit = new InheritService(store);
+  const rules = new RuleService(store);
+  const tokens = new TokenService(store);
   const memory = new MemoryService(store, dataDir, inherit, { logger, leaseMs: config.synthesisLeaseMs });
   const runs = new RunService(config, options.readOnly ? undefined : store, logger);
   // Jobs queued where nothing runs them (the in-process API) are done by the next server that opens the data directory.
@@ -55,6 +61,8 @@ export function composeServices(options: ComposeOptions): ComposedServices {
     dataDir,
     sessions,
     memory,
+    rules,
+    tokens,
     inherit,
     runs,
     work,
@@ -62,5 +70,5 @@ export function composeServices(options: ComposeOptions): ComposedServices {
     recovery: options.recovery,
     storage: options.storage,
   });
-  return { sessions, memory, inherit, runs, work, dispatch };
+  return { sessions, memory, rules, tokens, inherit, runs, work, dispatch };
 }

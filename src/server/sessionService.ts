@@ -130,7 +130,7 @@ export class SessionService {
 
   async sessionStart(caller: Caller, input: SessionStartInput, newKey: () => string) {
     const agentId = writeAgent(caller, input.agentId);
-    const sessionKey = stripSessionPrefix(input.sessionKey ?? newKey());
+    const sessionKey = input.sessionKey ?? newKey();
     const started = await this.store.write('startSession', {
       agentId,
       key: sessionKey,
@@ -227,7 +227,7 @@ export class SessionService {
     if (input.transcriptChunk) return this.writeChunk(agentId, input, input.transcriptChunk, write);
     if (!input.transcriptPath) return write([]);
     const transcriptPath = input.transcriptPath;
-    const key = stripSessionPrefix(input.sessionKey);
+    const key = input.sessionKey;
     // From where the last read stopped when the file is still that one; once again in full when
     // it was rewritten, or when the session's cursor moved on since (docs/storage.md).
     const readFile = (full: boolean) =>
@@ -262,7 +262,7 @@ export class SessionService {
     list: unknown[],
     write: (turns: Turn[], read?: TranscriptRead) => Promise<T>,
   ): Promise<T & { transcriptCursor: InlineCursor }> {
-    const key = stripSessionPrefix(input.sessionKey);
+    const key = input.sessionKey;
     const from = await this.store.read('transcriptFile', { agentId, key, path: INLINE_PATH });
     const given = input.transcriptFrom;
     const conflict = () => new BatonError('conflict', 'transcriptFrom does not match what is stored; send the whole message list');
@@ -304,7 +304,7 @@ export class SessionService {
     chunk: TranscriptChunk,
     write: (turns: Turn[], read?: TranscriptRead) => Promise<T>,
   ): Promise<T> {
-    const key = stripSessionPrefix(input.sessionKey);
+    const key = input.sessionKey;
     const from = chunk.offset === 0 ? null : await this.store.read('transcriptFile', { agentId, key, path: chunk.path });
     const conflict = () => new BatonError('conflict', 'transcriptChunk does not continue what is stored; send it from the offset transcript-cursor names');
     if (
@@ -337,7 +337,7 @@ export class SessionService {
   /** Where the session's chunks of a hook-read transcript stopped: the offset and tail mark to continue from (0 and '' to start over). */
   async transcriptCursor(caller: Caller, input: { sessionKey: string; agentId?: string; path: string }) {
     const agentId = writeAgent(caller, input.agentId);
-    const from = await this.store.read('transcriptFile', { agentId, key: stripSessionPrefix(input.sessionKey), path: input.path });
+    const from = await this.store.read('transcriptFile', { agentId, key: input.sessionKey, path: input.path });
     if (!from || from.identity !== CLIENT_IDENTITY) return { offset: 0, tailMark: '' };
     return { offset: from.offset, tailMark: tailMark(Buffer.from(from.tail, 'base64')) };
   }
@@ -382,13 +382,13 @@ export class SessionService {
     let scope = readScope(caller);
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
     if (scope !== 'all' && input.agentId && input.agentId !== scope.agentId) throw new BatonError('forbidden', `this token reads as agent "${scope.agentId}"`);
-    const limit = Math.max(1, Math.min(input.limit === undefined ? 5 : Math.trunc(input.limit), 20));
+    const limit = input.limit ?? 5;
     const found = await this.store.read('sessionSearch', {
       scope,
       query: input.query,
       sessionKey: input.sessionKey,
       currentSessionKey: input.currentSessionKey,
-      parentNamedByKey: input.currentSessionKey ? parentFromKey(stripSessionPrefix(input.currentSessionKey)) : null,
+      parentNamedByKey: input.currentSessionKey ? parentFromKey(input.currentSessionKey) : null,
       project: input.project,
       limit,
     });
@@ -427,7 +427,7 @@ export class SessionService {
 
   /** Marks a compaction of the session: its next prompt gets the "Sub-agents of this session" section. */
   async markCompacted(caller: Caller, input: { sessionKey?: string; agentId?: string }): Promise<void> {
-    if (input.sessionKey) await this.store.write('markCompacted', { agentId: writeAgent(caller, input.agentId), key: stripSessionPrefix(input.sessionKey) });
+    if (input.sessionKey) await this.store.write('markCompacted', { agentId: writeAgent(caller, input.agentId), key: input.sessionKey });
   }
 
   /** The section for a prompt after a compaction (taken once), '' when none is due or there were no sub-agents. */
@@ -448,12 +448,13 @@ export class SessionService {
    */
   async checkClaim(caller: Caller, input: { sessionKey?: string; agentId?: string; runtimePath?: string }): Promise<void> {
     if (!input.sessionKey || !input.runtimePath) return;
-    const session = await this.store.read('writableSession', { agentId: writeAgent(caller, input.agentId), key: stripSessionPrefix(input.sessionKey) });
-    if (!session || !session.runtimePath || session.runtimePath === input.runtimePath) return;
-    const expires = claimExpiresAt(session.claimedAt, this.config.claimTtlMs);
-    if (expires && Date.parse(expires) > Date.now()) {
-      throw new BatonError('conflict', `session ${session.key} is claimed by the ${session.runtimePath} runtime path until ${expires}`);
-    }
+    // The store's one claim rule (store/claims.ts), on the store's clock.
+    await this.store.read('claimFree', {
+      agentId: writeAgent(caller, input.agentId),
+      key: stripSessionPrefix(input.sessionKey),
+      runtimePath: input.runtimePath,
+      ttlMs: this.config.claimTtlMs,
+    });
   }
 
   /**

@@ -4,7 +4,6 @@
 // lineage is decided before the command (the session service, with the harness registry) and comes
 // in as data: the store knows no harness (docs/architecture.md, "Layers").
 
-import { BatonError } from '../core/errors';
 import { decideLineageWith, type LineageDecision } from '../core/lineage';
 import type { ExecutionMode, LineageSource, Turn } from '../core/types';
 import { recordTranscript, upsertSession, type CommandContext, type RecordTranscriptArgs } from './commands';
@@ -14,18 +13,15 @@ import { findSessionRow, inheritSources, stripSessionPrefix } from './queries';
 import { CLAIM_TTL_MS, claimExpiresAt } from '../core/sessionKey';
 import type { SubagentSummary } from '../core/subagentDigest';
 import { sessionSubagents } from './subagentQueries';
+import { assertClaimFree } from './claims';
 
 export { CLAIM_TTL_MS, claimExpiresAt };
 
 type Row = NonNullable<ReturnType<typeof findSessionRow>>;
 
-/** Throws 409 when another runtime path holds a live claim on the session. */
-function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefined, ttlMs = CLAIM_TTL_MS): void {
-  if (!runtimePath || !row.runtime_path || row.runtime_path === runtimePath) return;
-  const expires = claimExpiresAt(row.claimed_at, ttlMs);
-  if (expires && expires > ctx.now()) {
-    throw new BatonError('conflict', `session ${row.session_key} is claimed by the ${row.runtime_path} runtime path until ${expires}`);
-  }
+/** Throws 409 when another runtime path holds a live claim on the session (claims.ts), at the command's time. */
+function checkClaim(ctx: CommandContext, row: Row, runtimePath: string | undefined, ttlMs?: number): void {
+  assertClaimFree(row, runtimePath, ctx.now(), ttlMs);
 }
 
 export interface StartSessionArgs {
