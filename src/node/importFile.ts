@@ -8,7 +8,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SAFE_OPEN_FLAGS } from './safeRead';
+import { isUnderRoot, SAFE_OPEN_FLAGS } from './safeRead';
 
 /** The most an import reads of one transcript file (a chat session, a rollout, an export). */
 export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024;
@@ -33,10 +33,6 @@ function kindOf(stat: fs.Stats): string {
   if (stat.isDirectory()) return 'a folder';
   if (stat.isSymbolicLink()) return 'a symlink';
   return 'something else';
-}
-
-function isUnder(real: string, root: string): boolean {
-  return real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
 /** The real path of the folder an import reads (a file source: its folder), against which every file is checked. */
@@ -86,7 +82,7 @@ export function openImportFile(file: string, root: string, maxBytes = MAX_IMPORT
     } catch {
       throw new ImportFileError('a symlink to nothing');
     }
-    if (!isUnder(target, root)) throw new ImportFileError(`a symlink to outside ${root}`);
+    if (!isUnderRoot(target, [root])) throw new ImportFileError(`a symlink to outside ${root}`);
   } else if (!named.isFile()) throw new ImportFileError(`not a regular file but ${kindOf(named)}`);
   let fd: number;
   try {
@@ -99,7 +95,7 @@ export function openImportFile(file: string, root: string, maxBytes = MAX_IMPORT
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new ImportFileError(`not a regular file but ${kindOf(stat)}`);
     const where = openedPath(fd, stat, target);
-    if (where === null || !isUnder(where, root)) throw new ImportFileError(`not a file under ${root}`);
+    if (where === null || !isUnderRoot(where, [root])) throw new ImportFileError(`not a file under ${root}`);
     if (stat.size > maxBytes) throw new ImportFileError(`${stat.size} bytes; an import reads files of at most ${maxBytes} bytes`);
     return { fd, size: stat.size };
   } catch (err) {

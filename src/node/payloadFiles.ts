@@ -10,7 +10,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SAFE_OPEN_FLAGS } from './safeRead';
+import { isUnderRoot, SAFE_OPEN_FLAGS } from './safeRead';
 
 const C = fs.constants;
 /** A folder, read only, never through a symlink in its last component, never blocking. */
@@ -55,10 +55,6 @@ export interface OpenedFile {
   size: number;
   /** Up to `length` bytes from `offset` (fewer at the end of the file). */
   read(offset: number, length: number): Promise<Uint8Array>;
-}
-
-function isUnder(real: string, roots: readonly string[]): boolean {
-  return roots.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
 }
 
 async function realRoots(roots: readonly string[]): Promise<string[]> {
@@ -113,11 +109,11 @@ async function openedUnderRoot(fd: number, opened: fs.Stats, real: string, roots
   if (named !== null) {
     // Not a path at all (pipe:[…], anon_inode:…) or a file removed since: refused.
     if (!path.isAbsolute(named) || named.endsWith(' (deleted)')) return false;
-    return isUnder(named, roots);
+    return isUnderRoot(named, roots);
   }
   try {
     const again = await fs.promises.realpath(real);
-    if (!isUnder(again, roots)) return false;
+    if (!isUnderRoot(again, roots)) return false;
     const now = await fs.promises.stat(again);
     return now.dev === opened.dev && now.ino === opened.ino;
   } catch {
@@ -139,7 +135,7 @@ async function resolveUnderRoots(requested: string, roots: readonly string[] | n
     if (err instanceof FileRefused) throw err;
     throw new FileRefused((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable');
   }
-  if (roots !== null && !isUnder(real, roots)) throw new FileRefused('outside');
+  if (roots !== null && !isUnderRoot(real, roots)) throw new FileRefused('outside');
   return real;
 }
 

@@ -7,6 +7,7 @@
 // "The hook command").
 
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 const C = fs.constants;
 /** O_NOFOLLOW, O_NONBLOCK and O_NOCTTY where the platform has them (Windows has none). */
@@ -45,4 +46,9 @@ export function readAt(fd: number, position: number, length: number): Buffer {
     got += n;
   }
   return buf.subarray(0, got);
+}
+
+/** Whether the real path `real` is one of `roots` or lies inside one (roots are real paths too). */
+export function isUnderRoot(real: string, roots: readonly string[]): boolean {
+  return roots.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
 }
