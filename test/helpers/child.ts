@@ -5,6 +5,19 @@ import * as path from 'node:path';
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
 
+/** Calls `onLine` with each whole line the child prints on stdout, in order (a partial last line waits for its newline). */
+export function onStdoutLines(child: ChildProcess, onLine: (line: string) => void): void {
+  let buffer = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      onLine(line);
+    }
+  });
+}
+
 export function startFixture(name: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'fixtures', name), ...args], {
     cwd: ROOT,

@@ -5,7 +5,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, ROOT, startFixture } from './child';
+import { CLI, onStdoutLines, ROOT, startFixture } from './child';
 import { tempDir } from './tmp';
 
 /** A deterministic generator (LCG), so a failing case can be replayed exactly. */
@@ -57,17 +57,11 @@ export async function stageStore(perRound: number): Promise<StagedStore> {
   const child = startFixture('storeChild.ts', ['staged', dir, String(perRound)], { COMPACT_BYTES: String(1 << 30) });
   const acked: string[] = [];
   const lines: string[] = [];
-  let buffer = '';
   await new Promise<void>((resolve) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        lines.push(line);
-        if (line.startsWith('ack ')) acked.push(line.slice(4));
-        if (line === 'done') resolve();
-      }
+    onStdoutLines(child, (line) => {
+      lines.push(line);
+      if (line.startsWith('ack ')) acked.push(line.slice(4));
+      if (line === 'done') resolve();
     });
     child.on('exit', () => resolve());
   });

@@ -8,25 +8,18 @@ import { listJournalFiles } from '../../src/store/engine/journal';
 import { layout } from '../../src/node/paths';
 import { listSnapshots } from '../../src/store/engine/snapshot';
 import { Store } from '../../src/store/store';
-import { runCli, startFixture } from '../helpers/child';
+import { onStdoutLines, runCli, startFixture } from '../helpers/child';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 /** Collects "ack <id>" lines; resolves when `until` matches a line or the child exits. */
 function watch(child: ChildProcess, until?: (line: string) => boolean) {
   const acked: string[] = [];
   const lines: string[] = [];
-  let buffer = '';
   const done = new Promise<void>((resolve) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        lines.push(line);
-        if (line.startsWith('ack ')) acked.push(line.slice(4));
-        if (until?.(line)) resolve();
-      }
+    onStdoutLines(child, (line) => {
+      lines.push(line);
+      if (line.startsWith('ack ')) acked.push(line.slice(4));
+      if (until?.(line)) resolve();
     });
     child.on('exit', () => resolve());
   });

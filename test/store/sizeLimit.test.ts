@@ -11,7 +11,7 @@ import { layout } from '../../src/node/paths';
 import { runDoctor } from '../../src/store/doctor';
 import { listSnapshots, SNAPSHOT_TRAILER_BYTES } from '../../src/store/engine/snapshot';
 import { STORE_LIMIT_ENV } from '../../src/store/engine/sizeLimit';
-import { startFixture } from '../helpers/child';
+import { onStdoutLines, startFixture } from '../helpers/child';
 import { bearer, rawRequest } from '../helpers/server';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
@@ -38,16 +38,10 @@ interface Server {
 async function startServer(dir: string): Promise<Server> {
   const child = startFixture('serverChild.ts', [dir], { [STORE_LIMIT_ENV]: String(LIMIT) });
   const lines: string[] = [];
-  let buffer = '';
   const ready = await new Promise<string>((resolve) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        lines.push(line);
-        if (line.startsWith('listening ') || line.startsWith('error ')) resolve(line);
-      }
+    onStdoutLines(child, (line) => {
+      lines.push(line);
+      if (line.startsWith('listening ') || line.startsWith('error ')) resolve(line);
     });
     child.on('exit', () => resolve('exited'));
   });
