@@ -134,9 +134,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const session = await pickSession(deps, target);
       if (session) panels.showTranscript(session.key, typeof focusSeq === 'number' ? focusSeq : undefined, undefined, session.agentId);
     }),
-    reg('baton.previewInherited', async (target: Target) => {
+    // `options.preserveFocus`: for callers that open it beside a view that keeps the focus (the demo's start).
+    reg('baton.previewInherited', async (target: Target, options?: { preserveFocus?: boolean }) => {
       const session = await pickSession(deps, target);
-      if (session) panels.showInherited(session.key, {}, session.agentId);
+      if (session) panels.showInherited(session.key, {}, session.agentId, options?.preserveFocus === true);
     }),
     reg('baton.copyKey', async (target: Target) => {
       const session = await pickSession(deps, target);

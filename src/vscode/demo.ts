@@ -146,9 +146,8 @@ export async function focusDemoAtStartup(demo: DemoMode, host: BatonHost, log: v
     await vscode.commands.executeCommand('baton.sessions.focus');
     const node = await vscode.commands.executeCommand('baton.revealSession', featured);
     if (!node) return;
-    await vscode.commands.executeCommand('baton.previewInherited', node);
-    // The preview takes the focus when it opens: hand it back to the tree, selection kept.
-    await vscode.commands.executeCommand('baton.revealSession', featured);
+    // Opened last, and without taking the focus from the tree: nothing of the start moves the focus after it.
+    await vscode.commands.executeCommand('baton.previewInherited', node, { preserveFocus: true });
   } catch (err) {
     log.warn(`Demo: could not select ${featured}: ${(err as Error).message}`);
   }

@@ -71,8 +71,8 @@ export class Panels extends Disposable {
    * Open the preview of what a new child of the session inherits; of a given agent type or profile
    * on request. `agentId`: the agent the child would be written for (the default agent without it).
    */
-  showInherited(sessionKey: string, child: InheritedChild = {}, agentId?: string): vscode.WebviewPanel {
-    return this.show({ kind: 'inherited', sessionKey, agentId, ...child });
+  showInherited(sessionKey: string, child: InheritedChild = {}, agentId?: string, preserveFocus = false): vscode.WebviewPanel {
+    return this.show({ kind: 'inherited', sessionKey, agentId, ...child }, preserveFocus);
   }
 
   /** The preview's picker: re-renders an open preview for another agent type or profile, in place. */
@@ -88,19 +88,20 @@ export class Panels extends Disposable {
     return [...this.open.keys()];
   }
 
-  private show(state: PanelState): vscode.WebviewPanel {
+  /** `preserveFocus`: open beside what has the focus without taking it (the demo's first screen). */
+  private show(state: PanelState, preserveFocus = false): vscode.WebviewPanel {
     const existing = this.open.get(panelId(state));
     if (existing) {
       // A fresh document (new nonce) makes the webview say `ready` again and load the new state.
       existing.state = state;
       existing.panel.webview.html = webviewHtml(existing.panel.webview, this.extensionUri, state.kind, existing.panel.title);
-      existing.panel.reveal();
+      existing.panel.reveal(undefined, preserveFocus);
       return existing.panel;
     }
     const panel = vscode.window.createWebviewPanel(
       state.kind === 'transcript' ? TRANSCRIPT_VIEW : INHERITED_VIEW,
       `${state.kind === 'transcript' ? 'Transcript' : 'Inherited ←'} ${shortKey(state.sessionKey)}${agentSuffix(state.agentId)}`,
-      vscode.ViewColumn.Active,
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus },
       webviewOptions(this.extensionUri),
     );
     this.attach(panel, state);
