@@ -31,9 +31,10 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .command('hook')
     .description('the hook command harnesses run: payload on stdin, hook output on stdout; always exits 0 within 1 s')
     .addArgument(new Argument('<harness>', 'which harness calls').choices(HOOK_HARNESS_IDS))
+    .option('--event <name>', "the event, for harnesses whose payloads do not name it (Copilot CLI's hooks)")
     .addOption(dataDirOption())
-    .action(async (harness: string, opts: { dataDir?: string }) => {
-      await runHook(harness, opts.dataDir);
+    .action(async (harness: string, opts: { dataDir?: string; event?: string }) => {
+      await runHook(harness, opts.dataDir, opts.event);
     });
 
   program

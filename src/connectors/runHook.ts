@@ -36,8 +36,11 @@ function describe(err: unknown): string {
   return errorClassOf(err);
 }
 
-/** Runs one hook invocation: never throws, never exits non-zero, prints only valid hook output. */
-export async function runHook(harness: string, dataDirFlag: string | undefined): Promise<void> {
+/**
+ * Runs one hook invocation: never throws, never exits non-zero, prints only valid hook output.
+ * `eventFlag`: the event the installed command names (`--event`), for payloads that do not.
+ */
+export async function runHook(harness: string, dataDirFlag: string | undefined, eventFlag?: string): Promise<void> {
   const started = Date.now();
   const deadline = started + HOOK_BUDGET_MS;
   const dataDir = resolveDataDir({ flag: dataDirFlag });
@@ -49,7 +52,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     const parsed = parseJsonSafely(raw || '{}', 'hook payload');
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HookInputError('hook payload must be a JSON object');
     const payload = parsed as Record<string, unknown>;
-    event = eventLabel(payload.hook_event_name ?? payload.hookEventName);
+    event = eventLabel(payload.hook_event_name ?? payload.hookEventName ?? eventFlag);
     // Processes Baton started carry their parent session (docs/harnesses.md: AGENT_SESSION_ID).
     // The hook header lets the server note when this harness's hooks last got through (`baton doctor`).
     const headers: Record<string, string> = { [HOOK_HEADER]: `${harness} ${event}` };
@@ -64,7 +67,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined):
     // A step that fails while the event goes on is one line of its own.
     const stepFailed = (step: string, err: unknown) => logHookProblem(dataDir, harness, event, `step ${step}: ${describe(err)}`);
     // A transcript the server may not open (a config folder it does not know) is sent by the hook itself.
-    const output = await hooks.handle(payload, withTranscriptChunks(client), { deadline, stepFailed, dataDir });
+    const output = await hooks.handle(payload, withTranscriptChunks(client), { event: eventFlag, deadline, stepFailed, dataDir });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);

@@ -18,6 +18,8 @@ export type ApiPoster = Pick<ApiClient, 'call'>;
 /** What a hook prints for the harness: context for the model to read. */
 export interface HookOutput {
   hookSpecificOutput: { hookEventName: string; additionalContext: string };
+  /** The same context at the top level, for harnesses that read it there (Copilot CLI's camelCase events). */
+  additionalContext?: string;
 }
 
 /**
@@ -27,6 +29,11 @@ export interface HookOutput {
  * payload names.
  */
 export interface HookRun {
+  /**
+   * The event the installed hook command names (`--event`), for harnesses whose payloads do not
+   * say which event they are (Copilot CLI's camelCase hooks).
+   */
+  event?: string;
   /** When the whole hook must have answered (ms since the epoch); steps that only prepare leave time for the essential one. */
   deadline?: number;
   /** A step failed and the event went on without it. */
@@ -40,7 +47,7 @@ export interface HookRun {
   files?: PayloadFiles;
 }
 
-/** How the hook command is run: `node …/dist/hook.js <harness>` (or `cli.js hook <harness>`). */
+/** How the hook command is run: `node …/dist/hook.js <harness> [--event E]` (or `cli.js hook <harness>`). */
 export interface HookCommandOptions {
   nodePath: string;
   cliPath: string;

@@ -9,10 +9,14 @@ import { shellQuote } from './settingsFile';
 export type HookEntry = { type: string; command?: string; url?: string; timeout?: number; headers?: Record<string, string>; allowedEnvVars?: string[] };
 export type Matcher = { matcher?: string; hooks?: HookEntry[] };
 
-/** `node …/dist/hook.js <harness>`: the light hook bundle beside the CLI (falls back to `cli.js hook`). */
-export function hookCommand(opts: HookCommandOptions, harness: string): string {
+/**
+ * `node …/dist/hook.js <harness>`: the light hook bundle beside the CLI (falls back to `cli.js hook`).
+ * `event` names the event on the command line, for harnesses whose payloads do not (HookRun.event).
+ */
+export function hookCommand(opts: HookCommandOptions, harness: string, event?: string): string {
   const hookJs = path.join(path.dirname(opts.cliPath), 'hook.js');
   const parts = fs.existsSync(hookJs) ? [opts.nodePath, hookJs, harness] : [opts.nodePath, opts.cliPath, 'hook', harness];
+  if (event) parts.push('--event', event);
   if (opts.dataDir) parts.push('--data-dir', opts.dataDir);
   return (opts.envPrefix ? opts.envPrefix + ' ' : '') + parts.map(shellQuote).join(' ');
 }
