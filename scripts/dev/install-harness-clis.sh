@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Installs the real Codex and OpenCode CLIs for Baton's end-to-end tests (test/e2e/codex.test.ts,
-# test/e2e/openCode.test.ts), pinned, from the npm registry (their native binaries come from npm
-# optional dependencies: nothing else is downloaded). Idempotent. Installs outside the repository
+# Installs the real Codex, OpenCode and GitHub Copilot CLIs for Baton's end-to-end tests
+# (test/e2e/codex.test.ts, openCode.test.ts, copilotCli.test.ts), pinned, from the npm registry
+# (their native binaries come from npm optional dependencies: nothing else is downloaded). Idempotent. Installs outside the repository
 # so `npm ci` of the extension stays fast (Codex alone is ~400 MB):
 #   ${BATON_HARNESS_CLIS_DIR:-$HOME/.cache/baton-harness-clis}
-# Prints the two binaries' paths on its last lines ("codex PATH", "opencode PATH").
+# Prints the binaries' paths on its last lines ("codex PATH", "opencode PATH", "copilot PATH").
 set -euo pipefail
 
 CODEX_VERSION=0.169.0
 OPENCODE_VERSION=1.18.33
+COPILOT_VERSION=1.0.102
 CLIS_DIR="${BATON_HARNESS_CLIS_DIR:-$HOME/.cache/baton-harness-clis}"
 CODEX_BIN="$CLIS_DIR/node_modules/.bin/codex"
 OPENCODE_BIN="$CLIS_DIR/node_modules/.bin/opencode"
+COPILOT_BIN="$CLIS_DIR/node_modules/.bin/copilot"
 
 log() { echo "[install-harness-clis] $*" >&2; }
 
@@ -34,6 +36,10 @@ verify() {
     [ -n "$quiet" ] || log "opencode --version does not print $OPENCODE_VERSION"
     ok=1
   fi
+  if ! { [ -x "$COPILOT_BIN" ] && HOME="$scratch" COPILOT_HOME="$scratch/copilot" COPILOT_AUTO_UPDATE=false "$COPILOT_BIN" --version 2>/dev/null | grep -q "$COPILOT_VERSION"; }; then
+    [ -n "$quiet" ] || log "copilot --version does not print $COPILOT_VERSION"
+    ok=1
+  fi
   rm -rf "$scratch"
   return $ok
 }
@@ -41,22 +47,23 @@ verify() {
 print_paths() {
   echo "codex $CODEX_BIN"
   echo "opencode $OPENCODE_BIN"
+  echo "copilot $COPILOT_BIN"
 }
 
 if verify quiet; then
-  log "codex $CODEX_VERSION and opencode $OPENCODE_VERSION already installed in $CLIS_DIR"
+  log "codex $CODEX_VERSION, opencode $OPENCODE_VERSION and copilot $COPILOT_VERSION already installed in $CLIS_DIR"
   print_paths
   exit 0
 fi
 
-log "installing @openai/codex@$CODEX_VERSION, opencode-ai@$OPENCODE_VERSION and @opencode-ai/plugin@$OPENCODE_VERSION into $CLIS_DIR"
+log "installing @openai/codex@$CODEX_VERSION, opencode-ai@$OPENCODE_VERSION, @opencode-ai/plugin@$OPENCODE_VERSION and @github/copilot@$COPILOT_VERSION into $CLIS_DIR"
 start=$(date +%s)
 mkdir -p "$CLIS_DIR"
 cat >"$CLIS_DIR/package.json" <<JSON
 {
   "name": "baton-harness-clis",
   "private": true,
-  "description": "Codex and OpenCode for Baton's end-to-end tests (made by scripts/dev/install-harness-clis.sh)",
+  "description": "Codex, OpenCode and GitHub Copilot CLI for Baton's end-to-end tests (made by scripts/dev/install-harness-clis.sh)",
   "allowScripts": {
     "@openai/codex": true,
     "opencode-ai": true,
@@ -65,10 +72,10 @@ cat >"$CLIS_DIR/package.json" <<JSON
 }
 JSON
 
-# Both packages pick their native binary from an optional dependency and link it in a postinstall
-# (opencode-ai); the allowScripts policy above lets npm 11 run those.
+# The packages pick their native binary from an optional dependency (@github/copilot's loader runs
+# @github/copilot-linux-x64) and opencode-ai links it in a postinstall; the allowScripts policy above lets npm 11 run those.
 npm install --prefix "$CLIS_DIR" --no-audit --no-fund --save-exact \
-  "@openai/codex@$CODEX_VERSION" "opencode-ai@$OPENCODE_VERSION" "@opencode-ai/plugin@$OPENCODE_VERSION" \
+  "@openai/codex@$CODEX_VERSION" "opencode-ai@$OPENCODE_VERSION" "@opencode-ai/plugin@$OPENCODE_VERSION" "@github/copilot@$COPILOT_VERSION" \
   >"$CLIS_DIR/install.log" 2>&1 || {
   tail -n 60 "$CLIS_DIR/install.log" >&2
   log "npm install failed; full log: $CLIS_DIR/install.log"

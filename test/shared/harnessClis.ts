@@ -1,4 +1,4 @@
-// Where the end-to-end tests find the real Codex and OpenCode CLIs: scripts/dev/install-harness-clis.sh
+// Where the end-to-end tests find the real Codex, OpenCode and GitHub Copilot CLIs: scripts/dev/install-harness-clis.sh
 // caches them outside the repository, in $BATON_HARNESS_CLIS_DIR (default ~/.cache/baton-harness-clis).
 // Missing binaries skip the tests that need them on a developer's machine, with the command that
 // installs them; under CI=true a missing binary fails instead (CI installs them first).
@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export type HarnessCli = 'codex' | 'opencode';
+export type HarnessCli = 'codex' | 'opencode' | 'copilot';
 
 export function harnessClisDir(): string {
   return process.env.BATON_HARNESS_CLIS_DIR || path.join(os.homedir(), '.cache', 'baton-harness-clis');
