@@ -210,3 +210,11 @@ export function sessionStartOf(records: Obj[]): { sessionId?: string; cwd?: stri
     model: asString(data.selectedModel),
   };
 }
+
+/**
+ * A sub-agent's turns as the hooks send them (a message list): import sends the same, so a
+ * session imported after its live hooks gains nothing.
+ */
+export function turnMessages(turns: Turn[]): Array<{ role: string; content: string }> {
+  return turns.map((t) => ({ role: t.role, content: t.text }));
+}
