@@ -11,10 +11,11 @@ import type { Harness, HarnessImporter } from './harness';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
 import { copilot } from './copilot';
+import { copilotCli } from './copilotCli';
 import { openCode } from './openCode';
 import { openClaw } from './openClaw';
 
-export const HARNESSES: readonly Harness[] = [claudeCode, codex, openCode, openClaw, copilot];
+export const HARNESSES: readonly Harness[] = [claudeCode, codex, openCode, openClaw, copilotCli, copilot];
 
 export function harnessById(id: string): Harness | undefined {
   return HARNESSES.find((h) => h.id === id);
