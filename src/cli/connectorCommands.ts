@@ -14,9 +14,10 @@ interface Helpers {
   out(text: string): void;
 }
 
-function target(opts: { project?: string | boolean; user?: boolean }): { scope: InstallScope; projectDir?: string } {
-  if (opts.user) return { scope: 'user' };
-  return { scope: 'project', projectDir: typeof opts.project === 'string' ? opts.project : process.cwd() };
+/** `--user` or `--project [dir]`; neither: the harness's default scope (the first it lists). */
+function target(scopes: readonly InstallScope[], opts: { project?: string | boolean; user?: boolean }): { scope: InstallScope; projectDir?: string } {
+  const scope = opts.user ? 'user' : opts.project !== undefined ? 'project' : (scopes[0] ?? 'project');
+  return scope === 'user' ? { scope } : { scope, projectDir: typeof opts.project === 'string' ? opts.project : process.cwd() };
 }
 
 function installable(id: string) {
@@ -52,7 +53,7 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .addArgument(new Argument('<harness>', 'which harness').choices(installIds))
     .addOption(dataDirOption())
     .addOption(new Option('--project [dir]', 'the project settings file (default: the current directory)').conflicts('user'))
-    .option('--user', "the user's settings file (~/.claude/settings.json)")
+    .option('--user', "the user's settings file (~/.claude/settings.json); neither flag: the harness's default (user for Codex, VS Code and Copilot CLI)")
     .option('--http', "use Claude Code's HTTP hooks (needs a fixed port and a token in $BATON_HOOK_TOKEN) instead of the hook command")
     .option('--url <url>', 'endpoint URL for --http', 'http://127.0.0.1:7433')
     .option('--no-trust', "Codex: do not record Codex's trust for Baton's hooks (Codex then skips them until you trust them)")
@@ -63,8 +64,9 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
         opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string; trust: boolean; settingsFile?: string },
       ) => {
         const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
-        const result = await installable(harness).install.install({
-          ...target(opts),
+        const install = installable(harness).install;
+        const result = await install.install({
+          ...target(install.scopes, opts),
           command: { nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined },
           http: opts.http ? { url: opts.url.replace(/\/$/, ''), tokenEnvVar: 'BATON_HOOK_TOKEN' } : undefined,
           trustHooks: opts.trust,
@@ -81,7 +83,8 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .option('--user', "the user's settings file")
     .option('--settings-file <file>', "the editor's user settings.json, for harnesses configured there (vscode: default VS Code's)")
     .action((harness: string, opts: { project?: string | boolean; user?: boolean; settingsFile?: string }) => {
-      const result = installable(harness).install.uninstall({ ...target(opts), settingsFile: opts.settingsFile });
+      const install = installable(harness).install;
+      const result = install.uninstall({ ...target(install.scopes, opts), settingsFile: opts.settingsFile });
       for (const line of result.messages) out(line);
       out(result.removed ? `Removed Baton hooks from ${result.file}` : `No Baton hooks in ${result.file}`);
     });

@@ -33,7 +33,8 @@ function escape(text: string): string {
 /** Baton's entries for this harness: its hook command (either form) or its HTTP hook URL. */
 function ours(harness: string): RegExp {
   const id = escape(harness);
-  return new RegExp(` hook ${id}\\b|hook\\.js'? ${id}\\b|/api/hooks/${id}\\b`);
+  // The id ends where no id character follows: `copilot` must not match `copilot-cli`'s entries.
+  return new RegExp(` hook ${id}(?![\\w-])|hook\\.js'? ${id}(?![\\w-])|/api/hooks/${id}(?![\\w-])`);
 }
 
 /** True when a hook entry is Baton's for `harness`: its hook command or its HTTP hook URL. */

@@ -5,17 +5,18 @@
 // - The session is keyed by its sessionId, a sub-agent by its agentId (which its own hooks also
 //   send as their sessionId); a sub-agent's parent is its parentAgentId, exact at any depth.
 // - subagentStart opens the child before its first model request and hands it the inherited block
-//   as a top-level `additionalContext`, which Copilot CLI puts before the sub-agent's task. Its task
-//   (the `task` call's prompt) is read from the session's log, where `subagent.started` is already
-//   written when the hook runs.
+//   as a top-level `additionalContext`, ended by a `## Task` heading: Copilot CLI puts it before the
+//   sub-agent's task, and the sub-agent's own first prompt hook stores the task from behind it.
 // - The session's log ($COPILOT_HOME/session-state/<id>/events.jsonl) holds its sub-agents' events
 //   too: the server reads the session's own lines (events.ts), and the hook sends each sub-agent's
-//   turns itself, taken from the log by agentId.
+//   turns itself, taken from the log by agentId. Copilot CLI writes the log in batches, shortly
+//   after a hook starts: a hook that reads it first waits (briefly) until the log records the
+//   hook's own start, so everything before the event is in it.
 
 import * as path from 'node:path';
 import { INHERIT_HEADING } from '../../core/inherit';
-import { parseJsonLines, type Obj } from '../../core/normalize';
-import { existing, HookInputError, payloadFilesOf, Steps } from '../claudeStyleHooks';
+import { asObj, parseJsonLines, type Obj } from '../../core/normalize';
+import { ESSENTIAL_RESERVE_MS, existing, HookInputError, payloadFilesOf, Steps } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import type { PayloadFiles } from '../../node/payloadFiles';
 import { cliTurns, isSystemNotification, loggedSubagents, turnMessages, type LoggedSubagent } from './events';
@@ -33,6 +34,13 @@ export const COPILOT_CLI_EVENTS = ['sessionStart', 'userPromptSubmitted', 'subag
 /** The most of a session's log a hook reads to find a sub-agent's task and turns (it is parsed whole). */
 const LOG_MAX_BYTES = 16 * 1024 * 1024;
 
+/** How long a hook waits for the log to record its own start, at most (within the hook's budget). */
+const CATCH_UP_MS = 400;
+const CATCH_UP_POLL_MS = 25;
+
+/** Ends the context handed to a sub-agent: what follows it in the sub-agent's first prompt is its task. */
+export const TASK_HEADING = '## Task';
+
 /** Without the hook command's reporting (tests): failed steps go unrecorded. */
 const UNREPORTED: HookRun = { stepFailed: () => undefined };
 
@@ -48,6 +56,8 @@ export interface CopilotCliPayload {
   transcriptPath?: string;
   response?: string;
   reason?: string;
+  /** When Copilot CLI fired the hook (epoch ms): the log's hook.start record of this hook carries it too. */
+  timestamp?: number;
 }
 
 function text(value: unknown): string | undefined {
@@ -67,18 +77,39 @@ function payloadOf(raw: Record<string, unknown>): CopilotCliPayload {
     transcriptPath: text(raw.transcriptPath),
     response: typeof raw.response === 'string' ? raw.response : undefined,
     reason: text(raw.reason),
+    timestamp: typeof raw.timestamp === 'number' ? raw.timestamp : undefined,
   };
 }
 
+/** True once the log holds this hook's own start: every event before it is written. */
+function recordsHook(records: Obj[], event: string, p: CopilotCliPayload): boolean {
+  return records.some((r) => {
+    if (r.type !== 'hook.start') return false;
+    const data = asObj(r.data);
+    const input = asObj(data?.input);
+    return data?.hookType === event && input?.timestamp === p.timestamp && input?.agentId === p.agentId;
+  });
+}
+
+/** The task behind the context Baton handed a sub-agent (or the whole prompt, when it was handed none). */
+export function taskOf(prompt: string): string | undefined {
+  if (!prompt.trimStart().startsWith(INHERIT_HEADING)) return prompt;
+  const at = prompt.indexOf(`\n${TASK_HEADING}\n`);
+  return at < 0 ? undefined : prompt.slice(at + TASK_HEADING.length + 2).trim() || undefined;
+}
+
 /** The context for the model, where Copilot CLI reads it (top level), and in the shared shape. */
-function context(event: string, inject: unknown): HookOutput | null {
+function context(event: string, inject: unknown, suffix = ''): HookOutput | null {
   if (typeof inject !== 'string' || !inject.trim()) return null;
-  return { hookSpecificOutput: { hookEventName: event, additionalContext: inject }, additionalContext: inject };
+  const text = inject + suffix;
+  return { hookSpecificOutput: { hookEventName: event, additionalContext: text }, additionalContext: text };
 }
 
 class CopilotCliHook {
   readonly steps: Steps;
   readonly project: string | undefined;
+  /** The log as last read (records()), when it held this hook's start. */
+  private caughtUp: Obj[] | undefined;
 
   constructor(
     readonly event: string,
@@ -86,21 +117,21 @@ class CopilotCliHook {
     readonly client: ApiPoster,
     run: HookRun,
     readonly files: PayloadFiles,
-    /** The session's log when `files` may read it: the payload's transcriptPath, else where Copilot CLI keeps it. */
-    readonly log: string | undefined,
+    /**
+     * The session's log: the payload's transcriptPath, else where Copilot CLI keeps the session's
+     * (a sub-agent's prompt names neither). It may not exist yet: Copilot CLI creates it late.
+     */
+    readonly logPath: string | undefined,
   ) {
     this.steps = new Steps(run);
     this.project = p.cwd ? path.resolve(p.cwd) : undefined;
   }
 
-  static async create(event: string, raw: Record<string, unknown>, client: ApiPoster, run: HookRun): Promise<CopilotCliHook> {
+  static create(event: string, raw: Record<string, unknown>, client: ApiPoster, run: HookRun): CopilotCliHook {
     const p = payloadOf(raw);
     if (!p.sessionId) throw new HookInputError('sessionId: is required');
-    const files = payloadFilesOf(run);
-    // Only the session's own events name no agentId; its log sits where Copilot CLI keeps sessions.
     const own = p.agentId ? undefined : path.join(sessionStateDir(), p.sessionId, EVENTS_FILE);
-    const log = await existing(files, p.transcriptPath ?? own);
-    return new CopilotCliHook(event, p, client, run, files, log);
+    return new CopilotCliHook(event, p, client, run, payloadFilesOf(run), p.transcriptPath ?? own);
   }
 
   /** The key of the session the hook fired in: the sub-agent's agentId inside a sub-agent, else the sessionId. */
@@ -112,23 +143,49 @@ class CopilotCliHook {
     return { harness: HARNESS, sessionKey, project: this.project };
   }
 
+  /**
+   * The log's records once it holds this hook's start (Copilot CLI writes it in batches, and
+   * creates it at its first), or as they are when that takes longer than the wait allows
+   * (undefined while there is no readable log).
+   */
   async records(): Promise<Obj[] | undefined> {
-    const body = await this.files.text(this.log, LOG_MAX_BYTES);
-    return body === null ? undefined : parseJsonLines(body);
+    if (this.caughtUp) return this.caughtUp;
+    const until = Date.now() + Math.max(0, Math.min(CATCH_UP_MS, this.steps.left() - ESSENTIAL_RESERVE_MS));
+    for (;;) {
+      const body = await this.files.text(this.logPath, LOG_MAX_BYTES);
+      const records = body === null ? undefined : parseJsonLines(body);
+      if (records && (this.p.timestamp === undefined || recordsHook(records, this.event, this.p))) return (this.caughtUp = records);
+      if (!this.logPath || Date.now() >= until) return records;
+      await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
+    }
+  }
+
+  /** The log, once caught up with this hook, when it may be named on to the API (else undefined). */
+  async log(): Promise<string | undefined> {
+    await this.records();
+    return existing(this.files, this.logPath);
   }
 
   /** A sub-agent's turns from the log, sent as the hooks of other harnesses send message lists (stored turns are skipped). */
-  async syncSubagent(agentId: string, records?: Obj[]): Promise<void> {
-    const all = records ?? (await this.records());
-    const turns = all ? cliTurns(all, agentId) : [];
+  async syncSubagent(agentId: string): Promise<void> {
+    const records = await this.records();
+    const turns = records ? cliTurns(records, agentId) : [];
     if (turns.length) await this.client.call('userPromptSubmit', { body: { ...this.base(agentId), transcript: turnMessages(turns) } });
   }
 
+  /**
+   * The session the log is of: its folder's name. Inside a nested sub-agent the payload's sessionId
+   * is an id Copilot CLI uses nowhere else, so it is never taken for the session.
+   */
+  get rootId(): string | undefined {
+    return this.logPath ? path.basename(path.dirname(this.logPath)) : this.p.agentId ? undefined : this.p.sessionId;
+  }
+
   /** The session's own transcript brought up to date from its log (the server reads its own lines). */
-  async refreshSession(extra: { lastAssistantMessage?: string } = {}) {
-    return this.steps.withTranscriptOrWithout('transcript', 'last-message', this.log, (file) =>
-      this.client.call('userPromptSubmit', { body: { ...this.base(this.p.sessionId), transcriptPath: file, ...extra } }),
-    );
+  async refreshSession(): Promise<void> {
+    const root = this.rootId;
+    const log = await this.log();
+    if (root && log) await this.client.call('userPromptSubmit', { body: { ...this.base(root), transcriptPath: log } });
   }
 
   async handle(): Promise<HookOutput | null> {
@@ -159,7 +216,7 @@ class CopilotCliHook {
         return null;
       case 'sessionEnd':
         // Copilot CLI may fire it twice (-p with background sub-agents): ending again changes nothing.
-        await this.steps.withTranscriptOrWithout('transcript', 'end', this.log, (file) =>
+        await this.steps.withTranscriptOrWithout('transcript', 'end', await this.log(), (file) =>
           this.client.call('sessionEnd', { body: { ...this.base(), transcriptPath: file, reason: p.reason } }),
         );
         return null;
@@ -171,10 +228,9 @@ class CopilotCliHook {
   async prompt(): Promise<HookOutput | null> {
     const p = this.p;
     if (p.agentId) {
-      // A sub-agent's first prompt is its task (behind the block Baton handed it), already stored
-      // at subagentStart; later prompts are its own.
-      if (p.prompt?.trim() && !(await this.isTaskDelivery(p.agentId, p.prompt)))
-        await this.client.call('userPromptSubmit', { body: { ...this.base(), userPrompt: p.prompt } });
+      // A sub-agent's first prompt is its task behind the block handed to it at subagentStart.
+      const task = p.prompt ? taskOf(p.prompt) : undefined;
+      if (task?.trim()) await this.client.call('userPromptSubmit', { body: { ...this.base(), userPrompt: task } });
       return null;
     }
     // A background sub-agent's completion notice comes as a prompt: it is not the user's (the log keeps it as a system turn).
@@ -182,22 +238,12 @@ class CopilotCliHook {
       await this.steps.optional('transcript', () => this.refreshSession(), 0);
       return null;
     }
-    const r = await this.steps.withTranscriptOrWithout('transcript', 'prompt', this.log, (file) =>
+    // The prompt is in the payload: the log is named as it is, without waiting for it.
+    const log = await existing(this.files, this.logPath);
+    const r = await this.steps.withTranscriptOrWithout('transcript', 'prompt', log, (file) =>
       this.client.call('userPromptSubmit', { body: { ...this.base(), transcriptPath: file, userPrompt: p.prompt } }),
     );
     return context(this.event, r.inject);
-  }
-
-  /** True when a sub-agent's prompt is its `task` call's prompt, with or without the inherited block before it. */
-  async isTaskDelivery(agentId: string, prompt: string): Promise<boolean> {
-    if (prompt.trimStart().startsWith(INHERIT_HEADING)) return true;
-    const records = await this.records();
-    const task = records
-      ? loggedSubagents(records)
-          .find((s) => s.agentId === agentId)
-          ?.prompt?.trim()
-      : undefined;
-    return task !== undefined && prompt.trim().endsWith(task);
   }
 
   async subagentStart(): Promise<HookOutput | null> {
@@ -208,7 +254,7 @@ class CopilotCliHook {
     const records = await this.records();
     // The parent brought up to date first (the block is built from it); when that fails the child
     // still opens, inheriting what the store holds.
-    await this.steps.optional('refresh-parent', () => (p.parentAgentId && records ? this.syncSubagent(p.parentAgentId, records) : this.refreshSession()));
+    await this.steps.optional('refresh-parent', () => (parent === this.rootId ? this.refreshSession() : this.syncSubagent(parent)));
     const logged: LoggedSubagent | undefined = records ? loggedSubagents(records).find((s) => s.agentId === p.agentId) : undefined;
     const r = await this.steps.essential('open-child', () =>
       this.client.call('sessionStart', {
@@ -221,9 +267,8 @@ class CopilotCliHook {
         },
       }),
     );
-    if (logged?.prompt)
-      await this.steps.optional('task', () => this.client.call('userPromptSubmit', { body: { ...this.base(p.agentId), userPrompt: logged.prompt } }), 0);
-    return context(this.event, r.inject);
+    // Its task is stored by its own first prompt hook, from behind the heading.
+    return context(this.event, r.inject, `\n\n${TASK_HEADING}`);
   }
 }
 
@@ -231,7 +276,7 @@ class CopilotCliHook {
 export async function handleCopilotCliEvent(raw: Record<string, unknown>, client: ApiPoster, run: HookRun = UNREPORTED): Promise<HookOutput | null> {
   const event = run.event ?? '';
   if (!(COPILOT_CLI_EVENTS as readonly string[]).includes(event)) throw new HookInputError('--event: names no Copilot CLI event Baton installs');
-  return (await CopilotCliHook.create(event, raw, client, run)).handle();
+  return CopilotCliHook.create(event, raw, client, run).handle();
 }
 
 export const copilotCliHooks: HarnessHooks = {

@@ -7,6 +7,8 @@ import type { HarnessLineage } from '../../core/lineage';
 import type { Harness } from '../harness';
 import { COPILOT_CLI_JSONL, copilotCliTranscript } from './events';
 import { copilotCliHooks, HARNESS } from './hooks';
+import { COPILOT_CLI_IMPORTER } from './import';
+import { COPILOT_CLI_INSTALL } from './install';
 import { sessionStateDir } from './paths';
 
 // Lineage: every sub-agent event names the agent that started it (parentAgentId), sent as the
@@ -24,4 +26,6 @@ export const copilotCli: Harness = {
   },
   lineage: copilotCliLineage,
   hooks: copilotCliHooks,
+  importer: COPILOT_CLI_IMPORTER,
+  install: COPILOT_CLI_INSTALL,
 };
