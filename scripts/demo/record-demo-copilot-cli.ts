@@ -51,8 +51,9 @@ function scrubber(base: string): (text: string) => string {
     [base, PLACEHOLDER_HOME],
     [fs.realpathSync(harnessClisDir()), '/opt/copilot-cli'],
     [harnessClisDir(), '/opt/copilot-cli'],
-    [repoRoot, `${PLACEHOLDER_HOME}/baton`],
-    [os.homedir(), PLACEHOLDER_HOME],
+    [`${repoRoot}/`, `${PLACEHOLDER_HOME}/baton/`],
+    // With its slash: a bare home such as /root would also match the start of other names.
+    [`${os.homedir()}/`, `${PLACEHOLDER_HOME}/`],
   ];
   return (text) => pairs.reduce((t, [from, to]) => (from.length > 1 ? t.split(from).join(to) : t), text);
 }
