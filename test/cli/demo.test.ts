@@ -1,6 +1,6 @@
 // `baton demo` with the built CLI (dist/cli.js: `npm run build` first), real processes, real files:
-// the recorded Claude Code transcripts, Codex rollouts, OpenCode exports and VS Code chat sessions in
-// demo/sessions/ go through `baton import`'s code into a marked demo data directory; lineage (parallel and nested sub-agents), the
+// the recorded Claude Code transcripts, Codex rollouts, OpenCode exports, GitHub Copilot CLI session logs and VS Code
+// chat sessions in demo/sessions/ go through `baton import`'s code into a marked demo data directory; lineage (parallel and nested sub-agents), the
 // stated constraint, search and the compaction come out of the store; it never writes into the
 // user's data.
 
@@ -11,6 +11,7 @@ import { scanClaudeProjects } from '../../src/harnesses/claudeCode/import';
 import { scanCodexSessions } from '../../src/harnesses/codex/import';
 import { parseChatSession } from '../../src/harnesses/copilot/chatSessions';
 import { chatSessionFiles } from '../../src/harnesses/copilot/import';
+import { scanCopilotCliSessions } from '../../src/harnesses/copilotCli/import';
 import { DEMO_MARKER, readDemoMarker } from '../../src/node/demoData';
 import { prepareStartDemo } from '../../scripts/dev/startDemo';
 import { CLI, ROOT, runCli } from '../helpers/child';
@@ -20,6 +21,7 @@ const RECORDED = path.join(ROOT, 'demo', 'sessions', 'claude-code');
 const RECORDED_CODEX = path.join(ROOT, 'demo', 'sessions', 'codex');
 const RECORDED_OPENCODE = path.join(ROOT, 'demo', 'sessions', 'opencode');
 const RECORDED_COPILOT = path.join(ROOT, 'demo', 'sessions', 'copilot');
+const RECORDED_COPILOT_CLI = path.join(ROOT, 'demo', 'sessions', 'copilot-cli');
 const CONSTRAINT = 'Never touch the production database';
 
 interface SessionRow {
@@ -30,7 +32,7 @@ interface SessionRow {
   turnCount: number;
 }
 
-describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessions and VS Code agent mode chats)', function () {
+describe('baton demo (built CLI, recorded Claude Code, Codex, OpenCode and GitHub Copilot CLI sessions and VS Code agent mode chats)', function () {
   this.timeout(120_000);
 
   let home: string;
@@ -53,8 +55,11 @@ describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessio
   // VS Code agent mode's chats (demo/sessions/copilot), each with its runSubagent children.
   const copilotChats = chatSessionFiles(RECORDED_COPILOT).map((f) => parseChatSession(fs.readFileSync(f, 'utf8'), path.basename(f, '.jsonl'))!);
   const copilotSubagents = copilotChats.flatMap((c) => c.subagents);
+  // GitHub Copilot CLI's session logs (demo/sessions/copilot-cli/<id>/events.jsonl), each a session with its sub-agents.
+  const copilotCliRecorded = scanCopilotCliSessions(RECORDED_COPILOT_CLI);
+  const copilotCliRoots = copilotCliRecorded.filter((i) => i.depth === 0);
   /** Every recorded session, of every harness. */
-  const allSessions = recorded.length + codexRecorded.length + openCode.size + copilotChats.length + copilotSubagents.length;
+  const allSessions = recorded.length + codexRecorded.length + openCode.size + copilotChats.length + copilotSubagents.length + copilotCliRecorded.length;
 
   const cli = (args: string[]) => runCli(args, { env, timeout: 90_000 });
   const json = <T>(args: string[]): T => {
@@ -94,7 +99,16 @@ describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessio
     const first = json<{ dataDir: string; sessions: number; subagents: number; turnsAdded: number; featured: string }>(['demo', '--data-dir', dataDir]);
     assert.equal(first.dataDir, dataDir);
     assert.equal(first.sessions, allSessions);
-    assert.equal(first.subagents, subagents.length + codexRecorded.length - codexRoots.length + openCodeChildren + copilotSubagents.length);
+    assert.equal(
+      first.subagents,
+      subagents.length +
+        codexRecorded.length -
+        codexRoots.length +
+        openCodeChildren +
+        copilotSubagents.length +
+        copilotCliRecorded.length -
+        copilotCliRoots.length,
+    );
     assert.ok(first.turnsAdded >= 200, `${first.turnsAdded} turns`);
     const marker = readDemoMarker(dataDir);
     assert.ok(marker, `${DEMO_MARKER} written`);
@@ -172,6 +186,46 @@ describe('baton demo (built CLI, recorded Claude Code, Codex and OpenCode sessio
     const { hits } = json<{ hits: Array<{ sessionKey: string }> }>(['search', 'production database', '--data-dir', dataDir]);
     const harnesses = new Set(hits.map((h) => sessions.find((s) => s.key === h.sessionKey)?.harness));
     assert.ok(harnesses.has('claude-code') && harnesses.has('opencode'), `hits from both harnesses: ${JSON.stringify(hits)}`);
+  });
+
+  it('imports the GitHub Copilot CLI story: its sessions, two parallel task sub-agents and a nested one, keyed and placed as the live hooks key them', () => {
+    assert.ok(copilotCliRoots.length >= 2, `${copilotCliRoots.length} recorded Copilot CLI sessions`);
+    const logs = copilotCliRoots.map((r) => fs.readFileSync(r.file, 'utf8'));
+    const bytes = logs.reduce((n, text) => n + Buffer.byteLength(text), 0);
+    assert.ok(bytes < 400 * 1024, `${bytes} bytes of Copilot CLI logs`);
+    assert.ok(
+      logs.every((text) => !/baton-demo-cpcli-|\/tmp\//.test(text)),
+      'temp paths were scrubbed',
+    );
+    assert.ok(
+      logs.every((text) => !text.includes('"type":"system.message"')),
+      "Copilot CLI's system prompts are left out",
+    );
+    const { sessions } = json<{ sessions: Array<SessionRow & { project?: string }> }>(['sessions', '--data-dir', dataDir, '--limit', '500']);
+    for (const item of copilotCliRecorded) {
+      const stored = sessions.find((s) => s.key === item.key);
+      assert.ok(stored, `${item.key} stored`);
+      assert.equal(stored.harness, 'copilot-cli');
+      assert.equal(stored.parentSessionKey, item.parentKey ?? null, `${item.key}'s parent`);
+      assert.ok(stored.turnCount > 0, `${item.key} has turns`);
+    }
+    // The first session starts two sub-agents in one step; one of them starts its own.
+    const spawner = copilotCliRoots.find((r) => copilotCliRecorded.filter((i) => i.parentKey === r.key).length >= 2);
+    assert.ok(spawner, 'a Copilot CLI session with parallel sub-agents');
+    const nested = copilotCliRecorded.filter((i) => i.depth === 2);
+    assert.equal(nested.length, 1, 'one nested Copilot CLI sub-agent');
+    assert.ok(
+      copilotCliRecorded.some((i) => i.key === nested[0].parentKey && i.parentKey === spawner.key),
+      'its parent is the sub-agent that started it',
+    );
+    const claudeProjects = new Set(sessions.filter((s) => s.harness === 'claude-code').map((s) => s.project));
+    const cliProjects = new Set(sessions.filter((s) => s.harness === 'copilot-cli').map((s) => s.project));
+    assert.deepEqual([...cliProjects], [...claudeProjects], 'the same project as the Claude Code sessions');
+    const { hits } = json<{ hits: Array<{ harness: string }> }>(['search', 'billing-staging', '--data-dir', dataDir, '--limit', '100']);
+    assert.ok(
+      hits.some((h) => h.harness === 'copilot-cli'),
+      `the billing-staging rule is found in Copilot CLI sessions too: ${[...new Set(hits.map((h) => h.harness))].join(', ')}`,
+    );
   });
 
   it("the user's constraint is a constraint of its session and searchable", () => {
