@@ -33,15 +33,15 @@ describe('harness registry', () => {
 
   it('lists each harness once, with what the CLI, the server and VS Code iterate', () => {
     const ids = HARNESSES.map((h) => h.id);
-    assert.deepEqual(ids, ['claude-code', 'codex', 'opencode', 'openclaw', 'copilot']);
+    assert.deepEqual(ids, ['claude-code', 'codex', 'opencode', 'openclaw', 'copilot-cli', 'copilot']);
     assert.equal(new Set(ids).size, ids.length);
     assert.deepEqual(
       hookHarnesses().map((h) => h.id),
-      ['claude-code', 'codex', 'copilot'],
+      ['claude-code', 'codex', 'copilot-cli', 'copilot'],
     );
     assert.deepEqual(
       installableHarnesses().map((h) => h.id),
-      ['claude-code', 'codex', 'opencode', 'copilot'],
+      ['claude-code', 'codex', 'opencode', 'copilot-cli', 'copilot'],
     );
     for (const h of installableHarnesses()) {
       assert.ok(h.install.menu.length > 0, `${h.id} is offered in VS Code's install menu`);
@@ -49,7 +49,7 @@ describe('harness registry', () => {
     }
   });
 
-  it('takes transcript roots from the harnesses, honouring CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_* and BATON_VSCODE_USER_DATA_DIRS', () => {
+  it('takes transcript roots from the harnesses, honouring CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, XDG_* and BATON_VSCODE_USER_DATA_DIRS', () => {
     const vscode = (config: string, data: string) => [
       `${config}/Code/User/workspaceStorage`,
       `${config}/Code - Insiders/User/workspaceStorage`,
@@ -66,14 +66,24 @@ describe('harness registry', () => {
       '/home/u/.codex/sessions',
       '/home/u/.local/share/opencode',
       '/home/u/.openclaw',
+      '/home/u/.copilot/session-state',
       ...vscode('/home/u/.config', '/home/u/.local/share'),
     ]);
     assert.deepEqual(
       harnessTranscriptRoots(
-        { CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', XDG_DATA_HOME: '/d', XDG_CONFIG_HOME: '/g', BATON_VSCODE_USER_DATA_DIRS: '/cs1:/cs2' },
+        { CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', COPILOT_HOME: '/p', XDG_DATA_HOME: '/d', XDG_CONFIG_HOME: '/g', BATON_VSCODE_USER_DATA_DIRS: '/cs1:/cs2' },
         '/home/u',
       ),
-      ['/c/projects', '/x/sessions', '/d/opencode', '/home/u/.openclaw', ...vscode('/g', '/d'), '/cs1/User/workspaceStorage', '/cs2/User/workspaceStorage'],
+      [
+        '/c/projects',
+        '/x/sessions',
+        '/d/opencode',
+        '/home/u/.openclaw',
+        '/p/session-state',
+        ...vscode('/g', '/d'),
+        '/cs1/User/workspaceStorage',
+        '/cs2/User/workspaceStorage',
+      ],
     );
   });
 
