@@ -32,7 +32,7 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .command('hook')
     .description('the hook command harnesses run: payload on stdin, hook output on stdout; always exits 0 within 1 s')
     .addArgument(new Argument('<harness>', 'which harness calls').choices(HOOK_HARNESS_IDS))
-    .option('--event <name>', "the event, for harnesses whose payloads do not name it (Copilot CLI's hooks)")
+    .option('--event <name>', 'the event that fired, for harnesses whose payloads do not name it (their installed command gives it)')
     .addOption(dataDirOption())
     .action(async (harness: string, opts: { dataDir?: string; event?: string }) => {
       await runHook(harness, opts.dataDir, opts.event);
@@ -53,7 +53,7 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .addArgument(new Argument('<harness>', 'which harness').choices(installIds))
     .addOption(dataDirOption())
     .addOption(new Option('--project [dir]', 'the project settings file (default: the current directory)').conflicts('user'))
-    .option('--user', "the user's settings file (~/.claude/settings.json); neither flag: the harness's default (user for Codex, VS Code and Copilot CLI)")
+    .option('--user', "the user's settings (e.g. ~/.claude/settings.json); with neither --user nor --project: the harness's default scope")
     .option('--http', "use Claude Code's HTTP hooks (needs a fixed port and a token in $BATON_HOOK_TOKEN) instead of the hook command")
     .option('--url <url>', 'endpoint URL for --http', 'http://127.0.0.1:7433')
     .option('--no-trust', "Codex: do not record Codex's trust for Baton's hooks (Codex then skips them until you trust them)")
