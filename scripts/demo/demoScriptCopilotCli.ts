@@ -8,19 +8,10 @@
 // that prompt's script. Copilot CLI runs the tools itself (view, grep, glob, create, edit, bash and
 // task, with the arguments its 1.0.102 tool list declares).
 
-import type * as http from 'node:http';
-import type { ScriptedChatReply } from '../../test/shared/fakeChatCompletions';
-import { storyStep, withProject } from './demoModel';
+import { chatStoryModel, type StoryStep } from './demoModel';
 
-interface Tool {
-  name: string;
-  input: Record<string, unknown>;
-}
-/** One model turn: some text, then tool calls (none on the last step of a script). */
-interface Step {
-  say?: string;
-  tools?: Tool[];
-}
+type Tool = NonNullable<StoryStep['tools']>[number];
+type Step = StoryStep;
 
 export interface CopilotCliDemoSession {
   title: string;
@@ -219,42 +210,5 @@ export const COPILOT_CLI_DEMO_SESSIONS: CopilotCliDemoSession[] = [
 // ---------------------------------------------------------------------------------------------
 // The scripted model (Chat Completions, as Copilot CLI's custom provider sends them).
 
-interface ChatBody {
-  messages?: Array<{ role?: string; content?: unknown }>;
-  tools?: unknown[];
-}
-
-const PROMPTS = Object.keys(SCRIPTS);
-
-function text(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof (c as { text?: unknown })?.text === 'string' ? (c as { text: string }).text : '')).join('\n');
-  return '';
-}
-
-let callIds = 0;
-
-export function respondForCopilotCli(request: unknown, _headers: http.IncomingHttpHeaders): ScriptedChatReply | undefined {
-  const body = (request ?? {}) as ChatBody;
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  const all = messages.map((m) => text(m?.content)).join('\n');
-  // A side request offers no tools (a title): named after the session whose first prompt it quotes.
-  if (!Array.isArray(body.tools) || body.tools.length === 0) {
-    const session = COPILOT_CLI_DEMO_SESSIONS.find((s) => all.includes(s.prompts[0]));
-    return { text: session?.title ?? 'Billing work' };
-  }
-  // Copilot CLI's system prompt names the folder it runs in (sub-agents' too).
-  const root = /Current working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
-  const at = storyStep(messages, PROMPTS, (m) => text(m?.content));
-  if (!at) return undefined;
-  const step = SCRIPTS[at.prompt][at.step];
-  if (!step) return { text: 'Done.' };
-  return {
-    text: step.say,
-    toolCalls: (step.tools ?? []).map((t) => ({
-      id: `call_demo_${(++callIds).toString().padStart(4, '0')}`,
-      name: t.name,
-      arguments: withProject(t.input, ROOT, root),
-    })),
-  };
-}
+// Copilot CLI's system prompt names the folder it runs in (sub-agents' too).
+export const respondForCopilotCli = chatStoryModel({ sessions: COPILOT_CLI_DEMO_SESSIONS, scripts: SCRIPTS, placeholder: ROOT, workingDirectory: /Current working directory: (\S+)/ });

@@ -6,19 +6,10 @@
 // sub-agent) and counting the assistant messages after it: that count is the step of that prompt's
 // script. OpenCode runs the tools itself (read, grep, write, edit, bash, task).
 
-import type * as http from 'node:http';
-import type { ScriptedChatReply } from '../../test/shared/fakeChatCompletions';
-import { storyStep, withProject } from './demoModel';
+import { chatStoryModel, type StoryStep } from './demoModel';
 
-interface Tool {
-  name: string;
-  input: Record<string, unknown>;
-}
-/** One model turn: some text, then tool calls (none on the last step of a script). */
-interface Step {
-  say?: string;
-  tools?: Tool[];
-}
+type Tool = NonNullable<StoryStep['tools']>[number];
+type Step = StoryStep;
 
 export interface OpenCodeDemoSession {
   /** The title OpenCode's title request gets. */
@@ -189,41 +180,5 @@ export const OPENCODE_DEMO_SESSIONS: OpenCodeDemoSession[] = [
 // ---------------------------------------------------------------------------------------------
 // The scripted model (Chat Completions, as OpenCode's openai-compatible provider sends them).
 
-interface ChatBody {
-  messages?: Array<{ role?: string; content?: unknown }>;
-  tools?: unknown[];
-}
-
-const PROMPTS = Object.keys(SCRIPTS);
-
-function text(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof (c as { text?: unknown })?.text === 'string' ? (c as { text: string }).text : '')).join('\n');
-  return '';
-}
-
-let callIds = 0;
-
-export function respondForOpenCode(request: unknown, _headers: http.IncomingHttpHeaders): ScriptedChatReply | undefined {
-  const body = (request ?? {}) as ChatBody;
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  const all = messages.map((m) => text(m?.content)).join('\n');
-  // Side requests offer no tools: the title of a new session.
-  if (!Array.isArray(body.tools) || body.tools.length === 0) {
-    const session = OPENCODE_DEMO_SESSIONS.find((s) => all.includes(s.prompts[0]));
-    return { text: session?.title ?? 'Billing work' };
-  }
-  const root = /Working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
-  const at = storyStep(messages, PROMPTS, (m) => text(m?.content));
-  if (!at) return undefined;
-  const step = SCRIPTS[at.prompt][at.step];
-  if (!step) return { text: 'Done.' };
-  return {
-    text: step.say,
-    toolCalls: (step.tools ?? []).map((t) => ({
-      id: `call_demo_${(++callIds).toString().padStart(4, '0')}`,
-      name: t.name,
-      arguments: withProject(t.input, ROOT, root),
-    })),
-  };
-}
+// OpenCode's system prompt names the folder it runs in.
+export const respondForOpenCode = chatStoryModel({ sessions: OPENCODE_DEMO_SESSIONS, scripts: SCRIPTS, placeholder: ROOT, workingDirectory: /Working directory: (\S+)/ });
