@@ -232,6 +232,15 @@ describe('GitHub Copilot CLI hook mapping against a real server (recorded hook i
     assert.deepEqual(failures, []);
   });
 
+  // hooks.ts says of sessionEnd: "ending again changes nothing". The store ends the session once
+  // more instead: a journal entry, and its endedAt and updatedAt move to the repeated end.
+  it('a repeated sessionEnd writes nothing at all: no journal entry, the end time kept', async () => {
+    const end = recordedHooks(fixtureLines()).find((h) => h.event === 'sessionEnd')!;
+    const before = await storeState(server.store);
+    assert.equal(await handle('sessionEnd', end.input), null);
+    await assertStoreUnchanged(server.store, before, 'sessionEnd again');
+  });
+
   it('a payload without sessionId, or an event Baton does not install, is a HookInputError; nothing is stored', async () => {
     const before = await storeState(server.store);
     const start = recordedHooks(fixtureLines()).find((h) => h.event === 'subagentStart')!.input;
