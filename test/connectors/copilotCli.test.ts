@@ -312,6 +312,63 @@ describe("GitHub Copilot CLI: a background sub-agent's <system_notification> pro
   });
 });
 
+describe("GitHub Copilot CLI: a hook waits (briefly) for Copilot CLI's batched log to record its own start", function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let client: ApiClient;
+  let savedCopilotHome: string | undefined;
+  let copilotHome: string;
+
+  before(async () => {
+    savedCopilotHome = process.env.COPILOT_HOME;
+    copilotHome = tempDir('baton-copilot-home-');
+    process.env.COPILOT_HOME = copilotHome;
+    server = await startTestServer({ transcriptRoots: [path.join(copilotHome, 'session-state')] });
+    client = new ApiClient(httpTransport({ url: server.daemon.server.url, token: server.token }));
+  });
+  after(async () => {
+    await server?.daemon.stop();
+    if (savedCopilotHome === undefined) delete process.env.COPILOT_HOME;
+    else process.env.COPILOT_HOME = savedCopilotHome;
+    cleanupTempDirs();
+  });
+
+  it("subagentStart reads the log once it holds the hook's start (the child's title from its task call); without it, the child still opens", async () => {
+    const lines = fixtureLines().map((l) => l.split(RECORDED_HOME).join(copilotHome));
+    const log = path.join(copilotHome, 'session-state', SESSION, 'events.jsonl');
+    fs.mkdirSync(path.dirname(log), { recursive: true });
+    const upTo = (line: number) => fs.writeFileSync(log, lines.slice(0, line + 1).join('\n') + '\n');
+    const failures: string[] = [];
+    const hook = (h: RecordedHook) => copilotCliHooks.handle(h.input, client, { event: h.event, stepFailed: (step) => failures.push(step) });
+    const [sessionStart, prompt, alphaStart, betaStart] = recordedHooks(lines);
+    assert.deepEqual([alphaStart.input.agentId, betaStart.input.agentId], [ALPHA, BETA]);
+    upTo(sessionStart.line);
+    await hook(sessionStart);
+    upTo(prompt.line);
+    await hook(prompt);
+
+    // Copilot CLI has not yet written alpha's start (nor its subagent.started) when the hook runs: it does shortly after.
+    const firstSubagentLine = lines.findIndex((l) => l.includes('"subagent.started"'));
+    upTo(firstSubagentLine - 1);
+    const answered = hook(alphaStart);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    upTo(alphaStart.line);
+    assert.ok((await answered)?.additionalContext);
+    const alpha = (await server.store.read('getSession', { scope: 'all', key: ALPHA }))!;
+    assert.equal(alpha.title, 'alpha work', 'the title from the task call the log recorded after the hook began');
+    assert.equal(alpha.parentSessionKey, SESSION);
+
+    // A log that never records the hook's start: the hook gives up waiting and the child opens all the same.
+    const t0 = Date.now();
+    await hook(betaStart);
+    assert.ok(Date.now() - t0 < 5_000, `answered within its budget (${Date.now() - t0} ms)`);
+    const beta = (await server.store.read('getSession', { scope: 'all', key: BETA }))!;
+    assert.equal(beta.parentSessionKey, SESSION);
+    assert.equal(beta.harnessAgentType, 'explore');
+    assert.deepEqual(failures, []);
+  });
+});
+
 /** The built hook command as Copilot CLI runs it: `node dist/hook.js copilot-cli --event E --data-dir D`, payload on stdin. */
 function runCopilotCliHook(event: string, dataDir: string, payload: unknown, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string }> {
   return new Promise((resolve) => {
