@@ -1,10 +1,10 @@
 // `baton`: the headless front door. Every command takes --data-dir; listing commands take --json.
 // Exit codes: 0 ok, 1 failure (one `error: …` line on stderr), 2 usage.
-// Read-only commands (sessions, transcript, search, export, constraints/entities list) read without
-// the lock and change nothing (store/lockFreeReadView.ts); they and doctor never create a data directory: with
-// nothing recorded yet they answer as an empty store (and say how to record). A path Baton cannot
-// use is an error naming why; writing commands also check ownership and that they can write
-// (cli/dataDirChecks.ts).
+// Read-only commands (sessions, transcript, search, recall without --session, export,
+// constraints/entities list) read without the lock and change nothing (store/lockFreeReadView.ts);
+// they and doctor never create a data directory: with nothing recorded yet they answer as an empty
+// store (and say how to record). A path Baton cannot use is an error naming why; writing commands
+// also check ownership and that they can write (cli/dataDirChecks.ts).
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from './core/errors';
@@ -16,6 +16,7 @@ import { registerDoctorCommand } from './cli/doctorCommand';
 import { Output } from './cli/output';
 import { registerServerCommands } from './cli/serverCommands';
 import { registerRuleCommands } from './cli/ruleCommands';
+import { registerMemoryCommands } from './cli/memoryCommands';
 import { registerConnectorCommands } from './cli/connectorCommands';
 import { registerImportCommands } from './cli/importCommands';
 import { registerRunCommand } from './cli/runCommand';
@@ -161,6 +162,7 @@ export function buildProgram(): Command {
   registerConnectorCommands(program, { dataDirOption, out });
   registerImportCommands(program, { dataDirOption, out });
   registerRuleCommands(program, { dataDirOption, out });
+  registerMemoryCommands(program, { dataDirOption, out });
   registerRunCommand(program, { dataDirOption, out });
   registerDemoCommand(program, { out });
   return program;

@@ -44,6 +44,12 @@ export const ROUTES = {
   sessionEnd: route('POST', '/api/hooks/session-end', 'remember', 'A session ended: stores the last delta, closes it and keeps its memories and summary.'),
   remember: route('POST', '/api/hooks/remember', 'remember', 'Stores a memory.'),
   recall: route('POST', '/api/hooks/recall', 'recall', 'Finds memories; with a sessionKey, each once per context epoch of the session.'),
+  memoryRecall: route(
+    'POST',
+    '/api/memory/recall',
+    'recall',
+    "Finds memories outside a hook (CLI, MCP, scripts): the hook recall's ranking and context-epoch ledger; a named session must exist.",
+  ),
   preCompaction: route('POST', '/api/hooks/pre-compaction', 'remember', 'Guidelines for a compaction summary.'),
   compactionComplete: route(
     'POST',

@@ -1,9 +1,8 @@
 // The MCP endpoint (/mcp, Streamable HTTP, official SDK, stateless): the catalogue's tools
-// (toolCatalogue.ts) under their MCP names: session_search, session_transcript, inherited_context,
-// list_sessions, session_subagents, and the rules a sub-agent inherits by hand (list/add/edit
-// constraints and entities). It sits behind the same host/origin checks (checkOrigin) and bearer
-// token as the rest of the API: one rule for every route. MCP reaches data one way only: the
-// typed API client over the in-process transport, as the request's caller (docs/architecture.md).
+// (toolCatalogue.ts) under their MCP names; the catalogue is their one list. It sits behind the
+// same host/origin checks (checkOrigin) and bearer token as the rest of the API: one rule for
+// every route. MCP reaches data one way only: the typed API client over the in-process transport,
+// as the request's caller (docs/architecture.md).
 // A caller that is a sub-agent (X-Agent-Session-Id, or currentSessionKey) defaults to its parent.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';

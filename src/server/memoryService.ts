@@ -107,9 +107,12 @@ export class MemoryService {
    * Recall (docs/memory.md): the query as typed, then its question form; with a sessionKey, memories
    * the session's context already holds in its current epoch are left out (unless includeRecalled)
    * and those returned are written to the ledger. An aggregate recall answers one brief within its
-   * budget, and saveAggregate keeps that brief as a memory.
+   * budget, and saveAggregate keeps that brief as a memory. Every door recalls here (the hook,
+   * POST /api/memory/recall and the tools and CLI over it): one ranking, one ledger. `sessionMustExist`
+   * (the general route) refuses a session the writer has no row of (404) instead of keeping a
+   * ledger for it; the hook takes keys of sessions its harness has not reported yet.
    */
-  async recall(caller: Caller, input: RecallInput) {
+  async recall(caller: Caller, input: RecallInput, opts: { sessionMustExist?: boolean } = {}) {
     let scope = readScope(caller);
     if (scope === 'all' && input.agentId) scope = { agentId: input.agentId };
     const aggregate = input.aggregate === true || input.saveAggregate === true;
@@ -117,6 +120,8 @@ export class MemoryService {
     if (input.saveAggregate) requirePermission(caller, 'remember');
     const ledgerAgent = caller.agentId ?? input.agentId ?? DEFAULT_AGENT;
     const sessionKey = input.sessionKey;
+    if (sessionKey && opts.sessionMustExist && !(await this.store.read('writableSession', { agentId: ledgerAgent, key: sessionKey })))
+      throw new BatonError('not_found', `session ${sessionKey} not found`);
     const epoch = sessionKey ? await this.store.read('contextEpoch', { agentId: ledgerAgent, sessionKey }) : undefined;
     const limit = input.limit ?? (aggregate ? 25 : 10);
     const { hits, supplementary } = await this.store.read('recall', {

@@ -17,7 +17,7 @@ import type { StorageStatus } from '../store/engine/sizeLimit';
 import type { StoreAccess } from '../store/store';
 import type { ServerConfig } from './config';
 import type { InheritService } from './inheritService';
-import type { MemoryService } from './memoryService';
+import type { MemoryService, RecallInput } from './memoryService';
 import type { RuleService } from './ruleService';
 import type { RunService } from './runService';
 import type { TokenService } from './tokenService';
@@ -153,6 +153,15 @@ export function buildHandlers(svc: Services): Handlers {
     }
   }
 
+  /**
+   * Recall through any door (docs/memory.md, "Recall"): the session's ledger is written, so only
+   * from the runtime path that holds the session; then the service's one ranking and ledger.
+   */
+  async function recallThrough(ctx: CallContext, body: RecallInput & { runtimePath?: string }, opts?: { sessionMustExist?: boolean }) {
+    await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
+    return memory.recall(ctx.caller, body, opts);
+  }
+
   return {
     health: async () => ({ status: 'ok' as const }),
 
@@ -221,13 +230,18 @@ export function buildHandlers(svc: Services): Handlers {
       return memory.remember(ctx.caller, body);
     },
 
+    // The hook door: the hook's no-op cases, then the one recall (docs/memory.md, "Recall").
     recall: async ({ body }, ctx) => {
       // Baton's own processes mark their calls: they get the no-op shape, and nothing is recorded (docs/memory.md).
       if (isInternalCall(ctx)) return { ...memory.emptyRecall(body.query), internal: true };
       if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...memory.emptyRecall(body.query), bypassed: true };
-      // The session's ledger is written: only from the runtime path that holds the session.
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
-      return memory.recall(ctx.caller, body);
+      return recallThrough(ctx, body);
+    },
+
+    // The general door (CLI, MCP, scripts): the same recall, its session required to exist.
+    memoryRecall: async ({ body }, ctx) => {
+      const { query, sessionKey, agentId, project, limit } = body;
+      return recallThrough(ctx, { query, sessionKey, agentId, project, limit }, { sessionMustExist: true });
     },
 
     preCompaction: async ({ body }, ctx) => {

@@ -366,6 +366,67 @@ export const TOOLS: ToolDefinition[] = [
       return { text: `Entity #${e.id} ${e.name} is ${e.active ? 'active' : 'inactive'}.`, structured: structured(e) };
     },
   },
+  // Memories (docs/memory.md, "The doors"): over POST /api/memory/recall and POST /api/hooks/remember.
+  {
+    id: 'memorySearch',
+    input: {
+      query: { type: 'string', description: 'What to recall: words of the memory, its type (decision, constraint, preference, fact) or tags' },
+      sessionKey: { type: 'string', description: 'The session whose context receives the memories: each is then returned once per context epoch' },
+      project: { type: 'string', description: "Only this project's memories" },
+      limit: { type: 'integer', minimum: 1, maximum: 50, description: 'At most this many memories (1-50, default 10)' },
+    },
+    mcp: {
+      name: 'memory_search',
+      description:
+        'Recalls memories Baton kept (decisions, constraints, preferences, facts, open questions, and what was stored with memory_store), best first. The same recall the hooks inject.',
+      properties: ['query', 'sessionKey', 'project', 'limit'],
+      required: ['query'],
+    },
+    async run(args, ctx) {
+      const query = args.query;
+      if (typeof query !== 'string' || !query.trim()) throw new ToolInputError('Pass a non-empty "query": the words of the memories to recall.');
+      const result = await ctx.api.call('memoryRecall', {
+        body: { query, sessionKey: str(args.sessionKey), project: str(args.project), limit: num(args.limit) },
+      });
+      if (result.count === 0) return { text: `No memory matches ${JSON.stringify(query)}.`, structured: structured(result) };
+      return { text: result.message, structured: structured(result) };
+    },
+  },
+  {
+    id: 'memoryStore',
+    input: {
+      content: { type: 'string', description: 'The memory, self-contained (it is read without this conversation)' },
+      type: { type: 'string', description: 'decision, constraint, preference, fact, open-question, or a type of your own' },
+      tags: { type: 'string', description: 'Comma-separated tags (files, symbols, topics)' },
+      importance: { type: 'number', minimum: 0, maximum: 1, description: '0-1, default 0.8' },
+      project: { type: 'string', description: 'The project it is about' },
+      sessionKey: { type: 'string', description: 'The session it came from (default: the calling one)' },
+      currentSessionKey: currentSessionProperty,
+    },
+    mcp: {
+      name: 'memory_store',
+      description: 'Keeps a memory for later sessions and sub-agents: memory_search and the hooks recall it.',
+      properties: ['content', 'type', 'tags', 'importance', 'project', 'sessionKey', 'currentSessionKey'],
+      required: ['content'],
+    },
+    async run(args, ctx) {
+      const content = args.content;
+      if (typeof content !== 'string' || !content.trim()) throw new ToolInputError('Pass a non-empty "content": the memory to keep.');
+      const result = await ctx.api.call('remember', {
+        body: {
+          harness: 'mcp',
+          content,
+          type: str(args.type),
+          tags: str(args.tags),
+          importance: num(args.importance),
+          project: str(args.project),
+          sessionKey: callingSession(args, ctx),
+        },
+      });
+      if (!result.success) return { text: 'Not stored: recording is turned off for this session (bypassed).', structured: structured(result) };
+      return { text: `Stored memory ${result.memoryId}.`, structured: structured(result) };
+    },
+  },
   // Answered by the VS Code host: they need the window's language models and run manager.
   {
     id: 'spawn',

@@ -20,6 +20,8 @@ const READ_COMMANDS: string[][] = [
   ['sessions', '--tree'],
   ['search', 'heron'],
   ['search', 'heron', '--json'],
+  ['recall', 'heron'],
+  ['recall', 'heron', '--json'],
   ['export'],
   ['export', '--format', 'md'],
   ['constraints', 'list', '--session', 's1'],
@@ -71,6 +73,8 @@ describe('baton CLI on a fresh machine', function () {
     assert.deepEqual(JSON.parse(results.get('sessions --json')!.stdout).sessions, []);
     assert.equal(results.get('search heron')!.stdout, 'No matches for "heron".\n');
     assert.deepEqual(JSON.parse(results.get('search heron --json')!.stdout).hits, []);
+    assert.equal(results.get('recall heron')!.stdout, 'No memories match "heron".\n');
+    assert.deepEqual(JSON.parse(results.get('recall heron --json')!.stdout).memories, []);
     assert.equal(results.get('export')!.stdout, '');
     // A session that is not there is still not found.
     const missing = runCli(['transcript', 's1'], { env });

@@ -61,6 +61,8 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
       'list_constraints',
       'list_entities',
       'list_sessions',
+      'memory_search',
+      'memory_store',
       'session_search',
       'session_subagents',
       'session_transcript',

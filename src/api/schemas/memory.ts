@@ -41,6 +41,19 @@ export const recallBody = z
   })
   .loose();
 
+/**
+ * The general recall (POST /api/memory/recall): the hook recall's query, session, agent and project
+ * fields, held strictly since no hook has to be kept going: a blank query or a limit outside 1..50
+ * is a 400, not an empty answer or a clamp.
+ */
+export const memoryRecallBody = recallBody
+  .pick({ query: true, sessionKey: true, agentId: true, project: true })
+  .extend({
+    query: recallBody.shape.query.refine((q) => q.trim().length > 0, 'must not be empty'),
+    limit: z.number().int().min(1).max(50).optional(),
+  })
+  .loose();
+
 export const synthesisBody = z.object({ agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() }).loose();
 export const synthesisCompleteBody = z
   .object({ content: z.string().min(1).max(5_000_000), agentId, sessionKey: optionalKey, leaseId: z.string().max(64).optional() })
@@ -74,41 +87,42 @@ const hitView = z
 
 const memoryHit = z.object({ id: z.string(), content: z.string() }).loose();
 
+/** What a recall answers, through either door. */
+const recallResponse = z
+  .object({
+    results: z.array(memoryHit),
+    memories: z.array(memoryHit),
+    count: z.number(),
+    query: z.string(),
+    method: z.string(),
+    message: z.string(),
+    meta: z.object({ totalReturned: z.number(), hasSupplementary: z.boolean(), noHits: z.boolean() }),
+    aggregate: z
+      .object({
+        budget: z.enum(['small', 'medium', 'large']),
+        maxChars: z.number(),
+        chars: z.number(),
+        estimatedTokens: z.number(),
+        included: z.number(),
+        omitted: z.number(),
+        text: z.string(),
+      })
+      .optional(),
+    aggregateMemoryId: z.string().optional(),
+    contextEpoch: z.number().optional(),
+    bypassed: z.boolean().optional(),
+    internal: z.boolean().optional(),
+  })
+  .loose();
+
 /** The memory routes of routes.ts. */
 export const MEMORY_SCHEMAS = {
   remember: {
     body: rememberBody,
     response: z.object({ success: z.boolean(), memoryId: z.string().optional(), id: z.string().optional(), ...bypassedReply }).loose(),
   },
-  recall: {
-    body: recallBody,
-    response: z
-      .object({
-        results: z.array(memoryHit),
-        memories: z.array(memoryHit),
-        count: z.number(),
-        query: z.string(),
-        method: z.string(),
-        message: z.string(),
-        meta: z.object({ totalReturned: z.number(), hasSupplementary: z.boolean(), noHits: z.boolean() }),
-        aggregate: z
-          .object({
-            budget: z.enum(['small', 'medium', 'large']),
-            maxChars: z.number(),
-            chars: z.number(),
-            estimatedTokens: z.number(),
-            included: z.number(),
-            omitted: z.number(),
-            text: z.string(),
-          })
-          .optional(),
-        aggregateMemoryId: z.string().optional(),
-        contextEpoch: z.number().optional(),
-        bypassed: z.boolean().optional(),
-        internal: z.boolean().optional(),
-      })
-      .loose(),
-  },
+  recall: { body: recallBody, response: recallResponse },
+  memoryRecall: { body: memoryRecallBody, response: recallResponse },
   synthesisConfig: { response: z.object({ enabled: z.boolean(), model: z.string(), schedule: z.string() }).loose() },
   synthesis: {
     body: synthesisBody,
