@@ -215,7 +215,8 @@ class CopilotCliHook {
         else await this.steps.optional('transcript', () => this.refreshSession(), 0);
         return null;
       case 'sessionEnd':
-        // Copilot CLI may fire it twice (-p with background sub-agents): ending again changes nothing.
+        // Copilot CLI may fire it twice (-p with background sub-agents, the first before they end):
+        // the second changes no turn or lineage, and moves the end to when the session really ended.
         await this.steps.withTranscriptOrWithout('transcript', 'end', await this.log(), (file) =>
           this.client.call('sessionEnd', { body: { ...this.base(), transcriptPath: file, reason: p.reason } }),
         );
