@@ -225,8 +225,8 @@ export function buildHandlers(svc: Services): Handlers {
       // Baton's own processes mark their calls: they get the no-op shape, and nothing is recorded (docs/memory.md).
       if (isInternalCall(ctx)) return { ...memory.emptyRecall(body.query), internal: true };
       if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...memory.emptyRecall(body.query), bypassed: true };
-      // The session's ledger is written: only from the runtime path that holds the session.
-      await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
+      // The session's ledger is written: only from the runtime path that holds the session (the
+      // dispatcher's claim guard, checked by the store with the write, dispatch.ts LEDGER_WRITES).
       return memory.recall(ctx.caller, body);
     },
 
