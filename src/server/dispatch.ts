@@ -10,6 +10,7 @@ import { parseBody, SCHEMAS } from '../api/schemas';
 import type { z } from 'zod';
 import { buildHandlers, runtimePathOf, type CallContext, type Services } from './routes';
 import { requirePermission, writeAgent, type Caller } from './security';
+import { withClaimGuard, type ClaimGuard } from '../store/claimGuard';
 
 export interface RawCall {
   body: unknown;
@@ -18,6 +19,14 @@ export interface RawCall {
 
 /** Lifecycle hooks take or renew the claim in the same store write (src/store/lifecycle.ts); the Claude Code route calls them. */
 const CLAIMS_IN_STORE: ReadonlySet<RouteId> = new Set<RouteId>(['sessionStart', 'userPromptSubmit', 'sessionEnd', 'claudeCodeHook']);
+
+/** Routes that write a session's ledger without being write routes: both recall doors record what they handed out. */
+const LEDGER_WRITES: ReadonlySet<RouteId> = new Set<RouteId>(['recall', 'memoryRecall']);
+
+/** Whether a route's store requests carry the runtime-path claim guard. */
+function carriesClaim(id: RouteId): boolean {
+  return (ROUTES[id].permission === 'remember' && !CLAIMS_IN_STORE.has(id)) || LEDGER_WRITES.has(id);
+}
 
 /** The fields of a write body that name its session and runtime path, when its schema has them. */
 interface ClaimFields {
@@ -40,33 +49,36 @@ export function createDispatch(services: Services): Dispatch {
       body: schema.body ? parseBody(schema.body, raw.body) : undefined,
       query: schema.query ? parseBody(schema.query, raw.query) : undefined,
     };
-    if (permission === 'remember' && !CLAIMS_IN_STORE.has(id)) await checkClaim(id, input.body as ClaimFields | undefined, ctx);
+    const guard = carriesClaim(id) ? await claimGuard(id, input.body as ClaimFields | undefined, ctx) : null;
     const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
     // Only adapters (the Claude Code hook route) call other routes: the in-process client is made on first use.
-    const reply = await handler(input, {
-      ...ctx,
-      get internal() {
-        return internalPoster(ctx.caller);
-      },
-    });
+    const reply = await withClaimGuard(guard, () =>
+      handler(input, {
+        ...ctx,
+        get internal() {
+          return internalPoster(ctx.caller);
+        },
+      }),
+    );
     if (CHECK_REPLIES) checkReply(id, reply);
     return reply;
   };
 
   /**
-   * The runtime-path claim on every write route (docs/inheritance.md, "Rules"): a write naming a
+   * The runtime-path claim guard of a write route (docs/inheritance.md, "Rules"): a write naming a
    * runtime path (body or `X-Baton-Runtime-Path`) to a session another path holds a live claim on
    * is a 409. The session is the one the body or path names; for an edit by id, the row's session.
+   * The store checks it in the same step as each write the handler makes (store/claimGuard.ts).
    */
-  async function checkClaim(id: RouteId, body: ClaimFields | undefined, ctx: Omit<CallContext, 'internal'>): Promise<void> {
+  async function claimGuard(id: RouteId, body: ClaimFields | undefined, ctx: Omit<CallContext, 'internal'>): Promise<ClaimGuard | null> {
     const runtimePath = runtimePathOf(ctx, body);
-    if (!runtimePath) return;
+    if (!runtimePath) return null;
     let sessionKey: string | undefined = body?.sessionKey ?? (id === 'deliverRuns' ? body?.parentSessionKey : undefined) ?? ctx.params.key;
     if (!sessionKey && id === 'editConstraint') {
       const row = await services.store.read('getConstraint', { scope: { agentId: writeAgent(ctx.caller, body?.agentId) }, id: Number(ctx.params.id) });
       sessionKey = row?.sessionKey ?? undefined;
     }
-    await services.sessions.checkClaim(ctx.caller, { sessionKey, agentId: body?.agentId, runtimePath });
+    return services.sessions.claimGuard(ctx.caller, { sessionKey, agentId: body?.agentId, runtimePath });
   }
 
   /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */

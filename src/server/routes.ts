@@ -157,8 +157,9 @@ export function buildHandlers(svc: Services): Handlers {
    * Recall through any door (docs/memory.md, "Recall"): the session's ledger is written, so only
    * from the runtime path that holds the session; then the service's one ranking and ledger.
    */
-  async function recallThrough(ctx: CallContext, body: RecallInput & { runtimePath?: string }, opts?: { sessionMustExist?: boolean }) {
-    await sessions.checkClaim(ctx.caller, { ...body, runtimePath: runtimePathOf(ctx, body) });
+  // Both doors write the session's ledger: only from the runtime path that holds the session (the
+  // dispatcher's claim guard, checked by the store with the write: dispatch.ts LEDGER_WRITES).
+  async function recallThrough(ctx: CallContext, body: RecallInput, opts?: { sessionMustExist?: boolean }) {
     return memory.recall(ctx.caller, body, opts);
   }
 

@@ -12,6 +12,7 @@ import type { SessionRecord } from '../core/session';
 import type { ParentWriter } from '../core/agents';
 import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
 import type { StoreAccess } from '../store/store';
+import type { ClaimGuard } from '../store/claimGuard';
 import type { ReadResult } from '../store/reads';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
@@ -443,18 +444,18 @@ export class SessionService {
   }
 
   /**
-   * The runtime-path claim on a write route that is not a lifecycle hook (docs/inheritance.md):
-   * 409 when another runtime path holds a live claim on the session. No key, no path: no check.
+   * The runtime-path claim guard of a write route that is not a lifecycle hook (docs/inheritance.md,
+   * "Rules"): the session it writes and the path it writes from, which the store checks in the same
+   * step as each of the route's writes (store/claimGuard.ts). No key, no path: no guard.
    */
-  async checkClaim(caller: Caller, input: { sessionKey?: string; agentId?: string; runtimePath?: string }): Promise<void> {
-    if (!input.sessionKey || !input.runtimePath) return;
-    // The store's one claim rule (store/claims.ts), on the store's clock.
-    await this.store.read('claimFree', {
+  claimGuard(caller: Caller, input: { sessionKey?: string; agentId?: string; runtimePath?: string }): ClaimGuard | null {
+    if (!input.sessionKey || !input.runtimePath) return null;
+    return {
       agentId: writeAgent(caller, input.agentId),
       key: stripSessionPrefix(input.sessionKey),
       runtimePath: input.runtimePath,
       ttlMs: this.config.claimTtlMs,
-    });
+    };
   }
 
   /**

@@ -10,7 +10,6 @@ import * as rules from './ruleQueries';
 import { sessionSubagents } from './subagentQueries';
 import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 import { writableSessionRow } from './ownership';
-import { assertClaimFree } from './claims';
 import * as jobs from './jobs';
 import type { TranscriptFileCursor } from '../core/fileCursor';
 import type { ParentWriter } from '../core/agents';
@@ -37,16 +36,6 @@ export const READ_QUERIES = {
   writableSession: (db: Database, a: { agentId: string; key: string }) => {
     const row = writableSessionRow(db, a.agentId, a.key);
     return row ? q.getSessionById(db, row.id) : null;
-  },
-  /**
-   * Throws 409 when another runtime path holds a live claim on the session this writer would
-   * touch (claims.ts); true otherwise, and when there is no such session. The write routes that
-   * are not lifecycle commands ask it before their handler runs.
-   */
-  claimFree: (db: Database, a: { agentId: string; key: string; runtimePath: string; ttlMs?: number }) => {
-    const row = writableSessionRow(db, a.agentId, a.key);
-    if (row) assertClaimFree(row, a.runtimePath, new Date().toISOString(), a.ttlMs);
-    return true;
   },
   /** Where the last read of a transcript file for the session stopped (src/core/fileCursor.ts), or null. */
   transcriptFile: (db: Database, a: { agentId: string; key: string; path: string }) => {

@@ -12,6 +12,7 @@ import { DataLossError, type MissingRange } from './engine/recovery';
 import type { ReadArgs, ReadName, ReadResult } from './reads';
 import { spawnWorker } from './engine/workerScript';
 import { storeLimitBytes, type StorageStatus } from './engine/sizeLimit';
+import { claimGuardFor } from './claimGuard';
 
 export interface StoreOptions {
   dataDir: string;
@@ -117,13 +118,16 @@ export class Store extends EventEmitter {
     });
   }
 
-  /** Resolves once the write is in the fsync'd journal and applied. */
+  /**
+   * Resolves once the write is in the fsync'd journal and applied. Inside a write route, the
+   * route's claim guard goes along and is checked in the same step (claimGuard.ts).
+   */
   write<N extends WriteName>(name: N, args: WriteArgs<N>): Promise<WriteResult<N>> {
-    return this.call({ kind: 'write', name, args });
+    return this.call({ kind: 'write', name, args, guard: claimGuardFor('write') });
   }
 
   read<N extends ReadName>(name: N, args: ReadArgs<N>): Promise<ReadResult<N>> {
-    return this.call({ kind: 'read', name, args });
+    return this.call({ kind: 'read', name, args, guard: claimGuardFor('read') });
   }
 
   /** Seals the journal and writes a snapshot in the background; resolves when it is on disk. */

@@ -1,5 +1,6 @@
 // The registry of write commands the store worker accepts (see commands.ts and lifecycle.ts).
 
+import type { Database } from 'sql.js';
 import type { ReadPolicy } from '../core/types';
 import * as c from './commands';
 import type { CommandContext } from './commands';
@@ -9,6 +10,17 @@ import * as mem from './memoryCommands';
 import { enqueueJob, setJob } from './jobs';
 import { archiveTurns } from './archive';
 import { failInterruptedRuns, recordRunProcess } from './runProcesses';
+import { checkClaimGuard } from './claims';
+import type { ClaimGuard } from './claimGuard';
+
+/**
+ * What the engine runs before a request that carries a guard, in the same step (a write: inside
+ * its savepoint, so a refusal journals nothing). The guard is opaque to the engine; the rule it
+ * applies is the domain's (claims.ts).
+ */
+export function checkRequestGuard(db: Database, guard: unknown, now: string): void {
+  checkClaimGuard(db, guard as ClaimGuard, now);
+}
 
 export const WRITE_COMMANDS = {
   ensureAgent: (ctx: CommandContext, args: { agentId: string; readPolicy?: ReadPolicy }) => {

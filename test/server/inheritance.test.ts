@@ -192,6 +192,67 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal((await api.call('POST', `/api/constraints/${rule.body.id}`, { active: false }, { 'x-baton-runtime-path': 'plugin' })).status, 200);
   });
 
+  /**
+   * Lets the plugin runtime path take the claim on `key` (a session-start over HTTP, a request of its
+   * own) once, right after the route's store step `name` of `kind` answered: between two steps of a
+   * write route that is already running.
+   */
+  function claimAfter(kind: 'read' | 'write', name: string, key: string): void {
+    const store = daemon.store as unknown as Record<string, (n: string, a: unknown) => Promise<unknown>>;
+    const original = store[kind].bind(daemon.store);
+    let armed = true;
+    store[kind] = async (n, a) => {
+      const value = await original(n, a);
+      if (armed && n === name) {
+        armed = false;
+        const taken = await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: key, runtimePath: 'plugin' });
+        assert.equal(taken.status, 200, JSON.stringify(taken.body));
+      }
+      return value;
+    };
+  }
+
+  it('a claim another runtime path takes while a write route runs is honoured at its write: 409 and nothing written', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'race', project: '/repo' });
+    // POST /api/constraints reads the session, then writes the rule: the claim lands in between.
+    claimAfter('read', 'writableSession', 'race');
+    const refused = await api.call('POST', '/api/constraints', { sessionKey: 'race', content: 'Never ship on Fridays.' }, { 'x-baton-runtime-path': 'legacy' });
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.match(refused.body.error, /session race is claimed by the plugin runtime path/);
+    const rules = await api.get('/api/constraints?sessionKey=race');
+    assert.deepEqual(
+      rules.body.constraints.map((r: { content: string }) => r.content),
+      [],
+      'the rule was not written',
+    );
+    assert.equal((await api.get('/api/sessions/race')).body.runtimePath, 'plugin');
+  });
+
+  it('a route making several writes is refused at the write that meets the claim (earlier writes stay), and applies none when the claim is held from the start', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'race', project: '/repo' });
+    // POST /api/entities writes the entity, then its focus in the session: the claim lands in between.
+    claimAfter('write', 'setEntity', 'race');
+    const entitiesOf = async (query: string) => (await api.get(`/api/entities${query}`)).body.entities.map((e: { name: string }) => e.name).sort();
+    const refused = await api.call('POST', '/api/entities', { sessionKey: 'race', name: 'ledger' }, { 'x-baton-runtime-path': 'legacy' });
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.deepEqual(await entitiesOf(''), ['ledger'], 'the write before the claim stays');
+    assert.deepEqual(await entitiesOf('?sessionKey=race'), [], 'the write after it was refused');
+    // The claim is held now: the same route from the other path applies nothing at all.
+    const none = await api.call('POST', '/api/entities', { sessionKey: 'race', name: 'payments' }, { 'x-baton-runtime-path': 'legacy' });
+    assert.equal(none.status, 409, JSON.stringify(none.body));
+    assert.deepEqual(await entitiesOf(''), ['ledger']);
+  });
+
+  it('a write with no runtime path, or to a session nobody claims, is not held to the claim', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'claimed', project: '/repo', runtimePath: 'plugin' });
+    await api.post('/api/hooks/session-start', { harness: 'openclaw', sessionKey: 'free', project: '/repo' });
+    assert.equal((await api.post('/api/constraints', { sessionKey: 'claimed', content: 'No path named.' })).status, 200);
+    assert.equal((await api.call('POST', '/api/constraints', { sessionKey: 'free', content: 'Unclaimed.' }, { 'x-baton-runtime-path': 'legacy' })).status, 200);
+    assert.equal((await api.call('POST', '/api/entities', { sessionKey: 'free', name: 'ledger' }, { 'x-baton-runtime-path': 'legacy' })).status, 200);
+    assert.equal((await api.get('/api/constraints?sessionKey=claimed')).body.constraints.length, 1);
+    assert.equal((await api.get('/api/constraints?sessionKey=free')).body.constraints.length, 1);
+  });
+
   it("an isolated agent reads only its own sessions, not the shared agents' ones", async () => {
     const token = async (agentId: string, readPolicy: string) =>
       (await api.post('/api/tokens', { agentId, permissions: ['remember', 'recall'], readPolicy })).body.token as string;

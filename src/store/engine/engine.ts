@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { BatonError, errorCode } from '../../core/errors';
 import type { CommandContext } from '../commands';
-import { WRITE_COMMANDS, type WriteName } from '../writeCommands';
+import { checkRequestGuard, WRITE_COMMANDS, type WriteName } from '../writeCommands';
 import { encodeFrame, JournalWriter, listJournalFiles } from './journal';
 import { loadDatabase, settleRecovery, type OpenReport } from './load';
 import type { Layout } from '../../node/paths';
@@ -33,6 +33,8 @@ export interface Request {
   kind: 'write' | 'read';
   name: string;
   args: unknown;
+  /** A guard the domain checks right before the request, in the same step (writeCommands.ts checkRequestGuard); opaque here. */
+  guard?: unknown;
 }
 
 export interface Reply {
@@ -249,6 +251,7 @@ export class Engine {
     const usedBefore = this.guard.before(this.db);
     this.db.exec('SAVEPOINT command');
     try {
+      if (request.guard !== undefined) checkRequestGuard(this.db, request.guard, at);
       const value = command(ctx, request.args);
       // Past the limit a write is undone whole, before anything of it reaches the journal.
       if (records.length > 0) this.guard.after(this.db, usedBefore);
@@ -273,6 +276,7 @@ export class Engine {
     const query = READ_QUERIES[request.name as ReadName] as ((db: Database, args: unknown) => unknown) | undefined;
     if (!query) return { id: request.id, ok: false, error: { message: `unknown read ${request.name}`, code: 'invalid_request' } };
     try {
+      if (request.guard !== undefined) checkRequestGuard(this.db, request.guard, new Date().toISOString());
       return { id: request.id, ok: true, value: query(this.db, request.args ?? {}) };
     } catch (err) {
       return { id: request.id, ok: false, error: { message: (err as Error).message, code: errorCode(err) } };
