@@ -215,6 +215,27 @@ describe('memory side (real HTTP, real store on disk)', function () {
       assert.equal((await recall({ query: 'staging cluster', sessionKey: 's1' })).body.count, 0);
     });
 
+    it('counts compaction summaries as epochs: a compaction reported without one (Codex PostCompact, a `compact` start) keeps the epoch', async () => {
+      await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'cx' });
+      const a = await remember('the importer needs UTF-16 input', { type: 'fact' });
+      assert.deepEqual(
+        (await recall({ query: 'importer input', sessionKey: 'cx' })).body.results.map((r: any) => r.id),
+        [a],
+      );
+      // What Codex's PostCompact without a summary sends (src/harnesses/claudeStyleHooks.ts), as Claude Code's `compact` start.
+      const compactStart = await api.post('/api/hooks/session-start', { harness: 'codex', sessionKey: 'cx', source: 'compact' });
+      assert.equal(compactStart.status, 200);
+      const after = await recall({ query: 'importer input', sessionKey: 'cx' });
+      assert.equal(after.body.contextEpoch, 0, 'no summary, no new epoch');
+      assert.equal(after.body.count, 0, 'the ledger still holds the memory');
+      const summarised = await api.post('/api/hooks/compaction-complete', { harness: 'codex', sessionKey: 'cx', summary: 'worked on the importer' });
+      assert.equal(summarised.body.contextEpoch, 1);
+      assert.deepEqual(
+        (await recall({ query: 'importer input', sessionKey: 'cx' })).body.results.map((r: any) => r.id),
+        [a],
+      );
+    });
+
     it('is refused (409) from the runtime path that does not hold the session', async () => {
       await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'claimed', runtimePath: 'plugin' });
       await remember('claims guard the ledger', { type: 'fact' });
