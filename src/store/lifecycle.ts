@@ -109,7 +109,7 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
     parentKey = stripSessionPrefix(decision.parentKey);
     source = decision.source;
   } else if (decision.kind === 'recency') {
-    // Spec fallback for Claude Code sub-agents without an explicit parent: the most recently
+    // The recency fallback for Claude Code sub-agents without an explicit parent (docs/harnesses.md, "Lineage"): the most recently
     // active session of the same project, harness and agent scope that has turns and is still
     // active (never a just-started sibling with nothing to hand down; docs/inheritance.md).
     const recent = one<{ session_key: string }>(
