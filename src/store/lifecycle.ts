@@ -109,9 +109,9 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
     parentKey = stripSessionPrefix(decision.parentKey);
     source = decision.source;
   } else if (decision.kind === 'recency') {
-    // The recency fallback for Claude Code sub-agents without an explicit parent (docs/harnesses.md, "Lineage"): the most recently
-    // active session of the same project, harness and agent scope that has turns and is still
-    // active (never a just-started sibling with nothing to hand down; docs/inheritance.md).
+    // The recency fallback for Claude Code sub-agents without an explicit parent (docs/harnesses.md,
+    // "Lineage"): the most recently active session of the same project, harness and agent scope
+    // that has turns and is still active (never a just-started sibling with nothing to hand down; docs/inheritance.md).
     const recent = one<{ session_key: string }>(
       ctx.db,
       `SELECT session_key FROM sessions WHERE agent_id = ? AND project IS ? AND harness = ? AND session_key != ? AND turn_count > 0 AND status = 'active'
