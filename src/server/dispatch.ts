@@ -10,6 +10,7 @@ import { parseBody, SCHEMAS } from '../api/schemas';
 import type { z } from 'zod';
 import { buildHandlers, runtimePathOf, type CallContext, type Services } from './routes';
 import { requirePermission, writeAgent, type Caller } from './security';
+import { httpHookHarness } from '../harnesses/registry';
 
 export interface RawCall {
   body: unknown;
@@ -42,11 +43,11 @@ export function createDispatch(services: Services): Dispatch {
     };
     if (permission === 'remember' && !CLAIMS_IN_STORE.has(id)) await checkClaim(id, input.body as ClaimFields | undefined, ctx);
     const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    // Only adapters (the Claude Code hook route) call other routes: the in-process client is made on first use.
+    // Adapters (the Claude Code hook route) and spawns call other routes: the in-process client is made on first use.
     const reply = await handler(input, {
       ...ctx,
       get internal() {
-        return internalPoster(ctx.caller);
+        return internalPoster(ctx.caller, httpHookHarness(id) ? ctx.header : undefined);
       },
     });
     if (CHECK_REPLIES) checkReply(id, reply);
@@ -69,9 +70,14 @@ export function createDispatch(services: Services): Dispatch {
     await services.sessions.checkClaim(ctx.caller, { sessionKey, agentId: body?.agentId, runtimePath });
   }
 
-  /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
-  function internalPoster(caller: Caller): ApiClient {
-    return inProcessClient(dispatch, caller);
+  /**
+   * The API in-process as the given caller. An HTTP-hook adapter stands for the harness's own
+   * request, so its calls see that request's headers (`X-Agent-Session-Id`, the runtime path): a
+   * hook POSTed lands where the hook command's would (docs/harnesses.md, "Lineage"). A spawn's
+   * calls record Baton's own child session and see none.
+   */
+  function internalPoster(caller: Caller, header?: CallContext['header']): ApiClient {
+    return inProcessClient(dispatch, caller, header);
   }
 
   return dispatch;
