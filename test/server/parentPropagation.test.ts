@@ -81,9 +81,11 @@ describe('the parent follows every process Baton starts (AGENT_SESSION_ID, X-Age
       config: {
         runners: {
           echo: runner(ECHO, 'ok'),
-          // A run whose child runs `baton run` (no --parent), whose child spawns through the API with the header.
+          // A run whose child runs `baton run` (no --parent), whose child spawns through the API with the
+          // header, whose child runs the hook command for a new session.
           viaCli: runner(NEST, 'cli', dataDir, 'viaApi'),
-          viaApi: runner(NEST, 'api', dataDir, 'echo'),
+          viaApi: runner(NEST, 'api', dataDir, 'viaHook'),
+          viaHook: runner(NEST, 'hook', dataDir),
         },
         defaultRunner: 'echo',
         maxConcurrentRuns: 4,
@@ -210,34 +212,42 @@ describe('the parent follows every process Baton starts (AGENT_SESSION_ID, X-Age
     assert.equal(callback.status, 0, callback.stderr);
   });
 
-  it('nested runs (a runner running `baton run`, whose runner spawns through the API) end grandchild under child under parent, with no orphan', async () => {
+  it('nested runs (a runner running `baton run`, whose runner spawns through the API, whose runner runs the hook command) end each under the one before, with no orphan', async () => {
     const parent = await parentSession('NESTED-PARENT-NOTE');
     const top = ok(await post('/api/runs/spawn', { task: 'nest', runner: 'viaCli' }, { 'x-agent-session-id': parent }), 'spawn').json;
     assert.equal(top.status, 'completed', top.error);
     const first = JSON.parse(top.resultContent);
     const second = first.child;
     const third = JSON.parse(second.resultContent).child;
-    const leaf = JSON.parse(third.resultContent);
+    const hooked = JSON.parse(third.resultContent);
 
     assert.equal(top.parentSessionKey, parent);
     assert.equal(first.agentSessionId, top.sessionKey);
     assert.equal(second.parentSessionKey, top.sessionKey, '`baton run` inside the run: its child is under the run');
     assert.equal(third.parentSessionKey, second.sessionKey, 'the API spawn with the header inside the next run: under that run');
-    assert.equal(leaf.agentSessionId, third.sessionKey);
+    assert.equal(hooked.agentSessionId, third.sessionKey);
     assert.match(third.sessionKey, new RegExp(`^${parent}/run-[0-9a-f]{8}/run-[0-9a-f]{8}/run-[0-9a-f]{8}$`));
+    const hookSession = await session(hooked.child.hookSession);
+    assert.equal(hookSession.parentSessionKey, third.sessionKey, 'the hook command inside the last run: under that run');
+    assert.equal(hookSession.lineageSource, 'env');
 
     // Every run and session of the tree has its parent, and each parent exists.
     const runs = ok(await get(`/api/runs?limit=1000`), 'runs').json.runs.filter((r: any) => r.sessionKey.startsWith(`${parent}/`));
     assert.equal(runs.length, 3);
     const { sessions } = ok(await get('/api/sessions?all=1&limit=1000'), 'sessions').json;
-    const keys = new Set(sessions.map((s: any) => s.key));
-    const tree = sessions.filter((s: any) => s.key === parent || s.key.startsWith(`${parent}/`));
-    assert.equal(tree.length, 4);
+    const byKey = new Map<string, any>(sessions.map((s: any) => [s.key, s]));
+    const rootOf = (s: any): string => (s.parentSessionKey && byKey.has(s.parentSessionKey) ? rootOf(byKey.get(s.parentSessionKey)) : s.key);
+    const tree = sessions.filter((s: any) => rootOf(s) === parent);
+    assert.deepEqual(
+      tree.map((s: any) => s.key).sort(),
+      [parent, top.sessionKey, second.sessionKey, third.sessionKey, hooked.child.hookSession].sort(),
+      'the parent, three runs and the hooked session, all in one tree',
+    );
     for (const run of runs) {
-      assert.ok(run.parentSessionKey && keys.has(run.parentSessionKey), `run ${run.id} has its parent`);
+      assert.ok(run.parentSessionKey && byKey.has(run.parentSessionKey), `run ${run.id} has its parent`);
       assert.equal(run.status, 'completed');
       assert.equal((await session(run.sessionKey)).parentSessionKey, run.parentSessionKey);
     }
-    for (const s of tree) if (s.key !== parent) assert.ok(s.parentSessionKey && keys.has(s.parentSessionKey), `session ${s.key} has its parent`);
+    for (const s of tree) if (s.key !== parent) assert.ok(s.parentSessionKey && byKey.has(s.parentSessionKey), `session ${s.key} has its parent`);
   });
 });
