@@ -81,6 +81,7 @@ describe('the parent follows every process Baton starts (AGENT_SESSION_ID, X-Age
       config: {
         runners: {
           echo: runner(ECHO, 'ok'),
+          bare: runner(ECHO, 'ok', '${AGENT_SESSION_ID}'),
           // A run whose child runs `baton run` (no --parent), whose child spawns through the API with the
           // header, whose child runs the hook command for a new session.
           viaCli: runner(NEST, 'cli', dataDir, 'viaApi'),
@@ -194,6 +195,10 @@ describe('the parent follows every process Baton starts (AGENT_SESSION_ID, X-Age
     const bad = await post('/api/runs/spawn', { task: 'x', runner: 'echo' }, { 'x-agent-session-id': '..' });
     assert.equal(bad.status, 400, bad.text);
     assert.match(bad.json.error, /^X-Agent-Session-Id: /);
+    // The header's key meets the runner's arguments like a body's would (docs/security.md).
+    const dash = await post('/api/runs/spawn', { task: 'x', runner: 'bare' }, { 'x-agent-session-id': '--exec=evil' });
+    assert.equal(dash.status, 400, dash.text);
+    assert.match(dash.json.error, /must not begin with '-'/);
     assert.equal(ok(await get('/api/runs?limit=1000'), 'runs').json.count, before);
   });
 
