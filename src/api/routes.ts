@@ -101,7 +101,7 @@ export const ROUTES = {
     'POST',
     '/api/runs/spawn',
     'remember',
-    'Starts a sub-agent run with a configured runner: SYNC answers with the finished run, the async modes at once; the token needs recall too, and at most maxRunsPerAgent runs of an agent wait or run at once (429 past it) (docs/runs.md).',
+    "Starts a sub-agent run with a configured runner under parentSessionKey, else the caller's X-Agent-Session-Id: SYNC answers with the finished run, the async modes at once; the token needs recall too, and at most maxRunsPerAgent runs of an agent wait or run at once (429 past it) (docs/runs.md).",
   ),
   listRuns: route('GET', '/api/runs', 'recall', 'Sub-agent runs, with filters.'),
   getRun: route('GET', '/api/runs/:id', 'recall', 'One sub-agent run.'),

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BatonError } from '../core/errors';
-import { EXECUTION_MODES } from '../core/runs';
+import { AGENT_SESSION_ENV, EXECUTION_MODES } from '../core/runs';
 import type { ExecutionMode } from '../core/types';
 import { resolveDataDir } from '../node/paths';
 import { openAccess } from './access';
@@ -55,7 +55,7 @@ export function registerRunCommand(program: Command, { dataDirOption, out }: Hel
     .command('run')
     .description('spawn a sub-agent run with a configured runner (runners in DATA_DIR/config.json)')
     .argument('<task...>', 'what the sub-agent should do')
-    .option('--parent <key>', 'the parent session: the child inherits its context (required for ASYNC_CALLBACK)')
+    .option('--parent <key>', 'the parent session: the child inherits its context (default: $AGENT_SESSION_ID; required for ASYNC_CALLBACK)')
     .addOption(new Option('--mode <mode>', 'how the result comes back').choices(EXECUTION_MODES).default('SYNC'))
     .option('--runner <name>', 'a runner of the config (default: its defaultRunner, or the only one)')
     .option('--spec <id>', "the spec the task belongs to (named in the child's prompt)")
@@ -69,14 +69,16 @@ export function registerRunCommand(program: Command, { dataDirOption, out }: Hel
     .action(async (words: string[], opts: RunOptions) => {
       const task = words.join(' ').trim();
       if (!task) throw new BatonError('invalid_request', 'the task is empty');
-      if (opts.mode === 'ASYNC_CALLBACK' && !opts.parent) throw new BatonError('invalid_request', '--parent is required with --mode ASYNC_CALLBACK');
+      // Inside a run (or any process Baton started) the parent is the session it belongs to (docs/runs.md).
+      const parent = opts.parent ?? (process.env[AGENT_SESSION_ENV] || undefined);
+      if (opts.mode === 'ASYNC_CALLBACK' && !parent) throw new BatonError('invalid_request', '--parent is required with --mode ASYNC_CALLBACK');
       const workspacePath = workspaceOf(opts.workspace);
       const access = await openAccess(resolveDataDir({ flag: opts.dataDir }), { mode: 'write', holder: 'baton run' }, SYNC_CALL_TIMEOUT_MS);
       try {
         const run = await access.api.call('spawnRun', {
           body: {
             task,
-            parentSessionKey: opts.parent,
+            parentSessionKey: parent,
             runner: opts.runner,
             executionMode: opts.mode,
             specId: opts.spec,

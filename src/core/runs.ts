@@ -25,7 +25,7 @@ export const RUN_ID_ENV = 'BATON_RUN_ID';
 export const AGENT_SESSION_HEADER = 'X-Agent-Session-Id';
 const PLACEHOLDER = /\$\{AGENT_SESSION_ID\}/g;
 
-/** Replaces `${AGENT_SESSION_ID}` in a config value (command args, URLs, headers). */
+/** Replaces `${AGENT_SESSION_ID}` in a runner's argument, the one place it is replaced (docs/runs.md). */
 export function expandAgentSession(value: string, sessionKey: string): string {
   return value.replace(PLACEHOLDER, sessionKey);
 }

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { buildHandlers, runtimePathOf, type CallContext, type Services } from './routes';
 import { requirePermission, writeAgent, type Caller } from './security';
 import { withClaimGuard, type ClaimGuard } from '../store/claimGuard';
+import { httpHookHarness } from '../harnesses/registry';
 
 export interface RawCall {
   body: unknown;
@@ -51,12 +52,12 @@ export function createDispatch(services: Services): Dispatch {
     };
     const guard = carriesClaim(id) ? await claimGuard(id, input.body as ClaimFields | undefined, ctx) : null;
     const handler = handlers[id] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    // Only adapters (the Claude Code hook route) call other routes: the in-process client is made on first use.
+    // Adapters (the Claude Code hook route) and spawns call other routes: the in-process client is made on first use.
     const reply = await withClaimGuard(guard, () =>
       handler(input, {
         ...ctx,
         get internal() {
-          return internalPoster(ctx.caller);
+          return internalPoster(ctx.caller, httpHookHarness(id) ? ctx.header : undefined);
         },
       }),
     );
@@ -81,9 +82,14 @@ export function createDispatch(services: Services): Dispatch {
     return services.sessions.claimGuard(ctx.caller, { sessionKey, agentId: body?.agentId, runtimePath });
   }
 
-  /** The API in-process as the given caller (for adapters such as Claude Code's HTTP hooks). */
-  function internalPoster(caller: Caller): ApiClient {
-    return inProcessClient(dispatch, caller);
+  /**
+   * The API in-process as the given caller. An HTTP-hook adapter stands for the harness's own
+   * request, so its calls see that request's headers (`X-Agent-Session-Id`, the runtime path): a
+   * hook POSTed lands where the hook command's would (docs/harnesses.md, "Lineage"). A spawn's
+   * calls record Baton's own child session and see none.
+   */
+  function internalPoster(caller: Caller, header?: CallContext['header']): ApiClient {
+    return inProcessClient(dispatch, caller, header);
   }
 
   return dispatch;

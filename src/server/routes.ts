@@ -11,6 +11,7 @@ import { aggregateDeliveries } from '../core/runs';
 import type { ApiClient } from '../api/client';
 import type { RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
+import { givenKey } from '../api/schemas/common';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { RecoveryEvent } from '../store/engine/recovery';
 import type { StorageStatus } from '../store/engine/sizeLimit';
@@ -33,7 +34,10 @@ export interface CallContext {
   params: Record<string, string>;
   /** A request header's first value (lower-case name). */
   header(name: string): string | undefined;
-  /** Calls another POST route in-process as the same caller (adapters such as Claude Code's HTTP hooks). */
+  /**
+   * Calls another POST route in-process as the same caller. An HTTP-hook route's calls see this
+   * request's headers (they stand for the harness's own request); a spawn's see none (dispatch.ts).
+   */
   internal: ApiClient;
 }
 
@@ -73,6 +77,18 @@ export interface Services {
 /** The runtime path a write names: its body's, else the header plugins send (docs/inheritance.md, "Rules"). */
 export function runtimePathOf(ctx: Pick<CallContext, 'header'>, body: { runtimePath?: string } | undefined): string | undefined {
   return body?.runtimePath ?? ctx.header('x-baton-runtime-path') ?? ctx.header('x-signet-runtime-path');
+}
+
+/**
+ * The session a process Baton started belongs to (`X-Agent-Session-Id`, from its AGENT_SESSION_ID),
+ * held to the rules of a session key a body names: a bad one is the caller's error, never a parent.
+ */
+function propagatedParentOf(ctx: Pick<CallContext, 'header'>): string | undefined {
+  const header = ctx.header('x-agent-session-id');
+  if (header === undefined || header === '') return undefined;
+  const parsed = givenKey.safeParse(header);
+  if (!parsed.success) throw new BatonError('invalid_request', `X-Agent-Session-Id: ${parsed.error.issues[0].message}`);
+  return parsed.data;
 }
 
 function requireKey(body: { sessionKey?: string }): string {
@@ -329,7 +345,10 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     // The child's records are written through the API as this caller, so they are its agent's runs.
-    spawnRun: async ({ body }, ctx) => svc.runs.spawn(ctx.internal, body, ctx.caller),
+    // A caller Baton started names its own session in X-Agent-Session-Id: the parent when the body
+    // names none (docs/runs.md, "Spawning a run").
+    spawnRun: async ({ body }, ctx) =>
+      svc.runs.spawn(ctx.internal, { ...body, parentSessionKey: body.parentSessionKey ?? propagatedParentOf(ctx) }, ctx.caller),
 
     listRuns: async ({ query }, ctx) => {
       const runs = await store.read('listRuns', {

@@ -129,7 +129,8 @@ describe('baton run', function () {
     const unknown = runCli(['run', '--runner', 'nope', '--data-dir', dir, 'x']);
     assert.equal(unknown.status, 1);
     assert.match(unknown.stderr, /^error: runner: "nope" is not configured \(configured: echo, raw, slow, broken\)/);
-    const orphan = runCli(['run', '--mode', 'ASYNC_CALLBACK', '--data-dir', dir, 'x']);
+    // Outside any process Baton started: no AGENT_SESSION_ID to default the parent to.
+    const orphan = runCli(['run', '--mode', 'ASYNC_CALLBACK', '--data-dir', dir, 'x'], { env: { AGENT_SESSION_ID: '' } });
     assert.equal(orphan.status, 1);
     assert.match(orphan.stderr, /--parent is required with --mode ASYNC_CALLBACK/);
     const failed = runCli(['run', '--runner', 'broken', '--data-dir', dir, 'x']);
