@@ -33,7 +33,7 @@ export const ROUTES = {
     'POST',
     '/api/hooks/session-start',
     'remember',
-    'A session starts: records it with its lineage and returns the inherited block for a sub-agent.',
+    'A session starts: records it with its lineage and returns the inherited block for a sub-agent and the memories of earlier sessions.',
   ),
   userPromptSubmit: route(
     'POST',

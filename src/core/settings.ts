@@ -2,6 +2,7 @@
 // rules (for example: archival needs sub-agents) are tested without VS Code.
 
 import { INHERIT_PROFILES, type InheritProfile } from './inheritProfiles';
+import { DEFAULT_START_MEMORY_BUDGET } from './startMemories';
 import { ARCHIVAL_DEFAULTS, SUMMARY_STYLES, type ArchivalSettings, type SummaryStyle } from './archival';
 
 export interface BatonSettingsInput {
@@ -13,6 +14,8 @@ export interface BatonSettingsInput {
   'inherit.defaultProfile'?: unknown;
   'inherit.agentTypeProfiles'?: unknown;
   'inherit.profileMaxTokens'?: unknown;
+  'memory.sessionStart.enabled'?: unknown;
+  'memory.sessionStart.maxTokens'?: unknown;
   'search.limit'?: unknown;
   projectFilter?: unknown;
   'subagents.enabled'?: unknown;
@@ -35,6 +38,9 @@ export interface ValidatedSettings {
   inheritMaxTokens: number;
   /** Which profile each kind of sub-agent inherits with, and the budgets of the smaller profiles (docs/inheritance.md). */
   inheritProfiles: InheritProfileSettings;
+  /** Session start tells a session the memories of earlier sessions, within this budget (docs/memory.md, "At session start"). */
+  startMemories: boolean;
+  startMemoriesMaxTokens: number;
   searchLimit: number;
   projectFilter: 'workspace' | 'all';
   subagentsEnabled: boolean;
@@ -61,6 +67,8 @@ export const SETTING_DEFAULTS: ValidatedSettings = {
   tailChars: 3000,
   inheritMaxTokens: 2000,
   inheritProfiles: { defaultProfile: 'full', byAgentType: {}, maxTokens: {} },
+  startMemories: true,
+  startMemoriesMaxTokens: DEFAULT_START_MEMORY_BUDGET.maxTokens,
   searchLimit: 20,
   projectFilter: 'workspace',
   subagentsEnabled: false,
@@ -197,6 +205,8 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
     tailChars: int(raw['inherit.tailChars'], 'inherit.tailChars', 0, 100_000, d.tailChars, errors),
     inheritMaxTokens: int(raw['inherit.maxTokens'], 'inherit.maxTokens', 100, 200_000, d.inheritMaxTokens, errors),
     inheritProfiles: inheritProfiles(raw, errors),
+    startMemories: bool(raw['memory.sessionStart.enabled'], 'memory.sessionStart.enabled', d.startMemories, errors),
+    startMemoriesMaxTokens: int(raw['memory.sessionStart.maxTokens'], 'memory.sessionStart.maxTokens', 50, 20_000, d.startMemoriesMaxTokens, errors),
     searchLimit: int(raw['search.limit'], 'search.limit', 1, 20, d.searchLimit, errors),
     projectFilter,
     subagentsEnabled: bool(raw['subagents.enabled'], 'subagents.enabled', d.subagentsEnabled, errors),

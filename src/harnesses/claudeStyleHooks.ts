@@ -317,7 +317,8 @@ export async function handleClaudeStyleEvent(
     case 'PostCompact':
       if (payload.compact_summary?.trim()) await client.call('compactionComplete', { body: { ...base, summary: payload.compact_summary } });
       // No summary (Codex): the compaction still happened; the session goes on as after Claude Code's `compact` start.
-      else await client.call('sessionStart', { body: { ...base, source: 'compact' } });
+      // Its reply reaches no model here: no memories are taken for it (docs/memory.md, "At session start").
+      else await client.call('sessionStart', { body: { ...base, source: 'compact', injectMemories: false } });
       return null;
     case 'SessionEnd':
       if (!payload.agent_id && quirks.syncSubagents)

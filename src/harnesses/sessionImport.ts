@@ -122,6 +122,8 @@ export async function writeImportedSession(
       body: {
         ...base,
         source: 'import',
+        // A past session being imported: no model reads this start's reply, so nothing is told to it.
+        injectMemories: false,
         title: session.title?.slice(0, 500),
         ...(session.parentKey ? { parentSessionKey: session.parentKey, harnessAgentId: session.agentId, harnessAgentType: session.agentType } : {}),
       },

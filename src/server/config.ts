@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { BatonError } from '../core/errors';
 import { DEFAULT_PROFILE_RULES, INHERIT_PROFILES, mergeProfileRules, type InheritProfile, type ProfileRules } from '../core/inheritProfiles';
 import { harnessTranscriptRoots } from '../harnesses/registry';
+import { DEFAULT_START_MEMORY_BUDGET } from '../core/startMemories';
 
 export const DEFAULT_PORT = 7433;
 
@@ -23,6 +24,12 @@ export interface ServerConfig {
   transcriptRoots: string[];
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Session start tells the session the memories of earlier sessions (docs/memory.md, "At session start"). */
+  startMemories: boolean;
+  /** Budget of that section, in estimated tokens. */
+  startMemoriesMaxTokens: number;
+  /** At most this many memories in it. */
+  startMemoriesLimit: number;
   /** user-prompt-submit injects entity context only for attributes at or above this importance. */
   promptMinScore: number;
   /** A runtime-path claim lapses after this long without activity. */
@@ -88,6 +95,9 @@ const fileSchema = z
     headersTimeoutMs: z.number().int().min(100).max(600_000),
     requestTimeoutMs: z.number().int().min(100).max(600_000),
     promptMinScore: z.number().min(0).max(1),
+    startMemories: z.boolean(),
+    startMemoriesMaxTokens: z.number().int().min(50).max(20_000),
+    startMemoriesLimit: z.number().int().min(1).max(50),
     claimTtlMs: z
       .number()
       .int()
@@ -145,6 +155,9 @@ export function defaultConfig(dataDir: string): ServerConfig {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,
     promptMinScore: 0.7,
+    startMemories: true,
+    startMemoriesMaxTokens: DEFAULT_START_MEMORY_BUDGET.maxTokens,
+    startMemoriesLimit: DEFAULT_START_MEMORY_BUDGET.maxMemories,
     claimTtlMs: 4 * 60 * 60 * 1000,
     synthesisLeaseMs: 10 * 60 * 1000,
     inheritProfiles: DEFAULT_PROFILE_RULES,

@@ -198,6 +198,8 @@ export function buildHandlers(svc: Services): Handlers {
           runtimePath: runtimePathOf(ctx, body),
           title: body.title,
           source: body.source,
+          // Baton's own processes are told no memories: hooks must not act on Baton's own work (docs/memory.md).
+          injectMemories: isInternalCall(ctx) ? false : body.injectMemories,
         },
         () => crypto.randomUUID(),
       ),

@@ -35,6 +35,8 @@ export interface SessionStartInput {
   runtimePath?: string;
   title?: string;
   source?: string;
+  /** False when the caller does not hand this start's `inject` to the model: no memories are taken for it. */
+  injectMemories?: boolean;
 }
 
 export interface TranscriptWriteInput {
@@ -155,6 +157,11 @@ export class SessionService {
       readableAgent: caller.agentId ?? 'all',
       claimTtlMs: this.config.claimTtlMs,
       inheritTailChars: this.config.tailChars,
+      // Taken (and ledgered) in the same write: a concurrent second start cannot take them again.
+      startMemories:
+        this.config.startMemories && input.injectMemories !== false
+          ? { maxTokens: this.config.startMemoriesMaxTokens, maxMemories: this.config.startMemoriesLimit }
+          : undefined,
     });
     if (started.bypassed) return { sessionKey, agentId: started.agentId, bypassed: true, inject: '' };
     if (input.source === 'clear' && input.project && !started.parentSessionKey) {
@@ -172,13 +179,16 @@ export class SessionService {
     // startSession returned the parent's sources with the write: no second round trip to the store.
     const chosen = this.profileFor(started.agentId, input.harnessAgentType);
     const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null, chosen) : null;
+    const told = started.startMemories;
+    // The memories come after a child's inherited block, within a budget of their own.
+    const inject = [inherited?.text ?? '', told?.text ?? ''].filter((part) => part.trim()).join('\n\n');
     return {
       sessionKey,
       agentId: started.agentId,
       parentSessionKey: started.parentSessionKey,
       lineageSource: started.lineageSource,
       ...(started.skipped ? { skipped: true } : {}),
-      inject: inherited?.text ?? '',
+      inject,
       inherited: inherited
         ? {
             chars: inherited.chars,
@@ -188,7 +198,8 @@ export class SessionService {
             budget: inherited.budget,
           }
         : null,
-      memories: [] as unknown[],
+      memories: (told?.memories ?? []).map((m) => ({ ...m, content: redactSecrets(m.content) })),
+      ...(told?.memories.length ? { contextEpoch: told.contextEpoch } : {}),
     };
   }
 

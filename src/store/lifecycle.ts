@@ -14,6 +14,8 @@ import { CLAIM_TTL_MS, claimExpiresAt } from '../core/sessionKey';
 import type { SubagentSummary } from '../core/subagentDigest';
 import { sessionSubagents } from './subagentQueries';
 import { assertClaimFree } from './claims';
+import { takeStartMemories, type StartMemories } from './memoryCommands';
+import type { StartMemoryBudget } from '../core/startMemories';
 
 export { CLAIM_TTL_MS, claimExpiresAt };
 
@@ -48,6 +50,8 @@ export interface StartSessionArgs {
   claimTtlMs?: number;
   /** When given and the session has a parent: also return what its inherited block is built from (saves a round trip). */
   inheritTailChars?: number;
+  /** When given: the memories the session is told at its start, taken in the same write (docs/memory.md). */
+  startMemories?: StartMemoryBudget;
 }
 
 export interface StartSessionResult {
@@ -59,15 +63,21 @@ export interface StartSessionResult {
   parentSessionKey: string | null;
   lineageSource: LineageSource | null;
   inheritSources?: ReturnType<typeof inheritSources>;
+  startMemories?: StartMemories;
 }
 
 export function startSession(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
-  const started = startOrResume(ctx, args);
+  const started = withStartMemories(ctx, args, startOrResume(ctx, args));
   if (args.inheritTailChars === undefined || !started.parentSessionKey || started.bypassed) return started;
   // The one parent resolver: the writer's own row first; the admin's hooks never get another agent's.
   const writer = { agentId: started.agentId, admin: args.readableAgent === 'all' };
   const sources = inheritSources(ctx.db, writer, started.parentSessionKey, args.inheritTailChars);
   return { ...started, inheritSources: sources && started.lineageSource === 'project-recency' ? { ...sources, inferredParent: true } : sources };
+}
+
+function withStartMemories(ctx: CommandContext, args: StartSessionArgs, started: StartSessionResult): StartSessionResult {
+  if (!args.startMemories || started.bypassed) return started;
+  return { ...started, startMemories: takeStartMemories(ctx, { agentId: started.agentId, key: started.sessionKey, budget: args.startMemories }) };
 }
 
 function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {

@@ -8,7 +8,9 @@ import type { CommandContext } from './commands';
 import { ensureAgent } from './commands';
 import { all, one } from './db';
 import { DEFAULT_AGENT } from './ownership';
-import { stripSessionPrefix } from './queries';
+import { scopeSql, stripSessionPrefix } from './queries';
+import { contextEpoch } from './memoryQueries';
+import { fitStartMemories, type StartMemoryBudget } from '../core/startMemories';
 
 export interface SessionMemoryArgs {
   agentId?: string;
@@ -113,6 +115,82 @@ export function recordRecalled(ctx: CommandContext, args: { agentId: string; ses
     at: ctx.now(),
   });
   return { ok: true };
+}
+
+/** A memory told to a session at its start: the project's (`project`) or the agent's, of no project (`agent`). */
+export interface StartMemory {
+  id: string;
+  content: string;
+  type: string | null;
+  tags: string | null;
+  project: string | null;
+  sessionKey: string | null;
+  importance: number;
+  createdAt: string;
+  scope: 'project' | 'agent';
+}
+
+export interface StartMemories {
+  /** The session's context epoch the memories were ledgered in. */
+  contextEpoch: number;
+  memories: StartMemory[];
+  /** The section for the session's context ('' for none). */
+  text: string;
+}
+
+/** Types that restate other rows (a compaction's whole summary, a saved recall brief): never told at a start. */
+const NOT_AT_START = ['compaction', 'aggregate'];
+/** The most candidates looked at: the budget keeps far fewer. */
+const START_CANDIDATES = 50;
+
+/**
+ * The memories a session is told at its start (docs/memory.md, "At session start"), taken once per
+ * context epoch: those of its project first, then the agent's own of no project, each group ranked
+ * by importance, newest first among equals (recall's order when there is no query to match). Left
+ * out: the session's own memories (its context made them), types that restate other rows, and
+ * every memory the recall ledger says the session's context already holds in this epoch. Those that
+ * fit the budget are written to that same ledger, in this one step, so a second start of the session
+ * in the epoch (a resume) and a recall in it do not return them again.
+ */
+export function takeStartMemories(ctx: CommandContext, args: { agentId: string; key: string; budget: StartMemoryBudget }): StartMemories {
+  const key = stripSessionPrefix(args.key);
+  const epoch = contextEpoch(ctx.db, args.agentId, key);
+  const session = one<{ project: string | null }>(ctx.db, 'SELECT project FROM sessions WHERE agent_id = ? AND session_key = ?', [args.agentId, key]);
+  const project = session?.project || null;
+  const scope = scopeSql({ agentId: args.agentId }, 'm.agent_id');
+  const rows = all<{
+    id: string;
+    content: string;
+    type: string | null;
+    tags: string | null;
+    project: string | null;
+    session_key: string | null;
+    importance: number;
+    created_at: string;
+  }>(
+    ctx.db,
+    `SELECT m.id, m.content, m.type, m.tags, m.project, m.session_key, m.importance, m.created_at FROM memories m
+     WHERE ${scope.sql} AND (m.project IS NULL OR m.project = ?)
+       AND COALESCE(m.type, '') NOT IN (${NOT_AT_START.map(() => '?').join(', ')})
+       AND NOT (m.agent_id = ? AND m.session_key IS ?)
+       AND NOT EXISTS (SELECT 1 FROM recall_ledger r WHERE r.agent_id = ? AND r.session_key = ? AND r.epoch = ? AND r.memory_id = m.id)
+     ORDER BY m.project IS NULL, m.importance DESC, m.created_at DESC, m.rowid DESC LIMIT ?`,
+    [...scope.params, project, ...NOT_AT_START, args.agentId, key, args.agentId, key, epoch, START_CANDIDATES],
+  );
+  const ranked = rows.map((r): StartMemory => ({
+    id: r.id,
+    content: r.content,
+    type: r.type,
+    tags: r.tags,
+    project: r.project,
+    sessionKey: r.session_key,
+    importance: r.importance,
+    createdAt: r.created_at,
+    scope: r.project === null ? 'agent' : 'project',
+  }));
+  const { chosen, text } = fitStartMemories(ranked, args.budget);
+  recordRecalled(ctx, { agentId: args.agentId, sessionKey: key, epoch, memoryIds: chosen.map((m) => m.id) });
+  return { contextEpoch: epoch, memories: chosen, text };
 }
 
 interface HeadRow {

@@ -139,7 +139,14 @@ export class BatonChat {
     const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (fresh)
       await client.call('sessionStart', {
-        body: { harness: CHAT_HARNESS, sessionKey: key, project, title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}` },
+        // The participant does not put this reply into its prompts: no memories are taken for it (docs/memory.md).
+        body: {
+          harness: CHAT_HARNESS,
+          sessionKey: key,
+          project,
+          title: request.prompt.slice(0, 80) || `@baton /${request.command ?? ''}`,
+          injectMemories: false,
+        },
       });
     const promptText = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
     const promptWrite = await client.call('userPromptSubmit', { body: { harness: CHAT_HARNESS, sessionKey: key, userPrompt: promptText, project } });

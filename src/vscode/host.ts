@@ -111,6 +111,8 @@ export class BatonHost extends Disposable {
           inheritMaxTokens: this.settings.inheritMaxTokens,
           // Merged over config.json's rules and the built-in ones by loadConfig: naming one type keeps the others.
           inheritProfiles: this.settings.inheritProfiles,
+          startMemories: this.settings.startMemories,
+          startMemoriesMaxTokens: this.settings.startMemoriesMaxTokens,
         },
         logger: this.log,
       });
@@ -185,6 +187,8 @@ export class BatonHost extends Disposable {
       next.inheritEnabled !== this.settings.inheritEnabled ||
       next.tailChars !== this.settings.tailChars ||
       next.inheritMaxTokens !== this.settings.inheritMaxTokens ||
+      next.startMemories !== this.settings.startMemories ||
+      next.startMemoriesMaxTokens !== this.settings.startMemoriesMaxTokens ||
       JSON.stringify(next.inheritProfiles) !== JSON.stringify(this.settings.inheritProfiles);
     this.settings = next;
     if (!restart) return;

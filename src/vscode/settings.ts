@@ -19,6 +19,8 @@ const KEYS = [
   'inherit.defaultProfile',
   'inherit.agentTypeProfiles',
   'inherit.profileMaxTokens',
+  'memory.sessionStart.enabled',
+  'memory.sessionStart.maxTokens',
   'search.limit',
   'projectFilter',
   'subagents.enabled',

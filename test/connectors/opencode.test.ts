@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { INHERIT_HEADING } from '../../src/core/inherit';
+import { MEMORIES_HEADING } from '../../src/core/startMemories';
 import { installOpenCode, openCodePluginPath, openCodePluginSource, uninstallOpenCode } from '../../src/harnesses/openCode/install';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { writeEndpoint } from '../../src/node/endpoint';
@@ -290,6 +291,31 @@ describe('OpenCode plugin (real Baton server)', function () {
     await hooks.event({ event: { type: 'session.error', properties: { error: { name: 'UnknownError', data: { message: 'x' } } } } });
     await hooks.event({ event: { type: 'message.part.updated', properties: { part: {} } } });
     await hooks.event({ event: { type: 'server.connected', properties: {} } });
+  });
+
+  it('puts the memories of earlier sessions into a root session’s system prompt, and keeps them when the session starts again', async () => {
+    // A project of its own, so no other test's session is told this memory.
+    const project = '/repo/oc-memories';
+    const root = 'ses_memroot';
+    const remembered = await fetch(daemon.server.url + '/api/hooks/remember', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ harness: 'opencode', content: 'we decided the otter importer reads UTF-16 input', project, type: 'decision' }),
+    });
+    assert.equal(remembered.status, 200);
+    const info = { id: root, directory: project, title: 'memories', time: { created: Date.now(), updated: Date.now() } };
+    fake.sessions.set(root, info);
+    await hooks.event(created(info));
+    const system = await transform(hooks, root);
+    assert.equal(system.length, 2, 'a root session gets its start context too');
+    assert.ok(system[1].startsWith(MEMORIES_HEADING));
+    assert.match(system[1], /\n- \[decision\] we decided the otter importer reads UTF-16 input/);
+    assert.equal((await transform(hooks, root, system)).length, 2, 'once per request');
+    // A failure ends the session; the next prompt starts it again, and Baton tells it nothing twice
+    // in the same epoch: the plugin keeps what it was told, since the system prompt is rebuilt.
+    await hooks.event({ event: { type: 'session.error', properties: { sessionID: root, error: { name: 'APIError', data: { message: 'upstream 500' } } } } });
+    await hooks['chat.message']({ sessionID: root, agent: 'build', model, messageID: 'msg_mem' }, { parts: [{ type: 'text', text: 'again' }] });
+    assert.deepEqual(await transform(hooks, root), ['You are opencode, an interactive CLI tool.', system[1]]);
   });
 
   it('uses the data directory embedded at install time over $BATON_DATA_DIR', async () => {

@@ -28,7 +28,8 @@ describe('memory through every door (real HTTP, MCP and CLI)', function () {
 
   beforeEach(async () => {
     dataDir = tempDir('baton-memdoors-');
-    daemon = await startDaemon({ dataDir, port: 0 });
+    // Recall alone: sessions here are told no memories at their start (test/server/startMemories.test.ts is about that).
+    daemon = await startDaemon({ dataDir, port: 0, config: { startMemories: false } });
     api = client(daemon);
   });
   afterEach(async () => daemon?.stop());

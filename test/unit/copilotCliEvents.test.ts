@@ -12,6 +12,7 @@ import { INHERIT_HEADING } from '../../src/core/inherit';
 import { parseJsonLines, type Obj } from '../../src/core/normalize';
 import { cliTurns, COPILOT_CLI_JSONL, copilotCliTranscript, isSystemNotification, loggedSubagents } from '../../src/harnesses/copilotCli/events';
 import { taskOf, TASK_HEADING } from '../../src/harnesses/copilotCli/hooks';
+import { MEMORIES_HEADING } from '../../src/core/startMemories';
 import { COPILOT_JSONL } from '../../src/harnesses/copilot/transcript';
 import { normalizeTranscript, transcriptFormat } from '../../src/harnesses/registry';
 
@@ -214,6 +215,12 @@ describe("taskOf: a sub-agent's task behind the block Baton handed it (hooks.ts)
     assert.equal(TASK_HEADING, '## Task');
     assert.equal(taskOf(`${block}\n\n${TASK_HEADING}\n\nALPHA task NESTME`), 'ALPHA task NESTME');
     assert.equal(taskOf(`${block}\n${TASK_HEADING}\nline one\n## Task\nline two  `), 'line one\n## Task\nline two');
+  });
+
+  it('takes the task behind a block of memories alone (a sub-agent with nothing to inherit is still told the memories)', () => {
+    const memories = `${MEMORIES_HEADING}\n- [decision] we decided to ship on Tuesdays (2026-11-28)`;
+    assert.equal(taskOf(`${memories}\n\n${TASK_HEADING}\nGAMMA task`), 'GAMMA task');
+    assert.equal(taskOf(`${block}\n\n${memories}\n\n${TASK_HEADING}\nDELTA task`), 'DELTA task');
   });
 
   it('is the whole prompt when no block was handed (a prompt of its own, or one that only mentions the heading later)', () => {

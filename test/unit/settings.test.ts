@@ -85,3 +85,19 @@ describe('baton.* settings validation', () => {
     assert.match(notObjects.errors[1], /^baton\.inherit\.profileMaxTokens must be an object of profile → tokens/);
   });
 });
+
+describe('baton.memory.sessionStart.* settings', () => {
+  it('default to on with 600 tokens, read valid values and name a bad one with its fallback', () => {
+    assert.equal(SETTING_DEFAULTS.startMemories, true);
+    assert.equal(SETTING_DEFAULTS.startMemoriesMaxTokens, 600);
+    const ok = validateSettings({ 'memory.sessionStart.enabled': false, 'memory.sessionStart.maxTokens': 300 });
+    assert.deepEqual(ok.errors, []);
+    assert.equal(ok.settings.startMemories, false);
+    assert.equal(ok.settings.startMemoriesMaxTokens, 300);
+    const bad = validateSettings({ 'memory.sessionStart.enabled': 'no', 'memory.sessionStart.maxTokens': 10 });
+    assert.equal(bad.settings.startMemories, true);
+    assert.equal(bad.settings.startMemoriesMaxTokens, 600);
+    assert.ok(bad.errors.some((e) => /^baton\.memory\.sessionStart\.enabled must be true or false/.test(e)));
+    assert.ok(bad.errors.some((e) => /^baton\.memory\.sessionStart\.maxTokens must be a whole number from 50 to 20000 .*using 600\.$/.test(e)));
+  });
+});

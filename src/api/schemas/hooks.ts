@@ -20,6 +20,21 @@ export const transcriptChunk = z
   })
   .optional();
 
+/** A memory told to a session at its start: of its project (`project`), or the agent's of no project (`agent`). */
+const startMemory = z
+  .object({
+    id: z.string(),
+    content: z.string(),
+    type: nullableString,
+    tags: nullableString,
+    project: nullableString,
+    sessionKey: nullableString,
+    importance: z.number(),
+    createdAt: z.string(),
+    scope: z.enum(['project', 'agent']),
+  })
+  .loose();
+
 /** `sessionId` is an alias of `sessionKey`: the handler sees only `sessionKey`. */
 function withSessionKey<T extends { sessionKey?: string; sessionId?: string }>({ sessionId, ...body }: T): Without<T, 'sessionId'> {
   // The rest type of a generic loose object is not provably the mapped type, though it is.
@@ -46,6 +61,8 @@ export const sessionStartBody = z
     executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).optional(),
     title: z.string().max(500).optional(),
     source: z.string().max(64).optional(),
+    /** false: the caller does not hand this reply's inject to the model, so no memories are taken for it (docs/memory.md). */
+    injectMemories: z.boolean().optional(),
   })
   .loose()
   .transform(({ parentKey, parentId, parentID, ...body }) => ({
@@ -167,7 +184,10 @@ export const HOOK_SCHEMAS = {
         bypassed: z.boolean().optional(),
         inject: z.string(),
         inherited: z.object({ chars: z.number(), estimatedTokens: z.number(), sections: inheritSections }).loose().nullable().optional(),
-        memories: z.array(z.unknown()).optional(),
+        /** The memories told at this start, also in `inject` (docs/memory.md, "At session start"). */
+        memories: z.array(startMemory).optional(),
+        /** The context epoch they were ledgered in (recall's ledger). */
+        contextEpoch: z.number().optional(),
       })
       .loose(),
   },

@@ -111,9 +111,11 @@ class CopilotHook {
   }
 
   /** Opens (or re-opens) the child session of a runSubagent call under this chat session; its task becomes its first prompt. */
-  async openChild(callId: string, note: SubagentNote | undefined, agentType?: string) {
+  async openChild(callId: string, note: SubagentNote | undefined, agentType?: string, opts: { told: boolean } = { told: true }) {
     const started = await this.client.call('sessionStart', {
       body: {
+        // A child opened only to be ended (its SubagentStart was missed) reaches no model: no memories for it.
+        ...(opts.told ? {} : { injectMemories: false }),
         harness: HARNESS,
         sessionKey: this.childKey(callId),
         parentSessionKey: this.sessionId,
@@ -220,7 +222,7 @@ class CopilotHook {
         if (!p.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');
         const callId = subagentCallId(p.agent_id);
         const note = await this.notes.get(callId);
-        if (!note || note.phase === 'pending') await this.openChild(callId, note, p.agent_type);
+        if (!note || note.phase === 'pending') await this.openChild(callId, note, p.agent_type, { told: false });
         await this.backfillChild(callId);
         if (note?.phase !== 'stopped') await this.endChild(callId, p.last_assistant_message, 'subagent-stop');
         await this.notes.update(callId, { phase: 'stopped' });

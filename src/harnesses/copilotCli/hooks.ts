@@ -15,6 +15,7 @@
 
 import * as path from 'node:path';
 import { INHERIT_HEADING } from '../../core/inherit';
+import { MEMORIES_HEADING } from '../../core/startMemories';
 import { asObj, parseJsonLines, type Obj } from '../../core/normalize';
 import { ESSENTIAL_RESERVE_MS, existing, HookInputError, payloadFilesOf, Steps } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
@@ -93,7 +94,9 @@ function recordsHook(records: Obj[], event: string, p: CopilotCliPayload): boole
 
 /** The task behind the context Baton handed a sub-agent (or the whole prompt, when it was handed none). */
 export function taskOf(prompt: string): string | undefined {
-  if (!prompt.trimStart().startsWith(INHERIT_HEADING)) return prompt;
+  // The block handed over opens with the inherited block, or with the memories when there is none.
+  const opened = prompt.trimStart();
+  if (!opened.startsWith(INHERIT_HEADING) && !opened.startsWith(MEMORIES_HEADING)) return prompt;
   const at = prompt.indexOf(`\n${TASK_HEADING}\n`);
   return at < 0 ? undefined : prompt.slice(at + TASK_HEADING.length + 2).trim() || undefined;
 }

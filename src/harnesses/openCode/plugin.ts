@@ -3,7 +3,8 @@
 // generated header (install.ts). OpenCode (Bun) loads it and calls every export, so the module has
 // exactly one export, the plugin function. It maps OpenCode's events onto the sessions & hooks
 // API (docs/harnesses.md: v2 event payloads, `session.created` with `info.parentID` for task
-// children, handlers not serialised) and gives a child session its parent's context through
+// children, handlers not serialised) and gives a session what its start answered (a child its
+// parent's context, any session the memories of earlier ones) through
 // `experimental.chat.system.transform`. Node built-ins only: the bundle carries the rest, Baton's
 // data-directory resolution and the endpoint's one caller (node/endpointCall.ts: endpoint.json,
 // liveness, the bounded POST, hooks.log), under the typed API client (calls by route id, bodies
@@ -15,6 +16,7 @@ import { HOOK_HEADER } from '../../api/routes';
 import type { BodyIn, ResponseOf } from '../../api/schemas';
 import { errorClassOf } from '../../core/errors';
 import { hashText } from '../../core/hash';
+import { MEMORIES_HEADING, memorySectionOf } from '../../core/startMemories';
 import { EndpointProblem, liveEndpoint, logHookProblem, postJson } from '../../node/endpointCall';
 import { resolveDataDir } from '../../node/paths';
 import { slimMessages, type OpenCodeMessage, type OpenCodePart } from './messages';
@@ -146,6 +148,13 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
   /** session id -> promise of { parentID, inject } once session-start succeeded. */
   const started = new Map<string, Promise<Started | null>>();
 
+  /**
+   * Per session: the memories it was told at its starts. Baton tells a session each memory once per
+   * context epoch, so a start again (after an error) brings none of the earlier ones; yet the
+   * system prompt is rebuilt for every request, so the plugin keeps them and adds them each time.
+   */
+  const toldMemories = new Map<string, string>();
+
   async function messagesOf(id: string): Promise<OpenCodeMessage[] | null> {
     try {
       const list = unwrap(await within(client.session.messages({ path: { id } })));
@@ -207,7 +216,16 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
       event,
     );
     if (!reply) return null;
-    return { parentID, inject: typeof reply.inject === 'string' ? reply.inject : '' };
+    return { parentID, inject: keepMemories(id, typeof reply.inject === 'string' ? reply.inject : '') };
+  }
+
+  function keepMemories(id: string, inject: string): string {
+    const section = memorySectionOf(inject);
+    const rest = inject.slice(0, inject.length - section.length).trimEnd();
+    const before = toldMemories.get(id);
+    const told = before && section ? `${before}\n${section.slice(MEMORIES_HEADING.length + 1)}` : before || section;
+    if (told) toldMemories.set(id, told);
+    return [rest, told].filter(Boolean).join('\n\n');
   }
 
   /** Starts a session once, whichever hook sees it first; a failed start is retried next time. */
@@ -254,6 +272,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
       case 'session.deleted':
         await post('sessionEnd', { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted', ...(await parentOf(id)) }, type);
         started.delete(id);
+        toldMemories.delete(id);
         return;
       default:
         return;
@@ -281,15 +300,16 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
       }
     },
 
-    // Runs before every model request. A child session gets its inherited block on each of its
-    // requests (the system prompt is rebuilt every time), and never twice in one request.
+    // Runs before every model request. A session gets what its start answered (a child its inherited
+    // block; any session the memories of earlier sessions) on each of its requests (the system
+    // prompt is rebuilt every time), and never twice in one request.
     'experimental.chat.system.transform': async (input: { sessionID?: string } | undefined, output: { system?: unknown } | undefined): Promise<void> => {
       try {
         const id = input && input.sessionID;
         if (typeof id !== 'string' || !id || !output || !Array.isArray(output.system)) return;
         const system = output.system as string[];
         const session = await ensureStarted(id, undefined, 'system.transform');
-        const block = session && session.parentID ? session.inject : '';
+        const block = session ? session.inject : '';
         if (block && !system.includes(block)) system.push(block);
       } catch (err) {
         log('system.transform', errorClassOf(err));
