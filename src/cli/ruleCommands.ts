@@ -17,6 +17,11 @@ function positiveId(value: string): string {
   return value;
 }
 
+/** `--alias` given more than once: each one kept, in order. */
+function collectAlias(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 async function withAccess<T>(dataDir: string | undefined, mode: 'read' | 'write', fn: (access: Access) => Promise<T>): Promise<T> {
   const access = await openAccess(resolveDataDir({ flag: dataDir }), mode === 'read' ? { mode: 'read' } : { mode: 'write', holder: 'baton rules' });
   try {
@@ -132,7 +137,7 @@ function registerEntityCommands(program: Command, helpers: Helpers): void {
           entities
             .map(
               (e) =>
-                `${e.id}  ${e.active ? 'active  ' : 'inactive'}  ${e.name} (${e.kind}, ${e.constraints} constraints)${e.description ? ` — ${e.description}` : ''}`,
+                `${e.id}  ${e.active ? 'active  ' : 'inactive'}  ${e.name}${e.aliases.length ? ` aka ${e.aliases.join(', ')}` : ''} (${e.kind}, ${e.constraints} constraints)${e.description ? ` — ${e.description}` : ''}`,
             )
             .join('\n'),
         );
@@ -145,28 +150,36 @@ function registerEntityCommands(program: Command, helpers: Helpers): void {
     .option('--session <key>', 'keep it in focus for the sub-agents of this session')
     .option('--kind <kind>', 'file, symbol, service, ticket…')
     .option('--description <text>', 'what it is')
+    .option('--alias <name>', 'another name a prompt may call it by (repeat for more)', collectAlias)
     .addOption(dataDirOption())
     .option('--json', 'machine-readable output')
-    .action(async (name: string, opts: { dataDir?: string; session?: string; kind?: string; description?: string; json?: boolean }) => {
+    .action(async (name: string, opts: { dataDir?: string; session?: string; kind?: string; description?: string; alias?: string[]; json?: boolean }) => {
       await withAccess(opts.dataDir, 'write', async ({ api }) => {
-        const e = await api.call('addEntity', { body: { name, sessionKey: opts.session, kind: opts.kind, description: opts.description } });
+        const e = await api.call('addEntity', {
+          body: { name, sessionKey: opts.session, kind: opts.kind, description: opts.description, aliases: opts.alias },
+        });
         out(opts.json ? JSON.stringify(e, null, 2) : `added entity #${e.id} ${e.name}${opts.session ? ` to the focus of ${opts.session}` : ''}`);
       });
     });
   registerToggles(cmd, 'entity', helpers, (api, id, active) => api.call('editEntity', { params: { id }, body: { active } }));
   cmd
     .command('edit')
-    .description('rename or describe an entity')
+    .description('rename, describe or re-alias an entity')
     .argument('<id>', 'entity id', positiveId)
     .option('--name <name>', 'new name')
     .option('--kind <kind>', 'new kind')
     .option('--description <text>', 'new description')
+    .option('--alias <name>', 'its aliases from now on, replacing the old ones (repeat for more)', collectAlias)
+    .option('--no-aliases', 'take all its aliases away')
     .addOption(dataDirOption())
-    .action(async (id: string, opts: { dataDir?: string; name?: string; kind?: string; description?: string }) => {
-      if (opts.name === undefined && opts.kind === undefined && opts.description === undefined)
-        throw new BatonError('invalid_request', 'nothing to change: give --name, --kind or --description');
+    .action(async (id: string, opts: { dataDir?: string; name?: string; kind?: string; description?: string; alias?: string[]; aliases?: boolean }) => {
+      // --no-aliases sets `aliases` to false (commander's negation); absent, it stays true.
+      const aliases = opts.aliases === false ? [] : opts.alias;
+      if (opts.aliases === false && opts.alias) throw new BatonError('invalid_request', 'give either --alias or --no-aliases, not both');
+      if (opts.name === undefined && opts.kind === undefined && opts.description === undefined && aliases === undefined)
+        throw new BatonError('invalid_request', 'nothing to change: give --name, --kind, --description, --alias or --no-aliases');
       await withAccess(opts.dataDir, 'write', async ({ api }) => {
-        await api.call('editEntity', { params: { id }, body: { name: opts.name, kind: opts.kind, description: opts.description } });
+        await api.call('editEntity', { params: { id }, body: { name: opts.name, kind: opts.kind, description: opts.description, aliases } });
         out(`edited entity ${id}`);
       });
     });

@@ -70,7 +70,14 @@ export class RuleService {
     const agentId = writeAgent(caller, body.agentId);
     const key = body.sessionKey;
     await this.requireSession(agentId, key);
-    const { id } = await this.store.write('setEntity', { agentId, name: body.name, kind: body.kind, description: body.description, active: true });
+    const { id } = await this.store.write('setEntity', {
+      agentId,
+      name: body.name,
+      kind: body.kind,
+      description: body.description,
+      aliases: body.aliases,
+      active: true,
+    });
     if (key)
       await this.store.write('addAttribute', { agentId, entity: body.name, kind: 'focus', content: body.description ?? '', sessionKey: key, origin: 'hand' });
     const added = await this.store.read('getEntity', { scope: { agentId }, id });
@@ -81,7 +88,15 @@ export class RuleService {
   async editEntity(caller: Caller, rawId: string | undefined, body: BodyOf<'editEntity'>) {
     const id = rowId(rawId);
     const agentId = writeAgent(caller, body.agentId);
-    await this.store.write('setEntity', { agentId, id, name: body.name, kind: body.kind, description: body.description, active: body.active });
+    await this.store.write('setEntity', {
+      agentId,
+      id,
+      name: body.name,
+      kind: body.kind,
+      description: body.description,
+      aliases: body.aliases,
+      active: body.active,
+    });
     const edited = await this.store.read('getEntity', { scope: { agentId }, id });
     if (!edited) throw new BatonError('not_found', `entity ${id} not found`);
     return edited;

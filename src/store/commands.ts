@@ -241,6 +241,8 @@ export interface SetEntityArgs {
   kind?: string;
   description?: string;
   active?: boolean;
+  /** Replaces the entity's aliases (other names a prompt may call it by). */
+  aliases?: string[];
 }
 
 /** Creates or edits an entity of the writer's own agent; returns its id. */
@@ -263,10 +265,23 @@ export function setEntity(ctx: CommandContext, args: SetEntityArgs): { id: numbe
     kind: args.kind ?? null,
     description: args.description ?? null,
     active: args.active ?? null,
+    aliases: args.aliases ? distinctAliases(args.aliases) : null,
     at: ctx.now(),
   });
   id ??= one<{ id: number }>(ctx.db, 'SELECT id FROM entities WHERE agent_id = ? AND name = ?', [agentId, args.name!])!.id;
   return { id };
+}
+
+/** Aliases trimmed, each once whatever its case (the first spelling kept), empty ones dropped. */
+function distinctAliases(aliases: string[]): string[] {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const alias of aliases.map((a) => a.trim())) {
+    if (!alias || seen.has(alias.toLowerCase())) continue;
+    seen.add(alias.toLowerCase());
+    kept.push(alias);
+  }
+  return kept;
 }
 
 export interface SetAttributeArgs {

@@ -2,9 +2,10 @@
 // temporal summary nodes and their expansion.
 
 import type { Database } from 'sql.js';
+import { isLowSignal, meaningfulWords, relevanceScore } from '../core/promptRelevance';
 import { compileSearchQuery, withQuestionFallback, type CompiledQuery } from '../core/searchQuery';
 import { stripSessionPrefix } from '../core/sessionKey';
-import { all, keptFor, one } from './db';
+import { all, one } from './db';
 import { findSessionRow, listSessions, scopeSql, transcriptTail, type Scope } from './queries';
 import { listConstraints } from './ruleQueries';
 
@@ -203,53 +204,90 @@ function recallCompiled(db: Database, scope: Scope, opts: RecallOptions, compile
   return rows.map((r) => toHit(r, Math.round(r.score * 1e4) / 1e4));
 }
 
-interface EntityName {
+/** One phrase (a name or an alias, lower case) an active entity is called by. */
+interface EntityPhrase {
   id: number;
   name: string;
   lower: string;
 }
 
 interface AgentEntities {
+  /** Phrases by their first word (letters and digits, lower case). */
+  byFirstWord: Map<string, EntityPhrase[]>;
+  /** Phrases with no letter or digit at all. */
+  wordless: EntityPhrase[];
+  /** Each entity's phrases' words: naming the entity does not count as an attribute's relevance. */
+  ownWords: Map<number, Set<string>>;
+}
+
+interface EntityIndex {
   /** The highest entity id (of any agent) already looked at. */
   top: number;
-  /** Names by their first word (letters and digits, lower case). */
-  byFirstWord: Map<string, EntityName[]>;
-  /** Names with no letter or digit at all. */
-  wordless: EntityName[];
+  /** meta.entity_edits when the index was built: a rename, alias or (de)activation since starts it over. */
+  edits: string;
+  perAgent: Map<string, AgentEntities>;
 }
 
-const entityNames = new WeakMap<Database, Map<string, AgentEntities>>();
+const entityIndexes = new WeakMap<Database, EntityIndex>();
 const WORD = /[\p{L}\p{N}]+/gu;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
+/** Entities a prompt brings, and attributes each brings (docs/memory.md). */
+const ENTITIES_PER_PROMPT = 5;
+const ATTRIBUTES_PER_ENTITY = 5;
+/** Attributes of one entity scored per prompt, most important first: a bound on the work, not a budget. */
+const ATTRIBUTES_SCORED = 200;
 
-/**
- * The agent's entity names, indexed by first word and kept between prompts. Entities are only ever
- * added, and reads see committed rows only, so the index is brought up to date by the rows with a
- * higher id than any seen (a range of the table's rowid, usually empty).
- */
-function agentEntities(db: Database, agentId: string): AgentEntities {
-  const perAgent = keptFor(entityNames, db, () => new Map<string, AgentEntities>());
-  let kept = perAgent.get(agentId);
-  if (!kept) {
-    kept = { top: 0, byFirstWord: new Map(), wordless: [] };
-    perAgent.set(agentId, kept);
-  }
-  for (const row of all<{ id: number; agent_id: string; name: string }>(db, 'SELECT id, agent_id, name FROM entities WHERE id > ? ORDER BY id', [kept.top])) {
-    kept.top = row.id;
-    if (row.agent_id !== agentId) continue;
-    const entry = { id: row.id, name: row.name, lower: row.name.toLowerCase() };
-    const first = entry.lower.match(WORD)?.[0];
-    if (!first) kept.wordless.push(entry);
-    else if (kept.byFirstWord.has(first)) kept.byFirstWord.get(first)!.push(entry);
-    else kept.byFirstWord.set(first, [entry]);
-  }
-  return kept;
+function addPhrase(kept: AgentEntities, phrase: EntityPhrase): void {
+  const first = phrase.lower.match(WORD)?.[0];
+  if (!first) kept.wordless.push(phrase);
+  else if (kept.byFirstWord.has(first)) kept.byFirstWord.get(first)!.push(phrase);
+  else kept.byFirstWord.set(first, [phrase]);
 }
 
 /**
- * Current attributes of known entities the prompt names (whole-word, case-insensitive), longest
- * names first. Runs on every prompt, so it costs the prompt's length, not the agent's entity count:
- * a name the prompt contains as a whole word has its first word among the prompt's words.
+ * The agent's active entities' names and aliases, indexed by first word and kept between prompts.
+ * Entities added since are brought in by the rows with a higher id than any seen (a range of the
+ * table's rowid, usually empty); an edit of any entity (counted in meta.entity_edits) rebuilds the
+ * index, since it may rename, alias or deactivate one.
+ */
+function agentEntities(db: Database, agentId: string): AgentEntities {
+  const edits = one<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'entity_edits'")?.value ?? '0';
+  let index = entityIndexes.get(db);
+  if (!index || index.edits !== edits) {
+    index = { top: 0, edits, perAgent: new Map() };
+    entityIndexes.set(db, index);
+  }
+  for (const row of all<{ id: number; agent_id: string; name: string; aliases: string; active: number }>(
+    db,
+    'SELECT id, agent_id, name, aliases, active FROM entities WHERE id > ? ORDER BY id',
+    [index.top],
+  )) {
+    index.top = row.id;
+    // Every agent's entities are read once: an agent asked about later starts from rows kept here.
+    let kept = index.perAgent.get(row.agent_id);
+    if (!kept) {
+      kept = { byFirstWord: new Map(), wordless: [], ownWords: new Map() };
+      index.perAgent.set(row.agent_id, kept);
+    }
+    if (row.active !== 1) continue;
+    const phrases = [row.name, ...(JSON.parse(row.aliases) as string[])];
+    const own = new Set<string>();
+    for (const phrase of phrases) {
+      addPhrase(kept, { id: row.id, name: row.name, lower: phrase.toLowerCase() });
+      for (const word of meaningfulWords(phrase)) own.add(word);
+    }
+    kept.ownWords.set(row.id, own);
+  }
+  return index.perAgent.get(agentId) ?? { byFirstWord: new Map(), wordless: [], ownWords: new Map() };
+}
+
+/**
+ * Current attributes of the known, active entities the prompt names by name or alias (whole-word,
+ * case-insensitive), longest mentions first. A mention that names more than one entity names none
+ * (which one was meant is unknown), and a low-signal prompt names nothing. Each entity's attributes
+ * are ranked by their relevance to the prompt (src/core/promptRelevance.ts) and kept when it is at
+ * least `minScore`. Runs on every prompt, so it costs the prompt's length, not the agent's entity
+ * count: a phrase the prompt contains as a whole word has its first word among the prompt's words.
  */
 export function entityContext(
   db: Database,
@@ -257,20 +295,35 @@ export function entityContext(
   prompt: string,
   minScore: number,
 ): Array<{ entity: string; kind: string; content: string; importance: number }> {
+  if (isLowSignal(prompt)) return [];
   const lower = prompt.toLowerCase();
   const names = agentEntities(db, agentId);
   const candidates = [...names.wordless];
   for (const word of new Set(lower.match(WORD) ?? [])) candidates.push(...(names.byFirstWord.get(word) ?? []));
-  const named = candidates.filter((e) => namesWholeWord(lower, e.lower)).sort((a, b) => b.name.length - a.name.length || a.id - b.id);
-  return named
-    .slice(0, 5)
-    .flatMap((e) =>
-      all<{ kind: string; content: string; importance: number }>(
-        db,
-        'SELECT kind, content, importance FROM entity_attributes WHERE entity_id = ? AND active = 1 AND importance >= ? ORDER BY importance DESC, id DESC LIMIT 5',
-        [e.id, minScore],
-      ).map((a) => ({ entity: e.name, ...a })),
-    );
+  const byPhrase = new Map<string, EntityPhrase[]>();
+  for (const c of candidates.filter((p) => namesWholeWord(lower, p.lower))) byPhrase.set(c.lower, [...(byPhrase.get(c.lower) ?? []), c]);
+  // Longest unambiguous mention first; an entity named twice counts once, at its longest.
+  const named = new Map<number, EntityPhrase>();
+  for (const [phrase, entities] of [...byPhrase].sort(([a], [b]) => b.length - a.length)) {
+    if (new Set(entities.map((e) => e.id)).size > 1) continue;
+    if (!named.has(entities[0].id)) named.set(entities[0].id, { ...entities[0], lower: phrase });
+  }
+  const chosen = [...named.values()].sort((a, b) => b.lower.length - a.lower.length || a.id - b.id).slice(0, ENTITIES_PER_PROMPT);
+  const promptWords = meaningfulWords(prompt);
+  return chosen.flatMap((e) => {
+    const own = names.ownWords.get(e.id) ?? new Set<string>();
+    const words = new Set([...promptWords].filter((w) => !own.has(w)));
+    return all<{ id: number; kind: string; content: string; importance: number }>(
+      db,
+      'SELECT id, kind, content, importance FROM entity_attributes WHERE entity_id = ? AND active = 1 ORDER BY importance DESC, id DESC LIMIT ?',
+      [e.id, ATTRIBUTES_SCORED],
+    )
+      .map((a) => ({ ...a, score: relevanceScore(a.importance, words, a.content) }))
+      .filter((a) => a.score >= minScore)
+      .sort((a, b) => b.score - a.score || b.importance - a.importance || b.id - a.id)
+      .slice(0, ATTRIBUTES_PER_ENTITY)
+      .map((a) => ({ entity: e.name, kind: a.kind, content: a.content, importance: a.importance }));
+  });
 }
 
 /** Whether `name` occurs in `text` with no letter or digit right before or after it (at any occurrence). */

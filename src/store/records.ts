@@ -113,6 +113,8 @@ export type StoreRecord =
       kind: string | null;
       description: string | null;
       active: boolean | null;
+      /** The entity's whole list of aliases; absent (records written before aliases) or null: unchanged. */
+      aliases?: string[] | null;
       at: string;
     }
   | { t: 'attributeSet'; agentId: string; id: number; content: string | null; active: boolean | null; importance: number | null; at: string }
@@ -403,10 +405,21 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
       const id = rec.id ?? entityId(db, rec.agentId, rec.name ?? '', rec.kind ?? 'entity', rec.at);
       run(
         db,
-        `UPDATE entities SET name = COALESCE(?, name), kind = COALESCE(?, kind), description = COALESCE(?, description), active = COALESCE(?, active), updated_at = ?
-         WHERE id = ? AND agent_id = ?`,
-        [rec.id === null ? null : rec.name, rec.kind, rec.description, rec.active === null ? null : rec.active ? 1 : 0, rec.at, id, rec.agentId],
+        `UPDATE entities SET name = COALESCE(?, name), kind = COALESCE(?, kind), description = COALESCE(?, description), active = COALESCE(?, active),
+         aliases = COALESCE(?, aliases), updated_at = ? WHERE id = ? AND agent_id = ?`,
+        [
+          rec.id === null ? null : rec.name,
+          rec.kind,
+          rec.description,
+          rec.active === null ? null : rec.active ? 1 : 0,
+          rec.aliases ? JSON.stringify(rec.aliases) : null,
+          rec.at,
+          id,
+          rec.agentId,
+        ],
       );
+      // Tells the prompt-time index of names (memoryQueries.ts) that names, aliases or flags changed.
+      run(db, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'entity_edits'");
       return;
     }
     case 'attributeSet':

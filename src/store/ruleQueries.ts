@@ -139,6 +139,8 @@ export type EntityView = {
   name: string;
   kind: string;
   description: string | null;
+  /** Other names a prompt may call it by (docs/memory.md, "Entity context at each prompt"). */
+  aliases: string[];
   active: boolean;
   /** Active constraints attached to it. */
   constraints: number;
@@ -154,6 +156,7 @@ interface EntityRow {
   name: string;
   kind: string;
   description: string | null;
+  aliases: string;
   active: number;
   constraints: number;
   created_at: string;
@@ -163,7 +166,7 @@ interface EntityRow {
   focus_importance?: number | null;
 }
 
-const ENTITY_COLUMNS = `e.id, e.agent_id, e.name, e.kind, e.description, e.active, e.created_at, e.updated_at,
+const ENTITY_COLUMNS = `e.id, e.agent_id, e.name, e.kind, e.description, e.aliases, e.active, e.created_at, e.updated_at,
   (SELECT COUNT(*) FROM entity_attributes a WHERE a.entity_id = e.id AND a.kind = 'constraint' AND a.active = 1) AS constraints`;
 
 function toEntity(r: EntityRow): EntityView {
@@ -173,6 +176,7 @@ function toEntity(r: EntityRow): EntityView {
     name: r.name,
     kind: r.kind,
     description: r.description,
+    aliases: JSON.parse(r.aliases) as string[],
     active: r.active === 1,
     constraints: r.constraints,
     createdAt: r.created_at,

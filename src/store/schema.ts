@@ -369,6 +369,17 @@ ALTER TABLE subagent_runs ADD COLUMN child_pid INTEGER;
 ALTER TABLE subagent_runs ADD COLUMN child_identity TEXT;
 `,
   },
+  {
+    // Other names an entity goes by, named in a prompt like its name (docs/memory.md, "Entity
+    // context at each prompt"): a JSON list of strings. meta.entity_edits counts the edits of
+    // entities, so a reader's index of names knows when a rename, alias or deactivation outdated it.
+    version: 10,
+    name: 'entity aliases',
+    sql: `
+ALTER TABLE entities ADD COLUMN aliases TEXT NOT NULL DEFAULT '[]';
+INSERT INTO meta (key, value) VALUES ('entity_edits', '0');
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

@@ -57,4 +57,33 @@ describe('entityContext: entities a prompt names (real sql.js)', () => {
       ['never logged'],
     );
   });
+
+  it('names entities by alias, drops ambiguous mentions, and sees renames, aliases and deactivations at the next prompt', () => {
+    const set = (rec: { id?: number; name?: string; aliases?: string[]; active?: boolean }) =>
+      applyRecord(db, {
+        t: 'entitySet',
+        agentId: 'default',
+        id: rec.id ?? null,
+        name: rec.name ?? null,
+        kind: null,
+        description: null,
+        active: rec.active ?? null,
+        aliases: rec.aliases ?? null,
+        at: AT,
+      });
+    fact(db, 'default', 'inventory-service', 'counts stock nightly');
+    const id = db.exec("SELECT id FROM entities WHERE name = 'inventory-service'")[0].values[0][0] as number;
+    assert.deepEqual(named(db, 'is the stock api up?'), []);
+    set({ id, aliases: ['Stock API'] });
+    assert.deepEqual(named(db, 'is the stock api up?'), ['inventory-service']);
+    // "payments" is now also an alias of the inventory service: the mention is ambiguous.
+    set({ id, aliases: ['Stock API', 'payments'] });
+    assert.deepEqual(named(db, 'ask payments about the stock api'), ['inventory-service']);
+    assert.deepEqual(named(db, 'ask payments'), []);
+    set({ id, name: 'warehouse', aliases: [] });
+    assert.deepEqual(named(db, 'ask payments about inventory-service'), ['payments']);
+    assert.deepEqual(named(db, 'the warehouse'), ['warehouse']);
+    set({ id, active: false });
+    assert.deepEqual(named(db, 'the warehouse'), []);
+  });
 });

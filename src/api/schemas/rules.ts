@@ -18,11 +18,14 @@ export const addConstraintBody = z
 export const listEntitiesQuery = listConstraintsQuery;
 
 const entityName = z.string().trim().min(1).max(256);
+/** Other names a prompt may call the entity by, matched like its name (docs/memory.md); on edit, the whole new list. */
+const entityAliases = z.array(entityName).max(32).optional();
 export const addEntityBody = z
   .object({
     name: entityName,
     kind: z.string().trim().min(1).max(64).optional(),
     description: z.string().trim().max(2000).optional(),
+    aliases: entityAliases,
     /** Keeps the entity in this session's focus: a child of the session sees it among the focal entities. */
     sessionKey: ruleSessionKey,
     agentId,
@@ -34,6 +37,7 @@ export const editEntityBody = z
     name: entityName.optional(),
     kind: z.string().trim().min(1).max(64).optional(),
     description: z.string().trim().max(2000).optional(),
+    aliases: entityAliases,
     active: z.boolean().optional(),
     agentId,
   })
@@ -63,6 +67,7 @@ const entityView = z
     name: z.string(),
     kind: z.string(),
     description: nullableString,
+    aliases: z.array(z.string()),
     active: z.boolean(),
     constraints: z.number(),
     createdAt: z.string(),
