@@ -32,6 +32,8 @@ export interface SpawnOptions {
   timeoutMs?: number;
   /** Whose run it is (an admin caller may name an agent). */
   agentId?: string;
+  /** The tools the child may call (already granted by the caller, docs/runs.md); default: none. */
+  tools?: readonly string[];
 }
 
 export interface SpawnResult {
@@ -141,6 +143,7 @@ export class RunManager {
       inherited: started.inject ?? '',
       brief,
       context,
+      tools: options.tools ?? [],
     };
     const execution = this.execute(runner, request, mode, options.timeoutMs ?? this.options.defaultTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, options.agentId);
     this.inflight.set(runId, execution);

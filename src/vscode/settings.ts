@@ -23,6 +23,7 @@ const KEYS = [
   'projectFilter',
   'subagents.enabled',
   'subagents.externalCommand',
+  'subagents.defaultTools',
   'archival.enabled',
   'archival.onMaxTurns',
   'archival.tokenThreshold',
