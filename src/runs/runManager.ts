@@ -32,7 +32,7 @@ export interface SpawnOptions {
   timeoutMs?: number;
   /** Whose run it is (an admin caller may name an agent). */
   agentId?: string;
-  /** The tools the child may call (already granted by the caller, docs/runs.md); default: none. */
+  /** The tools the child may call (already granted by the caller, docs/runs.md), recorded with the run; default: none, nothing recorded. */
   tools?: readonly string[];
 }
 
@@ -127,6 +127,7 @@ export class RunManager {
         specId: options.specId,
         prompt: options.task,
         files,
+        tools: options.tools ? [...options.tools] : undefined,
         agentId: options.agentId,
       },
     });

@@ -369,6 +369,15 @@ ALTER TABLE subagent_runs ADD COLUMN child_pid INTEGER;
 ALTER TABLE subagent_runs ADD COLUMN child_identity TEXT;
 `,
   },
+  {
+    // The tools a language-model sub-agent was granted at spawn (docs/runs.md, "Tools of a
+    // sub-agent"), as a JSON list; NULL: the spawn asked for none (the child had no tools).
+    version: 10,
+    name: 'run tool grants',
+    sql: `
+ALTER TABLE subagent_runs ADD COLUMN tools TEXT;
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

@@ -119,7 +119,8 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
       specId,
       files,
       workspacePath: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      tools: grant?.granted ?? [],
+      // Recorded with the run when a grant was asked for; a spawn that asked for none records nothing.
+      tools: grant && grant.source !== 'none' ? grant.granted : undefined,
     });
     if (mode !== 'SYNC')
       return result(
