@@ -142,7 +142,7 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
     participant,
     { dispose: () => lmRunner.dispose() },
     { dispose: () => external?.dispose() },
-    ...registerTools(host, runs, archivist, () => current.subagentsEnabled),
+    ...registerTools(host, runs, archivist, () => current),
     host.onDidChangeRole((role) => {
       view.message = role === 'starting' ? 'Opening the Baton store…' : undefined;
     }),

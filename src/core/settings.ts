@@ -20,6 +20,7 @@ export interface BatonSettingsInput {
   projectFilter?: unknown;
   'subagents.enabled'?: unknown;
   'subagents.externalCommand'?: unknown;
+  'subagents.defaultTools'?: unknown;
   'archival.enabled'?: unknown;
   'archival.onMaxTurns'?: unknown;
   'archival.tokenThreshold'?: unknown;
@@ -46,6 +47,8 @@ export interface ValidatedSettings {
   subagentsEnabled: boolean;
   /** Command and arguments of the `external` runner (a CLI that reads the prompt on stdin); empty: none. */
   externalCommand: string[];
+  /** The tools a spawned language-model sub-agent gets when its spawn asks for none (docs/runs.md); empty: none. */
+  subagentDefaultTools: string[];
   archival: ArchivalSettings;
 }
 
@@ -73,6 +76,7 @@ export const SETTING_DEFAULTS: ValidatedSettings = {
   projectFilter: 'workspace',
   subagentsEnabled: false,
   externalCommand: [],
+  subagentDefaultTools: [],
   archival: ARCHIVAL_DEFAULTS,
 };
 
@@ -173,10 +177,11 @@ function optionalString(value: unknown, name: string, errors: string[]): string 
   return null;
 }
 
-function toolList(value: unknown, errors: string[]): string[] {
+/** A list of tool names (a grant); anything else is reported and grants nothing, saying to whom. */
+function toolList(value: unknown, name: string, nobody: string, errors: string[]): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0)) {
-    errors.push(`baton.archival.holderTools must be a list of tool names (got ${JSON.stringify(value)}); holders get no tools.`);
+    errors.push(`baton.${name} must be a list of tool names (got ${JSON.stringify(value)}); ${nobody} get no tools.`);
     return [];
   }
   return [...new Set(value as string[])];
@@ -211,6 +216,7 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
     projectFilter,
     subagentsEnabled: bool(raw['subagents.enabled'], 'subagents.enabled', d.subagentsEnabled, errors),
     externalCommand: stringList(raw['subagents.externalCommand'], 'subagents.externalCommand', errors),
+    subagentDefaultTools: toolList(raw['subagents.defaultTools'], 'subagents.defaultTools', 'sub-agents spawned without a grant', errors),
     archival: {
       enabled: bool(raw['archival.enabled'], 'archival.enabled', d.archival.enabled, errors),
       onMaxTurns: bool(raw['archival.onMaxTurns'], 'archival.onMaxTurns', d.archival.onMaxTurns, errors),
@@ -221,7 +227,7 @@ export function validateSettings(raw: BatonSettingsInput): { settings: Validated
         style: summaryStyle(raw['archival.summary.style'], errors),
         model: optionalString(raw['archival.summary.model'], 'archival.summary.model', errors),
       },
-      holderTools: toolList(raw['archival.holderTools'], errors),
+      holderTools: toolList(raw['archival.holderTools'], 'archival.holderTools', 'holders', errors),
     },
   };
   // A configuration error, shown at load and not silently fixed: archival hands turns to sub-agents.

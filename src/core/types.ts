@@ -55,6 +55,8 @@ export interface SubagentRunContext {
   specId?: string;
   prompt?: string;
   files?: string[];
+  /** The tools the child was granted at spawn (docs/runs.md, "Tools of a sub-agent"); absent: none was asked for. */
+  tools?: string[];
 }
 
 export interface SubagentRun {

@@ -32,6 +32,8 @@ export interface SpawnOptions {
   timeoutMs?: number;
   /** Whose run it is (an admin caller may name an agent). */
   agentId?: string;
+  /** The tools the child may call (already granted by the caller, docs/runs.md), recorded with the run; default: none, nothing recorded. */
+  tools?: readonly string[];
 }
 
 export interface SpawnResult {
@@ -125,6 +127,7 @@ export class RunManager {
         specId: options.specId,
         prompt: options.task,
         files,
+        tools: options.tools ? [...options.tools] : undefined,
         agentId: options.agentId,
       },
     });
@@ -141,6 +144,7 @@ export class RunManager {
       inherited: started.inject ?? '',
       brief,
       context,
+      tools: options.tools ?? [],
     };
     const execution = this.execute(runner, request, mode, options.timeoutMs ?? this.options.defaultTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, options.agentId);
     this.inflight.set(runId, execution);

@@ -13,6 +13,11 @@ export interface RunRequest {
   /** The spec and files of the run, as the child reads them ('' when it names none). */
   brief: string;
   context: SubagentRunContext;
+  /**
+   * The tools the child may call, by name (granted at spawn, docs/runs.md "Tools of a sub-agent");
+   * empty: none. Only the VS Code language-model runner can offer tools; the others ignore it.
+   */
+  tools: readonly string[];
 }
 
 export interface RunOutput {

@@ -7,6 +7,7 @@
 // (docs/architecture.md). Tools whose work needs the window's language models or run manager
 // (spawn, query, run status) have no handler here: the VS Code host supplies it.
 
+import { TOOL_PRESET_NAMES } from '../core/subagentTools';
 import type { ApiClient } from '../api/client';
 import { DEFAULT_AGENT } from '../core/agents';
 import { formatHits, HIT_FORMATS, type HitFormat } from '../core/searchHits';
@@ -441,12 +442,24 @@ export const TOOLS: ToolDefinition[] = [
         enum: ['vscode-lm', 'external'],
         description: 'vscode-lm (default): a VS Code language model; external: the CLI set in baton.subagents.externalCommand, started with AGENT_SESSION_ID',
       },
+      tools: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'Tools the sub-agent may call, by name as in vscode.lm.tools (vscode-lm runner only). Only tools you may use yourself are granted, never baton_spawn_subagent; refused names are listed in the result',
+      },
+      toolPreset: {
+        type: 'string',
+        enum: TOOL_PRESET_NAMES,
+        description:
+          "none (default): no tools, unless the setting baton.subagents.defaultTools grants some; read-only: Baton's read tools (baton_search_sessions, baton_get_inherited_context, baton_get_run_status). Combines with tools",
+      },
     },
     lm: {
       name: 'baton_spawn_subagent',
       description:
-        'Runs a self-contained task in a new sub-agent (a VS Code language model, or the configured external CLI with runner "external") that starts with the inherited context of parentSessionKey, and records the run. mode SYNC (default) waits and returns the answer; ASYNC_POLL returns a run id to check with baton_get_run_status; ASYNC_CALLBACK delivers the result into the parent session when done. Needs the user\'s confirmation and the setting baton.subagents.enabled.',
-      properties: ['task', 'parentSessionKey', 'mode', 'specId', 'files', 'runner'],
+        'Runs a self-contained task in a new sub-agent (a VS Code language model, or the configured external CLI with runner "external") that starts with the inherited context of parentSessionKey, and records the run. mode SYNC (default) waits and returns the answer; ASYNC_POLL returns a run id to check with baton_get_run_status; ASYNC_CALLBACK delivers the result into the parent session when done. The sub-agent has no tools unless granted with tools or toolPreset. Needs the user\'s confirmation and the setting baton.subagents.enabled.',
+      properties: ['task', 'parentSessionKey', 'mode', 'specId', 'files', 'runner', 'tools', 'toolPreset'],
       required: ['task'],
     },
   },

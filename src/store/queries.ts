@@ -520,6 +520,7 @@ interface RunRow {
   spec_id: string | null;
   prompt: string | null;
   files: string;
+  tools: string | null;
   result_content: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
@@ -546,6 +547,7 @@ function toRun(row: RunRow): SubagentRun {
       specId: row.spec_id ?? undefined,
       prompt: row.prompt ?? undefined,
       files: JSON.parse(row.files) as string[],
+      ...(row.tools === null ? {} : { tools: JSON.parse(row.tools) as string[] }),
     },
     resultContent: row.result_content,
     inputTokens: row.input_tokens,

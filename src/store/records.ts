@@ -50,6 +50,8 @@ export interface RunFields {
   specId?: string | null;
   prompt?: string | null;
   files?: string[];
+  /** The tools granted to the child at spawn; null or absent: none was asked for. */
+  tools?: string[] | null;
   resultContent?: string | null;
   inputTokens?: number | null;
   outputTokens?: number | null;
@@ -188,6 +190,7 @@ const RUN_COLUMNS: Record<keyof RunFields, string> = {
   specId: 'spec_id',
   prompt: 'prompt',
   files: 'files',
+  tools: 'tools',
   resultContent: 'result_content',
   inputTokens: 'input_tokens',
   outputTokens: 'output_tokens',

@@ -380,6 +380,15 @@ ALTER TABLE entities ADD COLUMN aliases TEXT NOT NULL DEFAULT '[]';
 INSERT INTO meta (key, value) VALUES ('entity_edits', '0');
 `,
   },
+  {
+    // The tools a language-model sub-agent was granted at spawn (docs/runs.md, "Tools of a
+    // sub-agent"), as a JSON list; NULL: the spawn asked for none (the child had no tools).
+    version: 11,
+    name: 'run tool grants',
+    sql: `
+ALTER TABLE subagent_runs ADD COLUMN tools TEXT;
+`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

@@ -25,6 +25,7 @@ const KEYS = [
   'projectFilter',
   'subagents.enabled',
   'subagents.externalCommand',
+  'subagents.defaultTools',
   'archival.enabled',
   'archival.onMaxTurns',
   'archival.tokenThreshold',

@@ -13,6 +13,8 @@ import type { Archivist } from './archive';
 import type { BatonHost } from './host';
 import { LM_RUNNER, pickModel } from './lmRunner';
 import { toolsOf, type ToolDefinition } from '../server/toolCatalogue';
+import type { ValidatedSettings } from '../core/settings';
+import { describeToolGrant, parseToolGrantRequest, resolveToolGrant, type ToolGrant } from '../core/subagentTools';
 
 function result(text: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
@@ -39,14 +41,53 @@ interface SpawnInput {
   mode?: ExecutionMode;
   specId?: string;
   files?: string[];
+  /** Tool names the sub-agent may call (docs/runs.md, "Tools of a sub-agent"). */
+  tools?: string[];
+  toolPreset?: string;
+}
+
+/** The settings the spawn tool reads at each call. */
+export type SpawnSettings = Pick<ValidatedSettings, 'subagentsEnabled' | 'subagentDefaultTools'>;
+
+/** A text and the grant's lines after it (none when no grant was asked for). */
+function withGrant(text: string, grant: ToolGrant | null): string {
+  const note = grant ? describeToolGrant(grant) : '';
+  return note ? `${text}\n\n${note}` : text;
+}
+
+/** The tools a spawn asks for, as the user confirming it reads them ('' when it asks for none). */
+function toolsAsked(input: SpawnInput): string {
+  const asked = [
+    ...(typeof input.toolPreset === 'string' ? [`preset ${input.toolPreset}`] : []),
+    ...(Array.isArray(input.tools) ? input.tools.filter((t): t is string => typeof t === 'string').slice(0, 20) : []),
+  ];
+  return asked.length ? `\n\nIt asks for tools: ${asked.map((t) => `\`${t.slice(0, 128)}\``).join(', ')}.` : '';
 }
 
 export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
   constructor(
     private readonly host: BatonHost,
     private readonly runs: RunManager,
-    private readonly enabled: () => boolean,
+    private readonly settings: () => SpawnSettings,
   ) {}
+
+  /**
+   * The tools the child gets (docs/runs.md): only the language-model runner can offer them, and
+   * only what this caller may use itself (vscode.lm.tools, workspace trust). Null: no grant applies.
+   */
+  private grantFor(runner: string, input: SpawnInput): ToolGrant | null {
+    const request = parseToolGrantRequest(input);
+    const asked = request.tools !== undefined || request.toolPreset !== undefined;
+    if (runner !== LM_RUNNER) {
+      if (asked) throw new Error(`"tools" and "toolPreset" apply to the ${LM_RUNNER} runner only: the "${runner}" runner cannot be given VS Code tools.`);
+      return null;
+    }
+    return resolveToolGrant(request, {
+      available: vscode.lm.tools.map((t) => t.name),
+      defaultGrant: this.settings().subagentDefaultTools,
+      trusted: vscode.workspace.isTrusted,
+    });
+  }
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SpawnInput>): vscode.PreparedToolInvocation {
     const mode = options.input.mode ?? 'SYNC';
@@ -55,19 +96,21 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
       confirmationMessages: {
         title: 'Spawn a sub-agent?',
         message: new vscode.MarkdownString(
-          `A sub-agent will run this task with a language model${options.input.parentSessionKey ? `, inheriting the context of \`${options.input.parentSessionKey}\`` : ''}:\n\n> ${String(options.input.task ?? '(no task given)').slice(0, 500)}`,
+          `A sub-agent will run this task with a language model${options.input.parentSessionKey ? `, inheriting the context of \`${options.input.parentSessionKey}\`` : ''}:\n\n> ${String(options.input.task ?? '(no task given)').slice(0, 500)}${toolsAsked(options.input)}`,
         ),
       },
     };
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<SpawnInput>): Promise<vscode.LanguageModelToolResult> {
-    if (!this.enabled()) throw new Error('Sub-agents are turned off (setting baton.subagents.enabled). Do the task yourself, or ask the user to enable them.');
+    if (!this.settings().subagentsEnabled)
+      throw new Error('Sub-agents are turned off (setting baton.subagents.enabled). Do the task yourself, or ask the user to enable them.');
     const { task, parentSessionKey, mode = 'SYNC', specId, files, runner = LM_RUNNER } = options.input;
     if (typeof task !== 'string' || !task.trim()) throw new Error('Pass "task": what the sub-agent should do, self-contained.');
     if (!EXECUTION_MODES.includes(mode)) throw new Error(`"mode" must be one of ${EXECUTION_MODES.join(', ')}.`);
     if (!this.runs.runnerNames.includes(runner))
       throw new Error(`"runner" must be one of ${this.runs.runnerNames.join(', ')} (the external runner needs the setting baton.subagents.externalCommand).`);
+    const grant = this.grantFor(runner, options.input);
     const spawned = await this.runs.spawn({
       parentSessionKey: parentSessionKey ?? null,
       task,
@@ -76,18 +119,23 @@ export class SpawnSubagentTool implements vscode.LanguageModelTool<SpawnInput> {
       specId,
       files,
       workspacePath: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      // Recorded with the run when a grant was asked for; a spawn that asked for none records nothing.
+      tools: grant && grant.source !== 'none' ? grant.granted : undefined,
     });
     if (mode !== 'SYNC')
       return result(
-        `Started run ${spawned.runId} (${mode}) in session ${spawned.sessionKey}. ${mode === 'ASYNC_POLL' ? 'Check it with baton_get_run_status.' : 'Its result will be delivered into the parent session when it finishes.'}`,
+        withGrant(
+          `Started run ${spawned.runId} (${mode}) in session ${spawned.sessionKey}. ${mode === 'ASYNC_POLL' ? 'Check it with baton_get_run_status.' : 'Its result will be delivered into the parent session when it finishes.'}`,
+          grant,
+        ),
       );
     const run = spawned.run;
     if (run?.status !== 'completed') {
       const error = (run?.error ?? 'unknown error').replace(/\.+$/, '');
-      if (/no language model/i.test(error)) throw new Error(`${error}. Do the task yourself.`);
-      throw new Error(`The sub-agent failed: ${error}. Retry with a clearer task, or do it yourself.`);
+      if (/no language model/i.test(error)) throw new Error(withGrant(`${error}. Do the task yourself.`, grant));
+      throw new Error(withGrant(`The sub-agent failed: ${error}. Retry with a clearer task, or do it yourself.`, grant));
     }
-    return result(`Sub-agent ${spawned.sessionKey} (run ${spawned.runId}) answered:\n\n${run.resultContent ?? ''}`);
+    return result(withGrant(`Sub-agent ${spawned.sessionKey} (run ${spawned.runId}) answered:\n\n${run.resultContent ?? ''}`, grant));
   }
 }
 
@@ -136,9 +184,9 @@ export class GetRunStatusTool implements vscode.LanguageModelTool<StatusInput> {
  * Registers every catalogue tool with an `lm` face under its public name: the catalogue's handler
  * when it has one, else the host's own (the tools that need this window's models or run manager).
  */
-export function registerTools(host: BatonHost, runs: RunManager, archivist: Archivist, subagentsEnabled: () => boolean): vscode.Disposable[] {
+export function registerTools(host: BatonHost, runs: RunManager, archivist: Archivist, settings: () => SpawnSettings): vscode.Disposable[] {
   const hostTools: Record<string, vscode.LanguageModelTool<never>> = {
-    spawn: new SpawnSubagentTool(host, runs, subagentsEnabled),
+    spawn: new SpawnSubagentTool(host, runs, settings),
     querySubagent: new QuerySubagentTool(archivist),
     runStatus: new GetRunStatusTool(runs),
   };

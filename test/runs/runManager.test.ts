@@ -71,6 +71,38 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     );
   });
 
+  // docs/runs.md, "Tools of a sub-agent": the caller grants; the run manager hands the grant to the
+  // runner and records it with the run. A spawn without a grant records none and hands over [].
+  it('hands the granted tools to the runner and records them with the run; no grant, nothing recorded', async () => {
+    const seen: Array<readonly string[]> = [];
+    const registration = manager.register({
+      name: 'tool-grant-probe',
+      run: (request) => {
+        seen.push(request.tools);
+        return Promise.resolve({ content: `tools: ${request.tools.join(',')}` });
+      },
+    });
+    try {
+      const granted = await manager.spawn({
+        parentSessionKey: 'parent',
+        task: 'With tools',
+        runner: 'tool-grant-probe',
+        tools: ['baton_search_sessions', 'x_read'],
+      });
+      assert.equal(granted.run?.status, 'completed');
+      assert.deepEqual(granted.run?.context.tools, ['baton_search_sessions', 'x_read']);
+      assert.deepEqual((await manager.status(granted.runId))?.context.tools, ['baton_search_sessions', 'x_read'], 'read back from the store');
+      const emptyGrant = await manager.spawn({ parentSessionKey: 'parent', task: 'Granted nothing', runner: 'tool-grant-probe', tools: [] });
+      assert.deepEqual(emptyGrant.run?.context.tools, [], 'a grant that gave nothing is recorded as such');
+      const none = await manager.spawn({ parentSessionKey: 'parent', task: 'Without tools', runner: 'tool-grant-probe' });
+      assert.equal(none.run?.context.tools, undefined);
+      assert.ok(!('tools' in none.run!.context));
+      assert.deepEqual(seen, [['baton_search_sessions', 'x_read'], [], []]);
+    } finally {
+      registration.dispose();
+    }
+  });
+
   it('ASYNC_POLL returns at once with the run id; polling finds it completed, parent recorded', async () => {
     const result = await manager.spawn({ parentSessionKey: 'parent', task: 'slow task', runner: 'slow', mode: 'ASYNC_POLL' });
     assert.ok(result.run && ['pending', 'running'].includes(result.run.status), `status ${result.run?.status}`);

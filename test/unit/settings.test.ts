@@ -84,6 +84,18 @@ describe('baton.* settings validation', () => {
     assert.match(notObjects.errors[0], /^baton\.inherit\.agentTypeProfiles must be an object of agent type → profile/);
     assert.match(notObjects.errors[1], /^baton\.inherit\.profileMaxTokens must be an object of profile → tokens/);
   });
+
+  it('reads baton.subagents.defaultTools as a list of tool names, and a bad value grants nothing with a readable message', () => {
+    const good = validateSettings({ 'subagents.defaultTools': ['baton_search_sessions', 'baton_search_sessions', 'other_readFile'] });
+    assert.deepEqual(good.errors, []);
+    assert.deepEqual(good.settings.subagentDefaultTools, ['baton_search_sessions', 'other_readFile']);
+    assert.deepEqual(SETTING_DEFAULTS.subagentDefaultTools, []);
+    const bad = validateSettings({ 'subagents.defaultTools': 'read-only' });
+    assert.deepEqual(bad.settings.subagentDefaultTools, []);
+    assert.deepEqual(bad.errors, [
+      'baton.subagents.defaultTools must be a list of tool names (got "read-only"); sub-agents spawned without a grant get no tools.',
+    ]);
+  });
 });
 
 describe('baton.memory.sessionStart.* settings', () => {

@@ -15,6 +15,8 @@ export const runBody = z
     specId: z.string().max(256).optional(),
     prompt: z.string().max(1_000_000).optional(),
     files: z.array(z.string().max(4096)).max(1000).optional(),
+    /** The tools granted to a language-model child at spawn (docs/runs.md, "Tools of a sub-agent"). */
+    tools: z.array(z.string().min(1).max(128)).max(64).optional(),
     resultContent: z.string().max(10_000_000).optional(),
     inputTokens: z.number().int().min(0).optional(),
     outputTokens: z.number().int().min(0).optional(),
@@ -74,6 +76,7 @@ export const runView = z.object({
     specId: z.string().optional(),
     prompt: z.string().optional(),
     files: z.array(z.string()).optional(),
+    tools: z.array(z.string()).optional(),
   }),
   resultContent: nullableString,
   inputTokens: z.number().nullable(),

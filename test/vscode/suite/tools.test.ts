@@ -219,6 +219,64 @@ describe('@baton tools', () => {
     assert.equal((await a.runs.status(runId))?.context.specId, 'egg-count');
   });
 
+  // docs/runs.md, "Tools of a sub-agent": deny by default, only what this window's caller has,
+  // never the spawn tool itself, and every refused name reported in the result.
+  it('baton_spawn_subagent grants a vscode-lm sub-agent only the asked-for tools the caller has, and reports what it refused', async function () {
+    this.timeout(60_000);
+    await setBaton('subagents.enabled', true);
+    await subagentsInEffect(a, true);
+    assert.ok(vscode.workspace.isTrusted, 'this host was expected to trust its workspace');
+    const started = /^Started run ([0-9a-f-]{36}) \(ASYNC_POLL\) in session \S+\. Check it with baton_get_run_status\.$/;
+    const text = await invoke('baton_spawn_subagent', {
+      task: `Tools: list the ${word} nests`,
+      parentSessionKey: seed,
+      mode: 'ASYNC_POLL',
+      toolPreset: 'read-only',
+      tools: ['baton_spawn_subagent', 'baton_query_subagent', 'no_such_tool_in_this_window'],
+    });
+    const [first, grant] = text.split('\n\n');
+    assert.match(first, started);
+    assert.equal(
+      grant,
+      [
+        'Tools granted to the sub-agent: baton_search_sessions, baton_get_inherited_context, baton_get_run_status, baton_query_subagent.',
+        'Refused: baton_spawn_subagent (a sub-agent cannot spawn sub-agents (that could recurse without bound)); no_such_tool_in_this_window (no such tool is available here (not in vscode.lm.tools)).',
+      ].join('\n'),
+    );
+    // Without a grant the result is as before: nothing about tools.
+    assert.match(await invoke('baton_spawn_subagent', { task: `No tools: count the ${word} nests`, parentSessionKey: seed, mode: 'ASYNC_POLL' }), started);
+    assert.equal(
+      await invokeError('baton_spawn_subagent', { task: 'x', toolPreset: 'everything' }),
+      '"toolPreset" must be one of none, read-only (got "everything").',
+    );
+
+    // The setting is the grant of a spawn that names none; an explicit "none" overrides it.
+    await setBaton('subagents.defaultTools', ['baton_search_sessions', 'baton_spawn_subagent']);
+    try {
+      const fromSetting = await waitFor(
+        async () => {
+          const t = await invoke('baton_spawn_subagent', { task: `Default: map the ${word} nests`, parentSessionKey: seed, mode: 'ASYNC_POLL' });
+          return t.includes('\n\n') ? t : null;
+        },
+        10_000,
+        'the default grant is in effect',
+      );
+      assert.equal(
+        fromSetting.split('\n\n')[1],
+        'Tools granted to the sub-agent (from baton.subagents.defaultTools): baton_search_sessions.\nRefused: baton_spawn_subagent (a sub-agent cannot spawn sub-agents (that could recurse without bound)).',
+      );
+      const none = await invoke('baton_spawn_subagent', {
+        task: `None: map the ${word} nests`,
+        parentSessionKey: seed,
+        mode: 'ASYNC_POLL',
+        toolPreset: 'none',
+      });
+      assert.equal(none.split('\n\n')[1], 'Tools granted to the sub-agent: none.');
+    } finally {
+      await setBaton('subagents.defaultTools', undefined);
+    }
+  });
+
   it('baton_spawn_subagent with runner "external" runs the configured CLI as a child process with AGENT_SESSION_ID, SYNC and ASYNC_CALLBACK', async function () {
     this.timeout(60_000);
     const repo = extension().extensionPath;
@@ -251,6 +309,11 @@ describe('@baton tools', () => {
       const system = (await turnsOf(a, seed)).filter((t) => t.role === 'system' && t.text.includes(asyncRun));
       assert.equal(system.length, 1, 'delivered once, as one system turn');
       assert.match(await invokeError('baton_spawn_subagent', { task: 'x', runner: 'nope' }), /"runner" must be one of/);
+      // An external CLI has its own tools: a grant is refused, readably, before anything is recorded.
+      assert.equal(
+        await invokeError('baton_spawn_subagent', { task: 'x', runner: 'external', toolPreset: 'read-only' }),
+        '"tools" and "toolPreset" apply to the vscode-lm runner only: the "external" runner cannot be given VS Code tools.',
+      );
     } finally {
       await setBaton('subagents.externalCommand', undefined);
     }
