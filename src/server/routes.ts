@@ -268,6 +268,8 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, success: false };
+      // A compaction may be the first Baton hears of a session: it is recorded, so the summary becomes its checkpoint.
+      if (body.sessionKey) await sessions.recordNamedSession(ctx.caller, { ...body, sessionKey: body.sessionKey });
       const done = await work.compaction(ctx.caller, body, (compactionPath) => memory.compactionComplete(ctx.caller, { ...body, compactionPath }));
       await sessions.markCompacted(ctx.caller, body);
       return done;
