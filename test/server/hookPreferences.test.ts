@@ -56,6 +56,7 @@ describe('hook inputs, archival off, checkpoint scores and MCP on bypassed or su
     // The file alone is read (so it is readable and parses): the preference is what the next request shows.
     ok(await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'file-only', transcriptPath: file }), 'file only');
     assert.ok((await stored('file-only')).some((t) => t.includes('FROM-THE-FILE')));
+    assert.notEqual(await s.store.read('transcriptFile', { agentId: 'default', key: 'file-only', path: fs.realpathSync(file) }), null);
 
     const inline = [
       { role: 'user', content: 'INLINE question' },
