@@ -94,7 +94,6 @@ export function activate(context: vscode.ExtensionContext): BatonExtensionApi {
   windowRuns = runs;
   const archivist = new Archivist(
     client,
-    () => host!.dataDir,
     () => current.archival,
     (message) => log.warn(message),
   );

@@ -3,6 +3,8 @@
 // section), the summary (style, model, structured or paragraph, deterministic without a model),
 // what a holder may use (its tool grant), and the rules of the archive route (ranges, holder keys).
 
+import { DEFAULT_AGENT } from './agents';
+import { fileToken } from './artifacts';
 import { estimateTokens } from './inherit';
 
 /** The triggers (docs/archival.md, "Triggers"). */
@@ -273,10 +275,20 @@ export function historyForModel(turns: ConversationTurn[]): HistoryMessage[] {
   return out;
 }
 
-/** Where a holder's JSONL transcript lives under the data directory: agents/subagent-<id>/sessions/<id>.jsonl. */
-export function holderTranscriptPath(holderId: string): string[] {
+/**
+ * Where a holder's JSONL transcript lives under the data directory: agents/subagent-<id>/sessions/<id>.jsonl
+ * for the default agent's holders (the participant's), agents/<agent>/subagent-<id>/… for another
+ * agent's, since holder keys are per agent and two agents may hold the same one.
+ */
+export function holderTranscriptPath(holderId: string, agentId: string = DEFAULT_AGENT): string[] {
   const id = holderId.replace(/[^\w.-]+/g, '_');
-  return ['agents', `subagent-${id}`, 'sessions', `${id}.jsonl`];
+  const agentFolder = agentId === DEFAULT_AGENT ? [] : [fileToken(agentId)];
+  return ['agents', ...agentFolder, `subagent-${id}`, 'sessions', `${id}.jsonl`];
+}
+
+/** A holder's transcript as that file holds it: one `{role, content}` JSON object per line. */
+export function holderTranscriptJsonl(turns: ReadonlyArray<{ role: string; text: string }>): string {
+  return turns.map((t) => JSON.stringify({ role: t.role, content: t.text }) + '\n').join('');
 }
 
 /** Why a range of a session's turns cannot be archived (null: it can). Seqs are 1-based and inclusive. */

@@ -25,6 +25,7 @@ import type { TokenService } from './tokenService';
 import type { BackgroundWork } from './jobs';
 import { readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
+import { writeHolderTranscript } from './holderTranscript';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { httpHookHarness } from '../harnesses/registry';
 import { PayloadFiles } from '../node/payloadFiles';
@@ -270,6 +271,8 @@ export function buildHandlers(svc: Services): Handlers {
 
     compactionComplete: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, success: false };
+      // A compaction may be the first Baton hears of a session: it is recorded, so the summary becomes its checkpoint.
+      if (body.sessionKey) await sessions.recordNamedSession(ctx.caller, { ...body, sessionKey: body.sessionKey });
       const done = await work.compaction(ctx.caller, body, (compactionPath) => memory.compactionComplete(ctx.caller, { ...body, compactionPath }));
       await sessions.markCompacted(ctx.caller, body);
       return done;
@@ -326,16 +329,26 @@ export function buildHandlers(svc: Services): Handlers {
     subagents: async ({ query }, ctx) => sessions.subagents(ctx.caller, ctx.params.key, query.agentId),
     inherited: async ({ query }, ctx) => sessions.inheritedPreview(ctx.caller, ctx.params.key, query),
 
-    archiveTurns: async ({ body }, ctx) =>
-      store.write('archiveTurns', {
-        agentId: writeAgent(ctx.caller, body.agentId),
+    archiveTurns: async ({ body }, ctx) => {
+      const agentId = writeAgent(ctx.caller, body.agentId);
+      const archived = await store.write('archiveTurns', {
+        agentId,
         key: ctx.params.key,
         from: body.from,
         to: body.to,
         summary: body.summary,
         holderKey: body.holderKey,
         title: body.title,
-      }),
+      });
+      // The holder's copy on disk, for every caller alike (docs/archival.md); the archive itself is
+      // stored already, so a failed file is logged and the answer goes without its path.
+      const transcriptPath = await orElse(
+        'holder transcript file',
+        () => writeHolderTranscript(store, svc.dataDir, { agentId, key: archived.holderKey, turns: archived.archived }),
+        null,
+      );
+      return { ...archived, ...(transcriptPath ? { transcriptPath } : {}) };
+    },
 
     bypass: async ({ body }, ctx) => store.write('setBypass', { agentId: writeAgent(ctx.caller, body.agentId), key: ctx.params.key, enabled: body.enabled }),
 

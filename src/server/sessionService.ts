@@ -437,6 +437,25 @@ export class SessionService {
     return { query: input.query, hits: out, count: out.length, ...(searchedParent ? { searchedSession: searchedParent } : {}) };
   }
 
+  /**
+   * Records a session a compaction names before any hook did (no turns yet), so the summary has a
+   * session to become the checkpoint of (docs/inheritance.md, "Checkpoint summary"). A known session is
+   * left as it is: no claim, no timestamp moves.
+   */
+  async recordNamedSession(caller: Caller, input: { harness: string; sessionKey: string; project?: string; agentId?: string }): Promise<void> {
+    const agentId = writeAgent(caller, input.agentId);
+    if (await this.store.read('writableSession', { agentId, key: input.sessionKey })) return;
+    await this.store.write('touchSession', {
+      agentId,
+      key: input.sessionKey,
+      harness: input.harness,
+      project: input.project ?? null,
+      turns: [],
+      fromPayload: [],
+      claimTtlMs: this.config.claimTtlMs,
+    });
+  }
+
   /** Marks a compaction of the session: its next prompt gets the "Sub-agents of this session" section. */
   async markCompacted(caller: Caller, input: { sessionKey?: string; agentId?: string }): Promise<void> {
     if (input.sessionKey) await this.store.write('markCompacted', { agentId: writeAgent(caller, input.agentId), key: input.sessionKey });

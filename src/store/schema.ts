@@ -389,6 +389,13 @@ INSERT INTO meta (key, value) VALUES ('entity_edits', '0');
 ALTER TABLE subagent_runs ADD COLUMN tools TEXT;
 `,
   },
+  {
+    // Runs listed by runner, newest first (`baton runs --runner`, GET /api/runs?runner=, a
+    // window's holders): without it every such listing scans all runs (docs/storage.md).
+    version: 12,
+    name: 'runs by runner',
+    sql: `CREATE INDEX subagent_runs_by_runner ON subagent_runs (runner, created_at);`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

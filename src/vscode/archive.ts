@@ -1,11 +1,9 @@
 // Archival (docs/archival.md): after a turn, if the triggers say so, the finished turn moves into a
 // holder sub-agent that keeps its whole transcript (a session in the store, made by the archive
-// route, and a JSONL file on disk); the parent keeps `[archived turn]`, the holder's id and a
+// route, which also writes it as a JSONL file on disk); the parent keeps `[archived turn]`, the holder's id and a
 // summary. Holders answer questions about their turn with only the tools granted to them and, up
 // to the depth cap, archive their own turns the same way.
 
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   MAX_TURNS_MARKER,
@@ -16,7 +14,6 @@ import {
   grantedTools,
   holderMayUse,
   holderTask,
-  holderTranscriptPath,
   inStyle,
   matchModel,
   parseModelSummary,
@@ -28,7 +25,6 @@ import {
   type LiveHolder,
 } from '../core/archival';
 import type { BatonClient } from '../client/batonClient';
-import { writeFileAtomic } from '../node/fsync';
 import { ask } from './lmRunner';
 import { DEFAULT_AGENT } from '../core/agents';
 
@@ -69,7 +65,6 @@ export class Archivist {
 
   constructor(
     private readonly client: () => Promise<BatonClient>,
-    private readonly dataDir: () => string,
     private readonly settings: () => ArchivalSettings,
     private readonly warn: (message: string) => void = () => undefined,
   ) {}
@@ -140,15 +135,9 @@ export class Archivist {
       params: { key: turn.sessionKey },
       body: { from: range.from, to: range.to, summary: renderSummary(summary), title: holderTask(turn.prompt) },
     });
+    // The route also wrote the holder's turns on disk, as it does for every caller:
+    // agents/subagent-<id>/sessions/<id>.jsonl under the data directory (docs/archival.md).
     const holderId = archived.holderKey;
-    // … and the turn on disk too, as the runtime lays it out: agents/subagent-<id>/sessions/<id>.jsonl.
-    const file = path.join(this.dataDir(), ...holderTranscriptPath(holderId));
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const lines = [
-      { role: 'user', content: turn.prompt },
-      { role: 'assistant', content: turn.response },
-    ];
-    writeFileAtomic(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const run = await client.saveRun({
       runner: HOLDER_RUNNER,
       status: 'pending',

@@ -5,6 +5,8 @@
 // other write (docs/security.md, "Sessions belong to their agent").
 
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { assertStoreUnchanged, bearer, rawRequest, storeState, type RawResponse } from '../helpers/server';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
@@ -68,6 +70,7 @@ describe('POST /api/sessions/:key/archive (real server, real store)', function (
       to: 6,
       archived: 4,
       marker: '[archived turn]\nsubagent_id: parent-a/holder-1\n\nValidated the login form.',
+      transcriptPath: 'agents/subagent-parent-a_holder-1/sessions/parent-a_holder-1.jsonl',
     });
 
     // The holder: a child of the session, typed holder, holding exactly the range (the two "ok" pairs too).
@@ -168,5 +171,45 @@ describe('POST /api/sessions/:key/archive (real server, real store)', function (
     const forAlice = ok(await post(admin, '/api/sessions/shared-key/archive', { from: 5, to: 6, agentId: 'alice' }), 'admin for alice');
     assert.equal(forAlice.json.holderKey, 'shared-key/holder-2');
     assert.equal((await turnsOf(alice, 'shared-key/holder-2')).length, 2);
+  });
+
+  it("writes the holder's transcript on disk as the participant does: agents/subagent-<id>/sessions/<id>.jsonl, one {role, content} per line", async () => {
+    await seed(admin, 'parent-c');
+    const res = ok(await post(admin, '/api/sessions/parent-c/archive', { from: 1, to: 4 }), 'archive');
+    const relative = res.json.transcriptPath as string;
+    assert.equal(relative, 'agents/subagent-parent-c_holder-1/sessions/parent-c_holder-1.jsonl');
+    const file = path.join(dataDir, ...relative.split('/'));
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { role: string; content: string });
+    // Exactly the holder's stored turns, in order.
+    assert.deepEqual(
+      lines,
+      (await turnsOf(admin, 'parent-c/holder-1')).map(([, role, text]) => ({ role, content: text })),
+    );
+    assert.deepEqual(lines[0], { role: 'user', content: 'Find the auth handler' });
+    assert.equal(lines.length, 4);
+    if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o077, 0, 'only the owner may read it');
+
+    // Another agent's holder of the same key gets a file of its own: the default agent's is not overwritten.
+    const bob = ok(await post(admin, '/api/tokens', { agentId: 'bob', permissions: ['remember', 'recall'], readPolicy: 'isolated' }), 'token bob').json
+      .token as string;
+    await seed(bob, 'parent-c');
+    const bobs = ok(await post(bob, '/api/sessions/parent-c/archive', { from: 5, to: 6 }), "bob's archive");
+    assert.equal(bobs.json.holderKey, 'parent-c/holder-1');
+    assert.notEqual(bobs.json.transcriptPath, relative);
+    assert.match(bobs.json.transcriptPath, /^agents\/bob\/subagent-parent-c_holder-1\/sessions\/parent-c_holder-1\.jsonl$/);
+    const bobLines = fs
+      .readFileSync(path.join(dataDir, ...bobs.json.transcriptPath.split('/')), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { role: string; content: string });
+    assert.deepEqual(
+      bobLines.map((l) => l.role),
+      ['user', 'assistant'],
+    );
+    assert.equal(fs.readFileSync(file, 'utf8').trimEnd().split('\n').length, 4, "the default agent's holder file is unchanged");
   });
 });

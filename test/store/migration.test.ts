@@ -1,14 +1,19 @@
 // Migrations on a real sql.js database: a version-1 store (segments indexed through triggers)
 // comes up to the newest schema (per-turn indexing, then a sharded index) with every turn searchable
-// and nothing lost.
+// and nothing lost; a version-9 store on disk gains the runs-by-runner index when it is opened.
 
 import { strict as assert } from 'node:assert';
 import { MIGRATIONS, migrate, schemaVersion, SCHEMA_VERSION } from '../../src/store/schema';
 import { loadSqlJs } from '../../src/store/engine/sqljs';
-import { registerFunctions } from '../../src/store/engine/engine';
+import type { Database } from 'sql.js';
+import { loadDatabase, registerFunctions } from '../../src/store/engine/engine';
 import { applyRecord } from '../../src/store/records';
-import { readTurns, searchTranscripts, transcriptContent } from '../../src/store/queries';
+import { listRuns, readTurns, searchTranscripts, transcriptContent } from '../../src/store/queries';
 import { indexShards } from '../../src/store/searchIndex';
+import { writeSnapshot } from '../../src/store/engine/snapshot';
+import { forgetStatements } from '../../src/store/db';
+import { layout } from '../../src/node/paths';
+import { tempDir } from '../helpers/tmp';
 
 describe('schema migrations (real sql.js)', () => {
   it('moves a version-1 store to per-turn indexing: turns keep their text and all become searchable', async () => {
@@ -75,6 +80,57 @@ describe('schema migrations (real sql.js)', () => {
       indexShards(db).map((s) => [s.table, s.firstDoc]),
       [['transcript_fts_1', 1]],
     );
+    assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
+    db.close();
+  });
+
+  it('a version-9 store on disk opens with runs indexed by runner and creation time, and run listings answer as before', async () => {
+    const SQL = await loadSqlJs();
+    // The store as version 9 left it: every migration up to 9, some runs, saved as its snapshot.
+    const old = new SQL.Database();
+    registerFunctions(old);
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 9)) {
+      old.exec(migration.sql);
+      migration.after?.(old);
+    }
+    old.exec('PRAGMA user_version = 9');
+    old.run("INSERT INTO agents (id, read_policy, created_at) VALUES ('default', 'shared', '2026-01-01T00:00:00.000Z')");
+    const runners = ['holder', 'external', 'holder', 'vscode-lm', 'holder'];
+    runners.forEach((runner, i) => {
+      const at = `2026-01-0${i + 1}T00:00:00.000Z`;
+      old.run(
+        "INSERT INTO subagent_runs (id, agent_id, runner, status, parent_session_key, created_at, updated_at) VALUES (?, 'default', ?, 'completed', 'p', ?, ?)",
+        [`run-${i}`, runner, at, at],
+      );
+    });
+    const indexesOf = (db: Database) =>
+      db.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subagent_runs' ORDER BY name")[0].values.map((r) => r[0]);
+    assert.ok(!indexesOf(old).includes('subagent_runs_by_runner'));
+    const paths = layout(tempDir());
+    forgetStatements(old);
+    writeSnapshot(paths.snapshotDir, 0, old.export());
+    old.close();
+
+    // Opened the way the store opens a data directory: the newest snapshot, then its migrations.
+    const { db, report } = loadDatabase(SQL, paths);
+    assert.deepEqual(report.migrations, [10, 11, 12]);
+    assert.equal(schemaVersion(db), SCHEMA_VERSION);
+    assert.ok(indexesOf(db).includes('subagent_runs_by_runner'));
+    assert.deepEqual(
+      listRuns(db, 'all', { runner: 'holder' }).map((r) => r.id),
+      ['run-4', 'run-2', 'run-0'],
+    );
+    assert.deepEqual(
+      listRuns(db, 'all', { runner: 'external' }).map((r) => r.id),
+      ['run-1'],
+    );
+    assert.equal(listRuns(db, 'all', {}).length, 5);
+    // The listing by runner reads through the new index.
+    const plan = db
+      .exec('EXPLAIN QUERY PLAN SELECT r.* FROM subagent_runs r WHERE r.runner = ? ORDER BY r.created_at DESC LIMIT 10', ['holder'])[0]
+      .values.map((r) => String(r[r.length - 1]))
+      .join('\n');
+    assert.match(plan, /subagent_runs_by_runner/);
     assert.equal(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
     db.close();
   });

@@ -133,6 +133,8 @@ export const SESSION_SCHEMAS = {
       to: z.number(),
       archived: z.number(),
       marker: z.string(),
+      /** The holder's transcript file, relative to the data directory (absent when it could not be written). */
+      transcriptPath: z.string().optional(),
     }),
   },
   bypass: { body: bypassBody, response: z.object({ key: z.string(), bypassed: z.boolean() }) },
