@@ -958,7 +958,9 @@ describe('@baton chat: archival', () => {
       lines.map((l) => l.role),
       ['user', 'assistant'],
     );
-    assert.equal(lines[0].content, longPrompt);
+    // The file holds the holder's stored turns (the same for the headless archive route): the prompt as stored, trimmed.
+    assert.equal(lines[0].content, longPrompt.trim());
+    assert.ok(lines[1].content.startsWith(longReply.trim()), 'the file keeps the whole reply');
 
     // The chat's own transcript keeps the marker as one System turn.
     const system = (await turnsOf(a, chatKey)).filter((t) => t.role === 'system');
