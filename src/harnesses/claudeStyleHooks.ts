@@ -83,6 +83,11 @@ export interface ClaudeStyleQuirks {
   subagentStartTranscript: 'parent' | 'child';
   /** The spawning sub-agent of a nested one, from what the harness wrote (read through `files`); null for the root. */
   spawnerOf(sessionId: string, agentTranscriptPath: string | undefined, files: PayloadFiles): Promise<string | null>;
+  /**
+   * A prompt the harness itself submits about a sub-agent (Claude Code's `<task-notification>` when
+   * a background sub-agent finishes): not the user's words, so it is no prompt of the session.
+   */
+  isHostNotice?(prompt: string): boolean;
   /** Backstop at the end of a turn or session: sub-agent transcripts still being written at their stop. */
   syncSubagents?(
     client: ApiPoster,
@@ -243,6 +248,12 @@ export async function handleClaudeStyleEvent(
       return context(event, r.inject);
     }
     case 'UserPromptSubmit': {
+      // A notice the harness submits is no prompt of the user: the transcript (where it is a
+      // system turn) is brought up to date, and nothing is injected for it.
+      if (payload.prompt && quirks.isHostNotice?.(payload.prompt)) {
+        if (transcriptPath) await steps.optional('transcript', () => client.call('userPromptSubmit', { body: { ...base, transcriptPath } }), 0);
+        return null;
+      }
       // A refused transcript must not cost the prompt: it is sent again on its own.
       const r = await steps.withTranscriptOrWithout('transcript', 'prompt', transcriptPath, (file) =>
         client.call('userPromptSubmit', { body: { ...base, transcriptPath: file, userPrompt: payload.prompt } }),

@@ -127,6 +127,18 @@ describe('hook command (dist/hook.js) against a real server', function () {
     }
   });
 
+  it("Claude Code: a background sub-agent's <task-notification> prompt is no prompt of the user: no user turn, no title, nothing injected", async () => {
+    const notice = '<task-notification>\n<task-id>a9</task-id>\n<status>completed</status>\n<summary>Agent "scan" completed</summary>\n</task-notification>';
+    await runHook('claude-code', dataDir, { session_id: 'c-note', cwd: '/proj3', hook_event_name: 'SessionStart', source: 'startup' });
+    const hooked = await runHook('claude-code', dataDir, { session_id: 'c-note', cwd: '/proj3', hook_event_name: 'UserPromptSubmit', prompt: notice });
+    assert.equal(hooked.status, 0);
+    assert.equal(hooked.stdout, '', 'nothing is injected for a notice');
+    await runHook('claude-code', dataDir, { session_id: 'c-note', cwd: '/proj3', hook_event_name: 'UserPromptSubmit', prompt: 'Summarise the billing scan' });
+    const stored = await daemon.store.read('transcript', { scope: 'all', key: 'c-note' });
+    assert.equal(stored.content, 'User: Summarise the billing scan');
+    assert.equal((await daemon.store.read('getSession', { scope: 'all', key: 'c-note' }))?.title, 'Summarise the billing scan');
+  });
+
   it('Claude Code: PostCompact becomes a checkpoint; /clear ends the previous session; SessionEnd ends it', async () => {
     await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'SessionStart', source: 'startup' });
     await runHook('claude-code', dataDir, { session_id: 'c-old', cwd: '/proj2', hook_event_name: 'UserPromptSubmit', prompt: 'first prompt' });

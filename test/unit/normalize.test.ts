@@ -170,6 +170,19 @@ describe('normalizeTranscript: Claude Code JSONL', () => {
     ]);
   });
 
+  it("keeps Claude Code's notice of a finished background sub-agent as a system turn, never the user's", () => {
+    const notice = '<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Agent "scan" completed</summary>\n</task-notification>';
+    const turns = normalizeTranscript(
+      jsonl(ccUser('Scan the billing module in the background'), ccUser(notice), ccUser([{ type: 'text', text: notice }]), ccUser('and now the invoices')),
+    );
+    assert.deepEqual(shape(turns), [
+      ['user', 'Scan the billing module in the background'],
+      ['system', notice],
+      ['system', notice],
+      ['user', 'and now the invoices'],
+    ]);
+  });
+
   it('drops legacy sidechain lines beside a main thread, but keeps a sub-agent file (all sidechain)', () => {
     const main = normalizeTranscript(
       jsonl(ccUser('main prompt'), ccUser('sub-agent prompt', { isSidechain: true }), ccAssistant('m1', [{ type: 'text', text: 'main reply' }])),

@@ -8,6 +8,7 @@ import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
+import { isTaskNotification } from './transcript';
 
 export { subagentKey, type ApiPoster, type HookOutput };
 export type ClaudeCodePayload = ClaudeStylePayload;
@@ -47,6 +48,7 @@ const quirks: ClaudeStyleQuirks = {
   harness: HARNESS,
   subagentStartTranscript: 'parent',
   spawnerOf,
+  isHostNotice: isTaskNotification,
   async syncSubagents(client, transcriptPath, root, project, failed, files) {
     if (!transcriptPath) return;
     // One sub-agent's file failing does not keep the others from being sent.

@@ -78,20 +78,30 @@ function fromClaudeCode(records: Obj[], state: LineParseState): LineParseResult 
   return { turns: sink.turns, state: { records: state.records + records.length, open: sink.open, flags: { mainThread: hasMainThread, keptSidechain } } };
 }
 
+/** The notice Claude Code submits as a prompt when a background sub-agent finishes: not the user's words. */
+const TASK_NOTIFICATION = '<task-notification>';
+
+/** True for a prompt Claude Code submitted itself about a sub-agent (kept as a system turn). */
+export function isTaskNotification(text: string | undefined): boolean {
+  return text !== undefined && text.trimStart().startsWith(TASK_NOTIFICATION);
+}
+
 function claudeUser(message: Obj, line: Obj, at: string | undefined, index: number, sink: TurnSink): void {
-  // The summary Claude Code injects after /compact is a user message in form only.
-  const role: Role = line.isCompactSummary === true ? 'system' : 'user';
+  // The summary Claude Code injects after /compact is a user message in form only, and so is the
+  // notice of a finished background sub-agent.
+  const base: Role = line.isCompactSummary === true ? 'system' : 'user';
+  const roleOf = (text: string | undefined): Role => (base === 'user' && isTaskNotification(text) ? 'system' : base);
   const content = message.content;
   if (typeof content === 'string') {
-    sink.push(role, dropEmptyCommandWrapper(content), at);
+    sink.push(roleOf(content), dropEmptyCommandWrapper(content), at);
     return;
   }
   if (!Array.isArray(content)) return;
   const lineKey = `line:${index}`;
   for (const block of content) {
     const b = asObj(block);
-    if (typeof block === 'string') sink.push(role, dropEmptyCommandWrapper(block), at, lineKey);
-    else if (b?.type === 'text') sink.push(role, dropEmptyCommandWrapper(asString(b.text)), at, lineKey);
+    if (typeof block === 'string') sink.push(roleOf(block), dropEmptyCommandWrapper(block), at, lineKey);
+    else if (b?.type === 'text') sink.push(roleOf(asString(b.text)), dropEmptyCommandWrapper(asString(b.text)), at, lineKey);
     else if (b?.type === 'tool_result') sink.push('tool', toolResultText(b.content), at);
     // images and documents carry no text worth keeping
   }
