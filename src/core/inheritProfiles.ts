@@ -5,7 +5,7 @@
 export const INHERIT_PROFILES = ['full', 'digest', 'routing', 'none'] as const;
 export type InheritProfile = (typeof INHERIT_PROFILES)[number];
 
-/** What each profile puts in the block, besides the header. Constraints are in every profile but `none`. */
+/** What each profile puts in the block, besides the header. Constraints are in every profile but `none`, which only a user's configuration chooses. */
 export const PROFILE_SECTIONS: Record<InheritProfile, { digest: boolean; entities: boolean; tail: boolean }> = {
   full: { digest: true, entities: true, tail: true },
   digest: { digest: true, entities: false, tail: false },
@@ -24,12 +24,14 @@ export interface ProfileRules {
 
 /**
  * Claude Code's built-in sub-agent types: Explore searches and reads, so the rules and the gist
- * are enough; the setup helpers never need the parent. Everything else gets the whole block.
+ * are enough; the setup helpers need none of the parent's work, but its rules still hold for
+ * them. Everything else gets the whole block. No default drops the constraints: `none` is only
+ * what a user sets for an agent type (docs/inheritance.md, "Profiles per sub-agent type").
  */
 export const DEFAULT_AGENT_TYPE_PROFILES: Record<string, InheritProfile> = {
   Explore: 'digest',
-  'statusline-setup': 'none',
-  'output-style-setup': 'none',
+  'statusline-setup': 'routing',
+  'output-style-setup': 'routing',
 };
 
 export const DEFAULT_PROFILE_TOKENS: Partial<Record<InheritProfile, number>> = { digest: 1200, routing: 400 };

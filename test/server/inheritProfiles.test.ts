@@ -22,7 +22,7 @@ describe('inherit profiles, provenance and entities (real HTTP, real store)', fu
       port: 0,
       config: {
         transcriptRoots: [tempDir('baton-transcripts-')],
-        inheritProfiles: { defaultProfile: 'full', byAgentType: { 'code-reviewer': 'routing' }, maxTokens: { digest: 300 } },
+        inheritProfiles: { defaultProfile: 'full', byAgentType: { 'code-reviewer': 'routing', 'silent-helper': 'none' }, maxTokens: { digest: 300 } },
         inheritAgents: { small: { maxTokens: 150 } },
       },
     });
@@ -85,8 +85,13 @@ describe('inherit profiles, provenance and entities (real HTTP, real store)', fu
     assert.doesNotMatch(routing, /Checkpoint summary|Recent context/);
     assert.match(routing, /profile routing/);
 
-    // The setup helpers get nothing.
-    assert.equal(await childBlock({ sessionKey: 'p/statusline', harnessAgentType: 'statusline-setup' }), '');
+    // The setup helpers need none of the parent's work, but its rules still hold for them.
+    const setup = await childBlock({ sessionKey: 'p/statusline', harnessAgentType: 'statusline-setup' });
+    assert.match(setup, /must run the ledger check before every release/);
+    assert.doesNotMatch(setup, /Checkpoint summary|Recent context/);
+    assert.match(setup, /profile routing/);
+    // Nothing at all only where the configuration says so.
+    assert.equal(await childBlock({ sessionKey: 'p/silent', harnessAgentType: 'silent-helper' }), '');
 
     // Through the real Claude Code hook payload (SubagentStart with agent_type).
     const hook = await api.post('/api/hooks/claude-code', {

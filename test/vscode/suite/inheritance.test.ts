@@ -241,7 +241,7 @@ describe('Inheritance in VS Code: the preview and the profile settings', () => {
     assert.match(r.budget, /^Budget: ~[\d,.]+ of 2[,.]?000 tokens \(cut: checkpoint summary\)$/);
     // The default, the built-in agent types with their profiles, then the four profiles.
     assert.equal(r.options[0], 'default (full)');
-    for (const option of ['Explore → digest', 'statusline-setup → none', 'profile: full', 'profile: digest', 'profile: routing', 'profile: none'])
+    for (const option of ['Explore → digest', 'statusline-setup → routing', 'profile: full', 'profile: digest', 'profile: routing', 'profile: none'])
       assert.ok(r.options.includes(option), `${option} in ${JSON.stringify(r.options)}`);
     assert.ok(r.options.indexOf('Explore → digest') < r.options.indexOf('profile: full'));
     // The same origins as the server's preview.
