@@ -14,17 +14,16 @@ function rowId(raw: string | undefined): number {
   return id;
 }
 
+/** What both rule lists read: the caller's scope, the session and agent named, inactive rows on request. */
+function listOptions(caller: Caller, query: QueryOf<'listConstraints'>) {
+  return { scope: readScope(caller), sessionKey: query.sessionKey, agentId: query.agentId, includeInactive: query.all, limit: query.limit };
+}
+
 export class RuleService {
   constructor(private readonly store: StoreAccess) {}
 
   async listConstraints(caller: Caller, query: QueryOf<'listConstraints'>) {
-    const constraints = await this.store.read('listConstraints', {
-      scope: readScope(caller),
-      sessionKey: query.sessionKey,
-      agentId: query.agentId,
-      includeInactive: query.all === '1' || query.all === 'true',
-      limit: query.limit,
-    });
+    const constraints = await this.store.read('listConstraints', listOptions(caller, query));
     return { constraints, count: constraints.length };
   }
 
@@ -56,13 +55,7 @@ export class RuleService {
   }
 
   async listEntities(caller: Caller, query: QueryOf<'listEntities'>) {
-    const entities = await this.store.read('listEntities', {
-      scope: readScope(caller),
-      sessionKey: query.sessionKey,
-      agentId: query.agentId,
-      includeInactive: query.all === '1' || query.all === 'true',
-      limit: query.limit,
-    });
+    const entities = await this.store.read('listEntities', listOptions(caller, query));
     return { entities, count: entities.length };
   }
 

@@ -3,7 +3,10 @@
 import { z } from 'zod';
 import { agentId, agentQuery, intQuery, nullableString, ruleSessionKey, textQuery } from './common';
 
-export const listConstraintsQuery = z.object({ sessionKey: textQuery, agentId: agentQuery, all: textQuery, limit: intQuery(200, 1, 1000) });
+/** `all=1` (or `true`): inactive rows too, folded to a boolean here so no handler reads the string. */
+const includeInactive = textQuery.transform((v) => v === '1' || v === 'true');
+
+export const listConstraintsQuery = z.object({ sessionKey: textQuery, agentId: agentQuery, all: includeInactive, limit: intQuery(200, 1, 1000) });
 
 export const addConstraintBody = z
   .object({
