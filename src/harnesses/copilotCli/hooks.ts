@@ -111,8 +111,8 @@ function context(event: string, inject: unknown, suffix = ''): HookOutput | null
 class CopilotCliHook {
   readonly steps: Steps;
   readonly project: string | undefined;
-  /** The log as last read (records()), when it held this hook's start. */
-  private caughtUp: Obj[] | undefined;
+  /** The one read of the log this hook makes (records()): every step after the first uses it. */
+  private logRead: Promise<Obj[] | undefined> | undefined;
 
   constructor(
     readonly event: string,
@@ -151,13 +151,17 @@ class CopilotCliHook {
    * creates it at its first), or as they are when that takes longer than the wait allows
    * (undefined while there is no readable log).
    */
-  async records(): Promise<Obj[] | undefined> {
-    if (this.caughtUp) return this.caughtUp;
+  records(): Promise<Obj[] | undefined> {
+    this.logRead ??= this.readCaughtUp();
+    return this.logRead;
+  }
+
+  private async readCaughtUp(): Promise<Obj[] | undefined> {
     const until = Date.now() + Math.max(0, Math.min(CATCH_UP_MS, this.steps.left() - ESSENTIAL_RESERVE_MS));
     for (;;) {
       const body = await this.files.text(this.logPath, LOG_MAX_BYTES);
       const records = body === null ? undefined : parseJsonLines(body);
-      if (records && (this.p.timestamp === undefined || recordsHook(records, this.event, this.p))) return (this.caughtUp = records);
+      if (records && (this.p.timestamp === undefined || recordsHook(records, this.event, this.p))) return records;
       if (!this.logPath || Date.now() >= until) return records;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
     }
