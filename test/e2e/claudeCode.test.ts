@@ -19,7 +19,7 @@ import { CLI } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../shared/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../shared/fakeAnthropic';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
-import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const AGENT_PROMPT = 'Investigate the auth module and report back';
 const INHERIT_HEADING = 'Inherited from Parent Session';
@@ -32,7 +32,6 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
   const subagentReply = `SUBAGENT-REPLY-${crypto.randomBytes(4).toString('hex')}: the auth module validates tokens correctly.`;
   const parentFinal = 'PARENT-FINAL: the sub-agent reported back.';
 
-  let base: string;
   let home: string;
   let configDir: string;
   let project: string;
@@ -62,13 +61,9 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     assert.ok(fs.existsSync(bin), `the Claude Code CLI is not installed at ${bin} (npm ci installs it as a devDependency)`);
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
 
-    base = fs.realpathSync(tempDir('baton-e2e-cc-'));
-    home = path.join(base, 'home');
-    configDir = path.join(base, 'claude-config');
-    project = path.join(base, 'project');
-    dataDir = path.join(base, 'baton-data');
-    const tmp = path.join(base, 'tmp');
-    for (const dir of [home, configDir, project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const dirs = tempFolders('baton-e2e-cc-', { home: 'home', configDir: 'claude-config', project: 'project', dataDir: 'baton-data', tmp: 'tmp' });
+    ({ home, configDir, project, dataDir } = dirs);
+    const tmp = dirs.tmp;
     fs.writeFileSync(path.join(project, 'README.md'), '# demo project\n');
 
     fake = await startFakeAnthropic({

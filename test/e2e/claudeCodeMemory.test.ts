@@ -15,7 +15,7 @@ import { CLI } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../shared/claudeCli';
 import { contentText, requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../shared/fakeAnthropic';
 import { e2eReport } from '../helpers/e2eReport';
-import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 describe('Claude Code end to end: a decision of one session reaches the next session of the project at its start', function () {
   this.timeout(300_000);
@@ -53,14 +53,16 @@ describe('Claude Code end to end: a decision of one session reaches the next ses
   before(async function () {
     assert.ok(fs.existsSync(claudeBin()), `the Claude Code CLI is not installed at ${claudeBin()} (npm ci installs it as a devDependency)`);
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
-    const base = fs.realpathSync(tempDir('baton-e2e-memory-'));
-    const home = path.join(base, 'home');
-    const configDir = path.join(base, 'claude-config');
-    const tmp = path.join(base, 'tmp');
-    projects.billing = path.join(base, 'billing');
-    projects.other = path.join(base, 'other');
-    dataDir = path.join(base, 'baton-data');
-    for (const dir of [home, configDir, projects.billing, projects.other, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const dirs = tempFolders('baton-e2e-memory-', {
+      home: 'home',
+      configDir: 'claude-config',
+      tmp: 'tmp',
+      billing: 'billing',
+      other: 'other',
+      dataDir: 'baton-data',
+    });
+    ({ billing: projects.billing, other: projects.other, dataDir } = dirs);
+    const { home, configDir, tmp } = dirs;
 
     // Every request gets a plain text answer: the test drives prompts only.
     fake = await startFakeAnthropic({

@@ -15,7 +15,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI, ROOT } from '../helpers/child';
 import { claudeBin, claudeEnv, cleanEnv } from '../shared/claudeCli';
 import { contentText, startFakeAnthropic, type FakeAnthropic } from '../shared/fakeAnthropic';
-import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const CLAUDE_RUNNER = path.join(ROOT, 'test', 'fixtures', 'claudeRunner.js');
 const ECHO = path.join(ROOT, 'test', 'fixtures', 'echoRunner.js');
@@ -53,13 +53,9 @@ describe('Claude Code end to end: a run spawned from inside a run (Claude Code r
   before(async function () {
     assert.ok(fs.existsSync(claudeBin()), `the Claude Code CLI is not installed at ${claudeBin()} (npm ci installs it as a devDependency)`);
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
-    const base = fs.realpathSync(tempDir('baton-e2e-nested-run-'));
-    const home = path.join(base, 'home');
-    const configDir = path.join(base, 'claude-config');
-    const tmp = path.join(base, 'tmp');
-    const project = path.join(base, 'project');
-    dataDir = path.join(base, 'baton-data');
-    for (const dir of [home, configDir, project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const dirs = tempFolders('baton-e2e-nested-run-', { home: 'home', configDir: 'claude-config', tmp: 'tmp', project: 'project', dataDir: 'baton-data' });
+    dataDir = dirs.dataDir;
+    const { base, home, configDir, tmp, project } = dirs;
 
     // The model inside the outer run runs `baton run` once, then reports what it printed.
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} run --runner echo --data-dir ${JSON.stringify(dataDir)} --json ${JSON.stringify(innerTask)}`;

@@ -17,7 +17,7 @@ import { CLI, ROOT } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../shared/claudeCli';
 import { contentText, requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../shared/fakeAnthropic';
 import { e2eReport } from '../helpers/e2eReport';
-import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const ECHO = path.join(ROOT, 'test', 'fixtures', 'echoRunner.js');
 const RESULTS_HEADING = 'Sub-agent results (1):';
@@ -31,7 +31,6 @@ describe('Claude Code end to end: an ASYNC_CALLBACK run reaches the parent at it
   const thirdPrompt = `THIRD-PROMPT-${tag}: and now?`;
   const task = `RUN-TASK-${tag}: check the billing tests`;
 
-  let base: string;
   let project: string;
   let dataDir: string;
   let fake: FakeAnthropic | undefined;
@@ -74,13 +73,9 @@ describe('Claude Code end to end: an ASYNC_CALLBACK run reaches the parent at it
   before(async function () {
     assert.ok(fs.existsSync(claudeBin()), `the Claude Code CLI is not installed at ${claudeBin()} (npm ci installs it as a devDependency)`);
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
-    base = fs.realpathSync(tempDir('baton-e2e-runs-'));
-    const home = path.join(base, 'home');
-    const configDir = path.join(base, 'claude-config');
-    const tmp = path.join(base, 'tmp');
-    project = path.join(base, 'project');
-    dataDir = path.join(base, 'baton-data');
-    for (const dir of [home, configDir, project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const dirs = tempFolders('baton-e2e-runs-', { home: 'home', configDir: 'claude-config', tmp: 'tmp', project: 'project', dataDir: 'baton-data' });
+    ({ project, dataDir } = dirs);
+    const { home, configDir, tmp } = dirs;
 
     // Every request gets a plain text answer: this test drives no tools, only prompts.
     fake = await startFakeAnthropic({

@@ -19,7 +19,7 @@ import { baton, run, type RunResult, cleanEnv } from '../shared/claudeCli';
 import { responsesText, startFakeResponses, type FakeResponses } from '../shared/fakeResponses';
 import { requireHarnessCli } from '../shared/harnessClis';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
-import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const CODEX_TIMEOUT_MS = 120_000;
 const AGENT_PROMPT = 'Investigate the auth module and report back';
@@ -55,13 +55,9 @@ describe('Codex end to end (real codex exec, scripted Responses API, hooks from 
     const codexBin = requireHarnessCli(this, 'codex');
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
 
-    const base = fs.realpathSync(tempDir('baton-e2e-codex-'));
-    const home = path.join(base, 'home');
-    codexHome = path.join(base, 'codex-home');
-    const project = path.join(base, 'project');
-    dataDir = path.join(base, 'baton-data');
-    const tmp = path.join(base, 'tmp');
-    for (const dir of [home, codexHome, project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const dirs = tempFolders('baton-e2e-codex-', { home: 'home', codexHome: 'codex-home', project: 'project', dataDir: 'baton-data', tmp: 'tmp' });
+    ({ codexHome, dataDir } = dirs);
+    const { home, project, tmp } = dirs;
     fs.writeFileSync(path.join(project, 'README.md'), '# demo project\n');
 
     fake = await startFakeResponses({ parentPromptIncludes: marker, agentPrompt: AGENT_PROMPT, subagentReply, parentFinal });

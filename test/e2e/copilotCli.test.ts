@@ -20,7 +20,7 @@ import { baton, cleanEnv, run, type RunResult } from '../shared/claudeCli';
 import { chatText, startFakeChatCompletions, type FakeChatCompletions } from '../shared/fakeChatCompletions';
 import { requireHarnessCli } from '../shared/harnessClis';
 import { e2eReport, storedSessions, type StoredSession } from '../helpers/e2eReport';
-import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const COPILOT_TIMEOUT_MS = 150_000;
 const INHERIT_HEADING = 'Inherited from Parent Session';
@@ -81,13 +81,9 @@ describe('GitHub Copilot CLI end to end (real copilot -p, scripted Chat Completi
     const bin = requireHarnessCli(this, 'copilot');
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
 
-    const base = fs.realpathSync(tempDir('baton-e2e-copilot-cli-'));
-    const home = path.join(base, 'home');
-    copilotHome = path.join(base, 'copilot-home');
-    const project = path.join(base, 'project');
-    dataDir = path.join(base, 'baton-data');
-    const tmp = path.join(base, 'tmp');
-    for (const dir of [home, copilotHome, project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const dirs = tempFolders('baton-e2e-copilot-cli-', { home: 'home', copilotHome: 'copilot-home', project: 'project', dataDir: 'baton-data', tmp: 'tmp' });
+    ({ copilotHome, dataDir } = dirs);
+    const { home, project, tmp } = dirs;
     fs.writeFileSync(path.join(project, 'README.md'), '# demo project\n');
 
     fake = await startFakeChatCompletions({

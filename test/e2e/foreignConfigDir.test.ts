@@ -16,7 +16,7 @@ import { CLI } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../shared/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic } from '../shared/fakeAnthropic';
 import { e2eReport, hooksLogText } from '../helpers/e2eReport';
-import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const AGENT_PROMPT = 'Investigate the billing module and report back';
 const INHERIT_HEADING = 'Inherited from Parent Session';
@@ -46,15 +46,17 @@ describe('Claude Code with a config folder the server does not know (real CLI)',
     assert.ok(fs.existsSync(bin), `the Claude Code CLI is not installed at ${bin} (npm ci installs it as a devDependency)`);
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
 
-    const base = fs.realpathSync(tempDir('baton-e2e-foreign-'));
-    const home = path.join(base, 'home');
-    // The folder Claude Code uses: nothing in the server's configuration names it.
-    configDir = path.join(base, 'second-account');
-    knownRoot = path.join(base, 'known-claude', 'projects');
-    const project = path.join(base, 'project');
-    dataDir = path.join(base, 'baton-data');
-    const tmp = path.join(base, 'tmp');
-    for (const dir of [home, configDir, knownRoot, project, dataDir, tmp]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // configDir: the folder Claude Code uses, which nothing in the server's configuration names.
+    const dirs = tempFolders('baton-e2e-foreign-', {
+      home: 'home',
+      configDir: 'second-account',
+      knownRoot: path.join('known-claude', 'projects'),
+      project: 'project',
+      dataDir: 'baton-data',
+      tmp: 'tmp',
+    });
+    ({ configDir, knownRoot, dataDir } = dirs);
+    const { home, project, tmp } = dirs;
     fs.writeFileSync(path.join(project, 'README.md'), '# demo project\n');
 
     fake = await startFakeAnthropic({
