@@ -2,6 +2,7 @@
 // the status lifecycle, the environment and placeholder a spawned process gets, and the text of
 // aggregated callback deliveries.
 
+import { withTask } from './handedContext';
 import type { ExecutionMode, RunStatus, SubagentRun } from './types';
 
 export const EXECUTION_MODES: ExecutionMode[] = ['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK'];
@@ -135,6 +136,5 @@ function fence(text: string): string {
 
 /** The prompt a child runs with: what it inherits, its spec and files, then its task. */
 export function childPrompt(inherited: string, task: string, brief = ''): string {
-  const head = [inherited, brief].filter((p) => p.trim()).join('\n\n');
-  return head ? `${head}\n\n## Task\n\n${task}` : task;
+  return withTask([inherited, brief].filter((p) => p.trim()).join('\n\n'), task);
 }

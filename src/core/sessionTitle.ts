@@ -3,21 +3,17 @@
 // session" (docs/architecture.md, sessions). Harness markup (<command-name>…</command-name>,
 // <system-reminder>…) is not a prompt, so it is dropped first.
 
-import { INHERIT_HEADING } from './inherit';
+import { taskBehindContext } from './handedContext';
 import type { Role } from './types';
-
-const TASK_HEADING = '\n## Task\n';
 
 export const TITLE_MAX_CHARS = 60;
 
 /** `text` as a title: markup removed, whitespace folded, cut at a word to at most `max` chars. */
 export function titleFromPrompt(text: string, max = TITLE_MAX_CHARS): string | null {
-  // A sub-agent's first prompt may start with the block it inherited: its task is what names it.
-  if (text.trimStart().startsWith(INHERIT_HEADING)) {
-    const at = text.indexOf(TASK_HEADING);
-    if (at < 0) return null;
-    text = text.slice(at + TASK_HEADING.length);
-  }
+  // A sub-agent's first prompt may start with what it was handed: its task is what names it.
+  const task = taskBehindContext(text);
+  if (task === undefined) return null;
+  text = task;
   const plain = text
     .replace(/<([a-z][\w-]*)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
     .replace(/\s+/g, ' ')

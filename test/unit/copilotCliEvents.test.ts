@@ -1,6 +1,6 @@
 // GitHub Copilot CLI's session log read into turns and sub-agents (src/harnesses/copilotCli/events.ts),
 // told apart from VS Code agent mode's log of the same event shape, and the task a sub-agent's first
-// prompt carries behind the block Baton handed it (hooks.ts taskOf). Pure: a log the real Copilot
+// prompt carries behind the block Baton handed it (core/handedContext.ts taskBehindContext). Pure: a log the real Copilot
 // CLI 1.0.102 wrote (test/fixtures/copilotCli/session-state), VS Code's recorded transcript
 // (test/fixtures/copilot/recorded) and small logs built here for what the recording lacks (a
 // background sub-agent and its completion notice).
@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { INHERIT_HEADING } from '../../src/core/inherit';
 import { parseJsonLines, type Obj } from '../../src/core/normalize';
 import { cliTurns, COPILOT_CLI_JSONL, copilotCliTranscript, isSystemNotification, loggedSubagents } from '../../src/harnesses/copilotCli/events';
-import { taskOf, TASK_HEADING } from '../../src/harnesses/copilotCli/hooks';
+import { taskBehindContext as taskOf, TASK_HEADING } from '../../src/core/handedContext';
 import { MEMORIES_HEADING } from '../../src/core/startMemories';
 import { COPILOT_JSONL } from '../../src/harnesses/copilot/transcript';
 import { normalizeTranscript, transcriptFormat } from '../../src/harnesses/registry';
@@ -208,7 +208,7 @@ describe('GitHub Copilot CLI session log (events.ts)', () => {
   });
 });
 
-describe("taskOf: a sub-agent's task behind the block Baton handed it (hooks.ts)", () => {
+describe("taskBehindContext: a sub-agent's task behind the block Baton handed it (core/handedContext.ts)", () => {
   const block = `${INHERIT_HEADING}\n\nThe parent said: remember PARENTMARK.\n\n### Recent turns\n- user: Delegate.`;
 
   it('takes what follows the "## Task" heading ending the block', () => {

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { MEMORIES_HEADING } from '../../src/core/startMemories';
 import { INHERIT_HEADING } from '../../src/core/inherit';
 import { TITLE_MAX_CHARS, titleFromPrompt, titleFromTurns } from '../../src/core/sessionTitle';
 
@@ -28,6 +29,10 @@ describe('session titles from the first prompt', () => {
   it('names a sub-agent after its task, not after the block it inherited', () => {
     assert.equal(titleFromPrompt(`${INHERIT_HEADING}\n\nParent: x\n\n## Task\n\nFind every caller`), 'Find every caller');
     assert.equal(titleFromPrompt(`${INHERIT_HEADING}\n\nParent: x`), null);
+  });
+
+  it('names a child handed only the memories of earlier sessions after its task too', () => {
+    assert.equal(titleFromPrompt(`${MEMORIES_HEADING}\n- [decision] keep ledger-v2 (2026-11-28)\n\n## Task\n\nCheck the refunds`), 'Check the refunds');
   });
 
   it('takes the first user turn that makes a title, never an assistant turn', () => {

@@ -14,8 +14,7 @@
 //   hook's own start, so everything before the event is in it.
 
 import * as path from 'node:path';
-import { INHERIT_HEADING } from '../../core/inherit';
-import { MEMORIES_HEADING } from '../../core/startMemories';
+import { taskBehindContext, TASK_HEADING } from '../../core/handedContext';
 import { asObj, parseJsonLines, type Obj } from '../../core/normalize';
 import { ESSENTIAL_RESERVE_MS, existing, HookInputError, payloadFilesOf, Steps } from '../claudeStyleHooks';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
@@ -38,9 +37,6 @@ const LOG_MAX_BYTES = 16 * 1024 * 1024;
 /** How long a hook waits for the log to record its own start, at most (within the hook's budget). */
 const CATCH_UP_MS = 400;
 const CATCH_UP_POLL_MS = 25;
-
-/** Ends the context handed to a sub-agent: what follows it in the sub-agent's first prompt is its task. */
-export const TASK_HEADING = '## Task';
 
 /** Without the hook command's reporting (tests): failed steps go unrecorded. */
 const UNREPORTED: HookRun = { stepFailed: () => undefined };
@@ -90,15 +86,6 @@ function recordsHook(records: Obj[], event: string, p: CopilotCliPayload): boole
     const input = asObj(data?.input);
     return data?.hookType === event && input?.timestamp === p.timestamp && input?.agentId === p.agentId;
   });
-}
-
-/** The task behind the context Baton handed a sub-agent (or the whole prompt, when it was handed none). */
-export function taskOf(prompt: string): string | undefined {
-  // The block handed over opens with the inherited block, or with the memories when there is none.
-  const opened = prompt.trimStart();
-  if (!opened.startsWith(INHERIT_HEADING) && !opened.startsWith(MEMORIES_HEADING)) return prompt;
-  const at = prompt.indexOf(`\n${TASK_HEADING}\n`);
-  return at < 0 ? undefined : prompt.slice(at + TASK_HEADING.length + 2).trim() || undefined;
 }
 
 /** The context for the model, where Copilot CLI reads it (top level), and in the shared shape. */
@@ -237,7 +224,7 @@ class CopilotCliHook {
     const p = this.p;
     if (p.agentId) {
       // A sub-agent's first prompt is its task behind the block handed to it at subagentStart.
-      const task = p.prompt ? taskOf(p.prompt) : undefined;
+      const task = p.prompt ? taskBehindContext(p.prompt) : undefined;
       if (task?.trim()) await this.client.call('userPromptSubmit', { body: { ...this.base(), userPrompt: task } });
       return null;
     }
