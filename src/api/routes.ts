@@ -50,6 +50,12 @@ export const ROUTES = {
     'recall',
     "Finds memories outside a hook (CLI, MCP, scripts): the hook recall's ranking and context-epoch ledger; a named session must exist.",
   ),
+  subagentSpawn: route(
+    'POST',
+    '/api/hooks/subagent-spawn',
+    'remember',
+    "A harness is about to start a sub-agent (its spawn call): keeps the task, the spawner and a fork's spawning text for the sub-agent's start.",
+  ),
   preCompaction: route('POST', '/api/hooks/pre-compaction', 'remember', 'Guidelines for a compaction summary.'),
   compactionComplete: route(
     'POST',

@@ -2,7 +2,7 @@
 // child it is. An Explore or review sub-agent needs the rules and the gist, not the parent's tail
 // crowding its own window; a planner wants everything (docs/inheritance.md, "Profiles").
 
-export const INHERIT_PROFILES = ['full', 'digest', 'routing', 'none'] as const;
+export const INHERIT_PROFILES = ['full', 'digest', 'routing', 'fork', 'none'] as const;
 export type InheritProfile = (typeof INHERIT_PROFILES)[number];
 
 /** What each profile puts in the block, besides the header. Constraints are in every profile but `none`, which only a user's configuration chooses. */
@@ -10,6 +10,8 @@ export const PROFILE_SECTIONS: Record<InheritProfile, { digest: boolean; entitie
   full: { digest: true, entities: true, tail: true },
   digest: { digest: true, entities: false, tail: false },
   routing: { digest: false, entities: false, tail: false },
+  // A fork holds the parent's conversation: its block is built by forkBlock.ts, not from these sections.
+  fork: { digest: false, entities: false, tail: false },
   none: { digest: false, entities: false, tail: false },
 };
 
@@ -32,9 +34,11 @@ export const DEFAULT_AGENT_TYPE_PROFILES: Record<string, InheritProfile> = {
   Explore: 'digest',
   'statusline-setup': 'routing',
   'output-style-setup': 'routing',
+  // Claude Code's forks carry the parent's whole conversation (docs/inheritance.md, "Forks").
+  fork: 'fork',
 };
 
-export const DEFAULT_PROFILE_TOKENS: Partial<Record<InheritProfile, number>> = { digest: 1200, routing: 400 };
+export const DEFAULT_PROFILE_TOKENS: Partial<Record<InheritProfile, number>> = { digest: 1200, routing: 400, fork: 600 };
 
 export const DEFAULT_PROFILE_RULES: ProfileRules = {
   defaultProfile: 'full',

@@ -16,6 +16,8 @@ export const sessionRecordSchema = z.object({
   lineageSource: z.custom<LineageSource>((v) => typeof v === 'string').nullable(),
   harnessAgentId: nullableString,
   harnessAgentType: nullableString,
+  /** What a sub-agent was asked to do, from its spawn call; null when the harness did not say. */
+  task: nullableString,
   executionMode: z.enum(['SYNC', 'ASYNC_POLL', 'ASYNC_CALLBACK']).nullable(),
   status: z.enum(['active', 'completed', 'failed', 'ended']),
   runtimePath: nullableString,

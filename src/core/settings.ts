@@ -56,12 +56,12 @@ export interface InheritProfileSettings {
   defaultProfile: InheritProfile;
   /** Agent type → profile, over the built-in ones (an Explore sub-agent gets `digest`). */
   byAgentType: Record<string, InheritProfile>;
-  /** Budgets of `digest` and `routing`; `full` uses baton.inherit.maxTokens and `none` inherits nothing. */
+  /** Budgets of `digest`, `routing` and `fork`; `full` uses baton.inherit.maxTokens and `none` inherits nothing. */
   maxTokens: Partial<Record<InheritProfile, number>>;
 }
 
 /** The profiles that have a budget of their own. */
-const BUDGETED_PROFILES = ['digest', 'routing'] as const;
+const BUDGETED_PROFILES = ['digest', 'routing', 'fork'] as const;
 
 export const SETTING_DEFAULTS: ValidatedSettings = {
   dataDirSetting: '',
@@ -151,7 +151,7 @@ function inheritProfiles(raw: BatonSettingsInput, errors: string[]): InheritProf
       for (const [profile, tokens] of Object.entries(rawTokens)) {
         if (!(BUDGETED_PROFILES as readonly string[]).includes(profile))
           errors.push(
-            `baton.inherit.profileMaxTokens: "${profile}" has no budget of its own (only "digest" and "routing" have; "full" uses baton.inherit.maxTokens, "none" inherits nothing); that entry is ignored.`,
+            `baton.inherit.profileMaxTokens: "${profile}" has no budget of its own (only "digest", "routing" and "fork" have; "full" uses baton.inherit.maxTokens, "none" inherits nothing); that entry is ignored.`,
           );
         else if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 100 || tokens > 200_000)
           errors.push(

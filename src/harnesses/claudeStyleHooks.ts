@@ -30,6 +30,17 @@ export interface ClaudeStylePayload {
   last_assistant_message?: string;
   reason?: string;
   compact_summary?: string;
+  tool_name?: string;
+  tool_input?: unknown;
+  tool_use_id?: string;
+}
+
+/** A sub-agent about to start, as the harness's spawn call describes it (docs/inheritance.md, "The child's task"). */
+export interface SpawnCall {
+  agentType: string;
+  task: string | null;
+  /** For a fork: the text of the spawning message the harness leaves out of the fork's copy. */
+  spawningText?: string | null;
 }
 
 /** A payload the mapping cannot use. The message names the field only, never its value (it is logged). */
@@ -88,6 +99,13 @@ export interface ClaudeStyleQuirks {
    * a background sub-agent finishes): not the user's words, so it is no prompt of the session.
    */
   isHostNotice?(prompt: string): boolean;
+  /**
+   * The sub-agent a PreToolUse payload is about to start (the harness's spawn tool), or null for
+   * any other tool. `transcriptPath` is the root session's transcript, when it may be read.
+   */
+  spawnCall?(payload: ClaudeStylePayload, transcriptPath: string | undefined, files: PayloadFiles): Promise<SpawnCall | null>;
+  /** The host drops context answered to a sub-agent started again under its id (a resume): none is built. */
+  resumeDiscardsContext?: boolean;
   /** Backstop at the end of a turn or session: sub-agent transcripts still being written at their stop. */
   syncSubagents?(
     client: ApiPoster,
@@ -277,10 +295,36 @@ export async function handleClaudeStyleEvent(
             harnessAgentId: payload.agent_id,
             harnessAgentType: payload.agent_type,
             project,
+            ...(quirks.resumeDiscardsContext ? { resumeContext: 'discarded' } : {}),
           },
         }),
       );
       return context(event, r.inject);
+    }
+    case 'PreToolUse': {
+      // Only the harness's spawn tool is of interest: the task and spawner of the sub-agent about
+      // to start. Never in the tool's way: a failure is reported and the tool runs as it would.
+      if (!payload.tool_use_id || !quirks.spawnCall) return null;
+      const spawn = await quirks.spawnCall(payload, transcriptPath, files);
+      if (!spawn) return null;
+      await steps.optional(
+        'spawn',
+        () =>
+          client.call('subagentSpawn', {
+            body: {
+              harness,
+              sessionKey,
+              rootKey: root,
+              toolUseId: payload.tool_use_id!,
+              agentType: spawn.agentType,
+              ...(spawn.task ? { task: spawn.task } : {}),
+              ...(spawn.spawningText ? { spawningText: spawn.spawningText } : {}),
+              project,
+            },
+          }),
+        0,
+      );
+      return null;
     }
     case 'SubagentStop': {
       if (!payload.agent_id) throw new HookInputError('agent_id: is required for SubagentStop');

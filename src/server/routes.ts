@@ -201,6 +201,7 @@ export function buildHandlers(svc: Services): Handlers {
           source: body.source,
           // Baton's own processes are told no memories: hooks must not act on Baton's own work (docs/memory.md).
           injectMemories: isInternalCall(ctx) ? false : body.injectMemories,
+          resumeContext: body.resumeContext,
         },
         () => crypto.randomUUID(),
       ),
@@ -263,6 +264,8 @@ export function buildHandlers(svc: Services): Handlers {
       const { query, sessionKey, agentId, project, limit } = body;
       return recallThrough(ctx, { query, sessionKey, agentId, project, limit }, { sessionMustExist: true });
     },
+
+    subagentSpawn: async ({ body }, ctx) => sessions.recordSpawn(ctx.caller, body),
 
     preCompaction: async ({ body }, ctx) => {
       if (await memory.bypassed(ctx.caller, body.sessionKey, agentOf(body))) return { ...BYPASSED, guidelines: '' };

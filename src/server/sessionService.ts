@@ -21,6 +21,8 @@ import { decideLineage, normalizeTranscript, parentFromKey, reparentSource } fro
 import { tailMark, type TranscriptFileCursor } from '../core/fileCursor';
 import { hashText } from '../core/hash';
 import { messageListFrom, START_STATE } from '../core/normalize';
+import { assembleForkBlock } from '../core/forkBlock';
+import { SpawnIntents, type SpawnIntent } from './spawnIntents';
 
 export interface SessionStartInput {
   harness: string;
@@ -37,6 +39,20 @@ export interface SessionStartInput {
   source?: string;
   /** False when the caller does not hand this start's `inject` to the model: no memories are taken for it. */
   injectMemories?: boolean;
+  /** `discarded`: the host drops context answered to a child started again under its id (a resume), so none is built. */
+  resumeContext?: 'discarded';
+}
+
+/** A spawn call a harness reported before its sub-agent's start (docs/inheritance.md, "The child's task"). */
+export interface SpawnInput {
+  harness: string;
+  agentId?: string;
+  sessionKey: string;
+  rootKey?: string;
+  toolUseId: string;
+  agentType?: string;
+  task?: string;
+  spawningText?: string;
 }
 
 export interface TranscriptWriteInput {
@@ -107,10 +123,44 @@ function messageMark(message: unknown): string {
 const CLIENT_IDENTITY = 'client';
 
 export class SessionService {
+  /** Spawn calls waiting for their sub-agent's start. */
+  private readonly intents = new SpawnIntents();
+
   constructor(
     private readonly store: StoreAccess,
     private readonly config: ServerConfig,
   ) {}
+
+  /**
+   * A harness is about to start a sub-agent: its task, spawner and (for a fork) the spawning text
+   * are kept for the start. Answers once the starts before it of the same type were claimed.
+   */
+  async recordSpawn(caller: Caller, input: SpawnInput): Promise<{ recorded: boolean; waitedMs: number }> {
+    const agentId = writeAgent(caller, input.agentId);
+    const rootKey = input.rootKey ?? input.sessionKey;
+    const { waitedMs } = await this.intents.record({
+      agentId,
+      harness: input.harness,
+      rootKey,
+      spawnerKey: input.sessionKey,
+      toolUseId: input.toolUseId,
+      agentType: input.agentType?.trim() || 'general-purpose',
+      task: input.task?.trim() || null,
+      spawningText: input.spawningText?.trim() || null,
+    });
+    return { recorded: true, waitedMs };
+  }
+
+  /**
+   * The spawn call a starting child answers to, when its harness reported one. A child that already
+   * exists (started again: a resume) takes none: the intent waiting is a new sibling's.
+   */
+  private async claimSpawn(agentId: string, input: SessionStartInput, sessionKey: string): Promise<SpawnIntent | null> {
+    const root = input.parentSessionKey;
+    if (!root || !input.harnessAgentId || !this.intents.pending(agentId, input.harness, root)) return null;
+    if (await this.store.read('writableSession', { agentId, key: sessionKey })) return null;
+    return this.intents.claim(agentId, input.harness, root, input.harnessAgentType, input.harnessAgentId);
+  }
 
   get inheritSettings(): InheritSettings {
     return { inheritContext: this.config.inheritContext, tailChars: this.config.tailChars, maxTokens: this.config.inheritMaxTokens };
@@ -126,28 +176,34 @@ export class SessionService {
     return chooseProfile(rules, agentType, own?.maxTokens ?? this.config.inheritMaxTokens, requested);
   }
 
-  private blockFrom(sources: ReadResult<'inheritSources'>, chosen: ChosenProfile): InheritBlock | null {
+  private blockFrom(sources: ReadResult<'inheritSources'>, chosen: ChosenProfile, spawn?: SpawnIntent | null): InheritBlock | null {
     if (!sources) return null;
+    // A fork holds the parent's conversation already: it gets only what its copy lacks.
+    if (chosen.profile === 'fork') return assembleForkBlock(sources, { spawningText: spawn?.spawningText ?? null, maxTokens: chosen.maxTokens });
     return assembleInheritBlock(sources, { ...this.inheritSettings, maxTokens: chosen.maxTokens, profile: chosen.profile });
   }
 
   async sessionStart(caller: Caller, input: SessionStartInput, newKey: () => string) {
     const agentId = writeAgent(caller, input.agentId);
     const sessionKey = input.sessionKey ?? newKey();
+    // The spawn call names the exact spawner (a nested sub-agent's, which the start does not) and the task.
+    const spawn = await this.claimSpawn(agentId, input, sessionKey);
+    const explicitParent = spawn?.spawnerKey ?? input.parentSessionKey ?? null;
     const started = await this.store.write('startSession', {
       agentId,
       key: sessionKey,
       harness: input.harness,
       project: input.project ?? null,
-      explicitParent: input.parentSessionKey ?? null,
+      explicitParent,
       propagatedParent: input.propagatedParent ?? null,
       harnessAgentId: input.harnessAgentId ?? null,
       harnessAgentType: input.harnessAgentType ?? null,
+      task: spawn?.task ?? null,
       // The harnesses' lineage signals are decided here, not in the store (it knows no harness).
       lineage: decideLineage({
         harness: input.harness,
         sessionKey,
-        explicitParent: input.parentSessionKey ?? null,
+        explicitParent,
         propagatedParent: input.propagatedParent ?? null,
         harnessAgentId: input.harnessAgentId ?? null,
       }),
@@ -178,7 +234,9 @@ export class SessionService {
     if (input.source === 'compact') await this.store.write('markCompacted', { agentId: started.agentId, key: sessionKey });
     // startSession returned the parent's sources with the write: no second round trip to the store.
     const chosen = this.profileFor(started.agentId, input.harnessAgentType);
-    const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null, chosen) : null;
+    // A child started again under its id (a resume) whose host discards what is answered gets no second block.
+    const resumed = started.skipped && Boolean(input.harnessAgentId) && input.resumeContext === 'discarded';
+    const inherited = started.parentSessionKey && !resumed ? this.blockFrom(started.inheritSources ?? null, chosen, spawn) : null;
     const told = started.startMemories;
     // The memories come after a child's inherited block, within a budget of their own.
     const inject = [inherited?.text ?? '', told?.text ?? ''].filter((part) => part.trim()).join('\n\n');
@@ -188,6 +246,8 @@ export class SessionService {
       parentSessionKey: started.parentSessionKey,
       lineageSource: started.lineageSource,
       ...(started.skipped ? { skipped: true } : {}),
+      ...(resumed ? { resumed: true } : {}),
+      ...(spawn?.task ? { task: spawn.task } : {}),
       inject,
       inherited: inherited
         ? {

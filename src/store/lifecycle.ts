@@ -36,6 +36,8 @@ export interface StartSessionArgs {
   propagatedParent?: string | null;
   harnessAgentId?: string | null;
   harnessAgentType?: string | null;
+  /** A sub-agent's task, from its spawn call. */
+  task?: string | null;
   /**
    * The new session's parent as the harnesses' signals decide it (the session service decides,
    * registry.ts decideLineage). Absent (a command journaled without it): explicit and propagated
@@ -143,6 +145,7 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
     lineageSource: source,
     harnessAgentId: args.harnessAgentId ?? null,
     harnessAgentType: args.harnessAgentType ?? null,
+    ...(args.task ? { task: args.task } : {}),
     executionMode: args.executionMode ?? null,
     status: 'active',
     runtimePath: args.runtimePath ?? null,

@@ -51,6 +51,7 @@ interface SessionRow {
   lineage_source: string | null;
   harness_agent_id: string | null;
   harness_agent_type: string | null;
+  task: string | null;
   execution_mode: string | null;
   status: string;
   runtime_path: string | null;
@@ -78,6 +79,7 @@ function toSession(row: SessionRow): SessionRecord {
     lineageSource: row.lineage_source as LineageSource | null,
     harnessAgentId: row.harness_agent_id,
     harnessAgentType: row.harness_agent_type,
+    task: row.task ?? null,
     executionMode: row.execution_mode as ExecutionMode | null,
     status: row.status as SessionStatus,
     runtimePath: row.runtime_path,

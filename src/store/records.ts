@@ -27,6 +27,8 @@ export interface SessionFields {
   lineageSource?: LineageSource | null;
   harnessAgentId?: string | null;
   harnessAgentType?: string | null;
+  /** What a sub-agent was asked to do (its spawn call's prompt). */
+  task?: string | null;
   executionMode?: ExecutionMode | null;
   status?: SessionStatus;
   runtimePath?: string | null;
@@ -168,6 +170,7 @@ const SESSION_COLUMNS: Record<keyof SessionFields, string> = {
   lineageSource: 'lineage_source',
   harnessAgentId: 'harness_agent_id',
   harnessAgentType: 'harness_agent_type',
+  task: 'task',
   executionMode: 'execution_mode',
   status: 'status',
   runtimePath: 'runtime_path',

@@ -396,6 +396,13 @@ ALTER TABLE subagent_runs ADD COLUMN tools TEXT;
     name: 'runs by runner',
     sql: `CREATE INDEX subagent_runs_by_runner ON subagent_runs (runner, created_at);`,
   },
+  {
+    // What a sub-agent was asked to do, from its spawn call (docs/inheritance.md, "The child's
+    // task"): the inherited block is chosen by it; NULL when the harness did not say.
+    version: 14,
+    name: 'sub-agent task',
+    sql: `ALTER TABLE sessions ADD COLUMN task TEXT;`,
+  },
 ];
 
 /** Gives every stored turn a document id (in storage order) and indexes its text. */

@@ -261,10 +261,23 @@ describe('installers (real settings files)', () => {
     assert.equal(fs.readFileSync(settingsFile, 'utf8'), once, 'a second install changes nothing');
     const settings = JSON.parse(once);
     assert.equal(settings.model, 'opus');
-    assert.deepEqual(settings.hooks.PreToolUse, [userHook]);
+    // PreToolUse: the user's hook kept, Baton's only for the spawn tool (a sub-agent's task).
+    assert.deepEqual(settings.hooks.PreToolUse[0], userHook);
+    assert.equal(settings.hooks.PreToolUse.length, 2);
+    assert.equal(settings.hooks.PreToolUse[1].matcher, 'Agent|Task');
     assert.equal(settings.hooks.Stop.length, 2);
     assert.equal(settings.hooks.Stop[0].hooks[0].command, 'notify-send done');
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd']) {
+    for (const event of [
+      'SessionStart',
+      'UserPromptSubmit',
+      'SubagentStart',
+      'SubagentStop',
+      'Stop',
+      'PreCompact',
+      'PostCompact',
+      'SessionEnd',
+      'PreToolUse',
+    ]) {
       const ours = settings.hooks[event]
         .flatMap((m: { hooks: Array<{ command: string }> }) => m.hooks)
         .filter((h: { command: string }) => /hook\.js claude-code --data-dir \/data\/baton$/.test(h.command));

@@ -15,6 +15,7 @@ function session(key: string, over: Partial<SessionRecord> = {}): SessionRecord 
     lineageSource: null,
     harnessAgentId: null,
     harnessAgentType: null,
+    task: null,
     executionMode: null,
     status: 'active',
     runtimePath: null,

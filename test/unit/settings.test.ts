@@ -73,11 +73,11 @@ describe('baton.* settings validation', () => {
     });
     assert.deepEqual(settings.inheritProfiles, { defaultProfile: 'full', byAgentType: { reviewer: 'digest' }, maxTokens: { routing: 500 } });
     assert.deepEqual(errors, [
-      'baton.inherit.defaultProfile must be one of "full", "digest", "routing", "none" (got "everything"); using "full".',
-      'baton.inherit.agentTypeProfiles: "planner" must map to one of "full", "digest", "routing", "none" (got "most"); that entry is ignored.',
+      'baton.inherit.defaultProfile must be one of "full", "digest", "routing", "fork", "none" (got "everything"); using "full".',
+      'baton.inherit.agentTypeProfiles: "planner" must map to one of "full", "digest", "routing", "fork", "none" (got "most"); that entry is ignored.',
       'baton.inherit.agentTypeProfiles: an agent type must have 1 to 128 characters (got ""); that entry is ignored.',
       'baton.inherit.profileMaxTokens: "digest" must be a whole number from 100 to 200000 (got 50); that entry is ignored.',
-      'baton.inherit.profileMaxTokens: "full" has no budget of its own (only "digest" and "routing" have; "full" uses baton.inherit.maxTokens, "none" inherits nothing); that entry is ignored.',
+      'baton.inherit.profileMaxTokens: "full" has no budget of its own (only "digest", "routing" and "fork" have; "full" uses baton.inherit.maxTokens, "none" inherits nothing); that entry is ignored.',
     ]);
     const notObjects = validateSettings({ 'inherit.agentTypeProfiles': ['Explore'], 'inherit.profileMaxTokens': 1200 });
     assert.equal(notObjects.errors.length, 2);

@@ -63,6 +63,11 @@ export const sessionStartBody = z
     source: z.string().max(64).optional(),
     /** false: the caller does not hand this reply's inject to the model, so no memories are taken for it (docs/memory.md). */
     injectMemories: z.boolean().optional(),
+    /**
+     * What the host does with context answered to a sub-agent started again under the same id (a
+     * resume): `discarded` (Claude Code) gets none. Absent: a block each time (docs/inheritance.md).
+     */
+    resumeContext: z.enum(['discarded']).optional(),
   })
   .loose()
   .transform(({ parentKey, parentId, parentID, ...body }) => ({
@@ -116,6 +121,23 @@ export const sessionEndBody = z
   })
   .loose()
   .transform(withSessionKey);
+
+/**
+ * A spawn call seen before its sub-agent starts (docs/inheritance.md, "The child's task"):
+ * `sessionKey` is the spawner, `rootKey` the session the harness will report the start under.
+ */
+export const subagentSpawnBody = z
+  .object({
+    harness,
+    agentId,
+    sessionKey: key,
+    rootKey: optionalKey,
+    toolUseId: z.string().min(1).max(256),
+    agentType: z.string().max(256).optional(),
+    task: z.string().max(200_000).optional(),
+    spawningText: z.string().max(200_000).optional(),
+  })
+  .loose();
 
 export const preCompactionBody = z.object({ harness, sessionKey: optionalKey, runtimePath }).loose();
 
@@ -223,6 +245,7 @@ export const HOOK_SCHEMAS = {
       })
       .loose(),
   },
+  subagentSpawn: { body: subagentSpawnBody, response: z.object({ recorded: z.boolean(), waitedMs: z.number() }).loose() },
   preCompaction: { body: preCompactionBody, response: z.object({ guidelines: z.string(), summaryPrompt: z.string().optional(), ...bypassedReply }).loose() },
   compactionComplete: {
     body: compactionCompleteBody,

@@ -5,15 +5,32 @@
 import * as path from 'node:path';
 import type { PayloadFiles } from '../../node/payloadFiles';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
-import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
+import {
+  CLAUDE_STYLE_EVENTS,
+  existing,
+  handleClaudeStyleEvent,
+  subagentKey,
+  type ClaudeStylePayload,
+  type ClaudeStyleQuirks,
+  type SpawnCall,
+} from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
-import { isTaskNotification } from './transcript';
+import { isTaskNotification, spawningMessageText } from './transcript';
 
 export { subagentKey, type ApiPoster, type HookOutput };
 export type ClaudeCodePayload = ClaudeStylePayload;
 
 export const HARNESS = 'claude-code';
+
+/**
+ * The events Baton's hook is installed for: the shared ones, and PreToolUse for the spawn tool
+ * only (the sub-agent's task and spawner, before it starts: docs/inheritance.md).
+ */
+export const CLAUDE_CODE_HOOK_EVENTS = [...CLAUDE_STYLE_EVENTS, 'PreToolUse'] as const;
+
+/** The tool matcher of an event Baton hooks only for some tools. */
+export const CLAUDE_CODE_MATCHERS: Partial<Record<(typeof CLAUDE_CODE_HOOK_EVENTS)[number], string>> = { PreToolUse: 'Agent|Task' };
 
 /** A sub-agent's meta file is a few hundred bytes; anything larger is not one. */
 const META_MAX_BYTES = 64 * 1024;
@@ -44,11 +61,38 @@ async function subagentTranscripts(transcriptPath: string, sessionId: string, fi
   return out;
 }
 
+/** Claude Code's spawn tool (`Task` before 2.x). */
+const SPAWN_TOOLS = new Set(['Agent', 'Task']);
+/** How much of the spawner's transcript's end is searched for the spawning message. */
+const SPAWN_TAIL_BYTES = 512 * 1024;
+
+/**
+ * The sub-agent an Agent call starts: its type (`general-purpose` when the call names none), its
+ * prompt, and for a fork the text of the calling message, which the fork's copy leaves out. A
+ * sub-agent's call is in its own transcript beside the root's.
+ */
+async function spawnCall(payload: ClaudeCodePayload, rootTranscript: string | undefined, files: PayloadFiles): Promise<SpawnCall | null> {
+  if (!payload.tool_name || !SPAWN_TOOLS.has(payload.tool_name)) return null;
+  const input = (payload.tool_input ?? {}) as { prompt?: unknown; subagent_type?: unknown };
+  const agentType = typeof input.subagent_type === 'string' && input.subagent_type.trim() ? input.subagent_type.trim() : 'general-purpose';
+  const task = typeof input.prompt === 'string' && input.prompt.trim() ? input.prompt : null;
+  if (agentType !== 'fork' || !payload.tool_use_id) return { agentType, task };
+  const own =
+    payload.agent_id && payload.transcript_path && payload.session_id
+      ? await existing(files, path.join(path.dirname(payload.transcript_path), payload.session_id, 'subagents', `agent-${payload.agent_id}.jsonl`))
+      : rootTranscript;
+  const tail = own ? await files.tail(own, SPAWN_TAIL_BYTES) : null;
+  return { agentType, task, spawningText: tail ? spawningMessageText(tail, payload.tool_use_id) : null };
+}
+
 const quirks: ClaudeStyleQuirks = {
   harness: HARNESS,
   subagentStartTranscript: 'parent',
   spawnerOf,
   isHostNotice: isTaskNotification,
+  spawnCall,
+  // Claude Code 2.1.328 records a resumed sub-agent's SubagentStart output but does not deliver it.
+  resumeDiscardsContext: true,
   async syncSubagents(client, transcriptPath, root, project, failed, files) {
     if (!transcriptPath) return;
     // One sub-agent's file failing does not keep the others from being sent.
@@ -73,7 +117,7 @@ export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPos
 }
 
 export const claudeCodeHooks: HarnessHooks = {
-  events: CLAUDE_STYLE_EVENTS,
+  events: CLAUDE_CODE_HOOK_EVENTS,
   handle: (payload, client, run) => handleClaudeCodeEvent(payload as ClaudeCodePayload, client, run),
 };
 

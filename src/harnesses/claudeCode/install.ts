@@ -4,15 +4,14 @@
 
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
 import type { HookCommandOptions, HttpHookOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type HookEntry, type Matcher } from '../hookCommand';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
-import { HARNESS } from './hooks';
+import { CLAUDE_CODE_HOOK_EVENTS, CLAUDE_CODE_MATCHERS, HARNESS } from './hooks';
 
 export type { HookCommandOptions, HttpHookOptions };
 
-export const CLAUDE_CODE_EVENTS = CLAUDE_STYLE_EVENTS;
+export const CLAUDE_CODE_EVENTS = CLAUDE_CODE_HOOK_EVENTS;
 
 export interface InstallTarget {
   scope: 'project' | 'user';
@@ -73,7 +72,10 @@ export function installClaudeCode(
         timeout: 5,
       }
     : { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
-  for (const event of CLAUDE_CODE_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
+  for (const event of CLAUDE_CODE_EVENTS) {
+    const matcher = CLAUDE_CODE_MATCHERS[event];
+    hooks[event] = [...(hooks[event] ?? []), matcher ? { matcher, hooks: [entry] } : { hooks: [entry] }];
+  }
   writeJsonFile(file, { ...settings, hooks });
   return { file, mcpFile, events: [...CLAUDE_CODE_EVENTS] };
 }

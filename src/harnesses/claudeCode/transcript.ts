@@ -51,7 +51,9 @@ function fromClaudeCode(records: Obj[], state: LineParseState): LineParseResult 
 
   records.forEach((r, at0) => {
     const index = state.records + at0;
-    if (r.isMeta === true) return;
+    // Meta lines are Claude Code's own notes, except the message that resumed a sub-agent: the
+    // spawner's words to it, which its transcript keeps as the next prompt.
+    if (r.isMeta === true && !isResumeMessage(r)) return;
     if (r.isSidechain === true) keptSidechain = keptSidechain || !hasMainThread;
     if (hasMainThread && r.isSidechain === true) return;
     const at = asString(r.timestamp);
@@ -76,6 +78,11 @@ function fromClaudeCode(records: Obj[], state: LineParseState): LineParseResult 
   });
   if (sink.mergedIntoCarried) return { restart: {} };
   return { turns: sink.turns, state: { records: state.records + records.length, open: sink.open, flags: { mainThread: hasMainThread, keptSidechain } } };
+}
+
+/** The message a coordinator (the spawner, through SendMessage) sent a finished sub-agent to resume it. */
+function isResumeMessage(r: Obj): boolean {
+  return r.type === 'user' && asObj(r.origin)?.kind === 'coordinator';
 }
 
 /** The notice Claude Code submits as a prompt when a background sub-agent finishes: not the user's words. */
@@ -122,6 +129,38 @@ function claudeAssistant(message: Obj, at: string | undefined, index: number, si
     else if (b?.type === 'tool_use') sink.push('tool', toolCallText(b.name, b.input), at);
     // thinking / redacted_thinking are dropped: private reasoning, often huge
   }
+}
+
+/**
+ * The text blocks of the assistant message that made the tool call `toolUseId`, from the end of a
+ * transcript (JSONL; a first line cut by the read is skipped). Claude Code writes one line per
+ * content block, all sharing `message.id`; a fork's copy of the conversation leaves these out.
+ */
+export function spawningMessageText(tail: string, toolUseId: string): string | null {
+  const records: Obj[] = [];
+  for (const line of tail.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const r = asObj(JSON.parse(line));
+      if (r?.type === 'assistant') records.push(r);
+    } catch {
+      // a line cut by the read, or not JSON
+    }
+  }
+  const blocksOf = (r: Obj) => {
+    const content = asObj(r.message)?.content;
+    return Array.isArray(content) ? content.map(asObj) : [];
+  };
+  const calling = records.find((r) => blocksOf(r).some((b) => b?.type === 'tool_use' && b.id === toolUseId));
+  const id = calling && asString(asObj(calling.message)?.id);
+  const same = id ? records.filter((r) => asString(asObj(r.message)?.id) === id) : calling ? [calling] : [];
+  const texts = same.flatMap((r) =>
+    blocksOf(r)
+      .filter((b) => b?.type === 'text')
+      .map((b) => asString(b!.text) ?? ''),
+  );
+  const text = texts.join('\n\n').trim();
+  return text || null;
 }
 
 /** `<command-name>` / `<local-command-stdout>` wrappers: skip when nothing is inside them. */
