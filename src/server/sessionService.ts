@@ -14,6 +14,7 @@ import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
 import type { StoreAccess } from '../store/store';
 import type { ClaimGuard } from '../store/claimGuard';
 import type { ReadResult } from '../store/reads';
+import type { TurnPool } from '../store/queries';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
 import { continuesFrom, readTranscriptLines, withTranscriptFile, type ByteWindow, type TranscriptRead } from './transcriptSource';
@@ -37,6 +38,8 @@ export interface SessionStartInput {
   source?: string;
   /** False when the caller does not hand this start's `inject` to the model: no memories are taken for it. */
   injectMemories?: boolean;
+  /** The child's task: its block holds the parent's turns chosen for it (docs/inheritance.md). */
+  task?: string;
 }
 
 export interface TranscriptWriteInput {
@@ -126,9 +129,14 @@ export class SessionService {
     return chooseProfile(rules, agentType, own?.maxTokens ?? this.config.inheritMaxTokens, requested);
   }
 
-  private blockFrom(sources: ReadResult<'inheritSources'>, chosen: ChosenProfile): InheritBlock | null {
+  private blockFrom(sources: ReadResult<'inheritSources'>, chosen: ChosenProfile, task?: string): InheritBlock | null {
     if (!sources) return null;
-    return assembleInheritBlock(sources, { ...this.inheritSettings, maxTokens: chosen.maxTokens, profile: chosen.profile });
+    return assembleInheritBlock({ ...sources, task }, { ...this.inheritSettings, maxTokens: chosen.maxTokens, profile: chosen.profile });
+  }
+
+  /** The parent's turns a child's task chooses from: read only when there is a task. */
+  private turnPoolFor(task: string | undefined): TurnPool | undefined {
+    return task?.trim() ? { maxTurns: this.config.inheritPoolTurns, maxChars: this.config.inheritPoolChars } : undefined;
   }
 
   async sessionStart(caller: Caller, input: SessionStartInput, newKey: () => string) {
@@ -157,6 +165,7 @@ export class SessionService {
       readableAgent: caller.agentId ?? 'all',
       claimTtlMs: this.config.claimTtlMs,
       inheritTailChars: this.config.tailChars,
+      inheritTurnPool: this.turnPoolFor(input.task),
       // Taken (and ledgered) in the same write: a concurrent second start cannot take them again.
       startMemories:
         this.config.startMemories && input.injectMemories !== false
@@ -178,7 +187,7 @@ export class SessionService {
     if (input.source === 'compact') await this.store.write('markCompacted', { agentId: started.agentId, key: sessionKey });
     // startSession returned the parent's sources with the write: no second round trip to the store.
     const chosen = this.profileFor(started.agentId, input.harnessAgentType);
-    const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null, chosen) : null;
+    const inherited = started.parentSessionKey ? this.blockFrom(started.inheritSources ?? null, chosen, input.task) : null;
     const told = started.startMemories;
     // The memories come after a child's inherited block, within a budget of their own.
     const inject = [inherited?.text ?? '', told?.text ?? ''].filter((part) => part.trim()).join('\n\n');
@@ -494,7 +503,7 @@ export class SessionService {
    * written for (its parent is that agent's row of the key, as at session start); for an agent
    * token, another agent it may read, whose row is then shown.
    */
-  async inheritedPreview(caller: Caller, key: string, child: { agentType?: string; profile?: InheritProfile; agentId?: string } = {}) {
+  async inheritedPreview(caller: Caller, key: string, child: { agentType?: string; profile?: InheritProfile; agentId?: string; task?: string } = {}) {
     const named = caller.agentId !== null && child.agentId !== undefined && child.agentId !== caller.agentId;
     const session = named ? await this.getSession(caller, key, child.agentId) : await this.parentSession(caller, key, child.agentId);
     // The child would live in the caller's agent (a write's agent); the admin previews for the parent's.
@@ -502,8 +511,14 @@ export class SessionService {
     // Exactly the row found above: its agent's own row of the key.
     const exactly = { agentId: session.agentId, admin: true };
     const block = this.blockFrom(
-      await this.store.read('inheritSources', { writer: exactly, parentKey: session.key, tailChars: this.config.tailChars }),
+      await this.store.read('inheritSources', {
+        writer: exactly,
+        parentKey: session.key,
+        tailChars: this.config.tailChars,
+        turnPool: this.turnPoolFor(child.task),
+      }),
       chosen,
+      child.task,
     );
     return {
       sessionKey: session.key,
@@ -518,6 +533,7 @@ export class SessionService {
       profiles: { defaultProfile: this.config.inheritProfiles.defaultProfile, byAgentType: this.config.inheritProfiles.byAgentType },
       settings: this.inheritSettings,
       parentUpdatedAt: session.updatedAt,
+      selection: block?.selection ?? null,
     };
   }
 }

@@ -63,6 +63,8 @@ export const sessionStartBody = z
     source: z.string().max(64).optional(),
     /** false: the caller does not hand this reply's inject to the model, so no memories are taken for it (docs/memory.md). */
     injectMemories: z.boolean().optional(),
+    /** A sub-agent's task (what the parent asked of it): its inherited block holds the parent's turns that fit it (docs/inheritance.md). */
+    task: z.string().max(20_000).optional(),
   })
   .loose()
   .transform(({ parentKey, parentId, parentID, ...body }) => ({
