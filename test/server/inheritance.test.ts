@@ -101,7 +101,12 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal(preview.body.block, block);
     const needed = turns.body.turns.find((t: { text: string }) => t.text.includes('clock skew tolerance')).seq;
     assert.ok(preview.body.selection.relevant.includes(needed), JSON.stringify(preview.body.selection));
-    const tooLong = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c-long', parentSessionKey: 'p', task: 'x'.repeat(20_001) });
+    const tooLong = await api.post('/api/hooks/session-start', {
+      harness: 'claude-code',
+      sessionKey: 'c-long',
+      parentSessionKey: 'p',
+      task: 'x'.repeat(20_001),
+    });
     assert.equal(tooLong.status, 400);
     assert.ok(tooLong.body.error);
   });
