@@ -3,6 +3,7 @@
 
 import { strict as assert } from 'node:assert';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { BatonClient } from '../../src/client/batonClient';
 import { estimateTokens } from '../../src/core/inherit';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 import { CORPUS, QUESTIONS } from '../fixtures/questionCorpus';
@@ -101,6 +102,11 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal(preview.body.block, block);
     const needed = turns.body.turns.find((t: { text: string }) => t.text.includes('clock skew tolerance')).seq;
     assert.ok(preview.body.selection.relevant.includes(needed), JSON.stringify(preview.body.selection));
+    // The client the VS Code preview uses passes the task the same way.
+    const viaClient = await new BatonClient({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: daemon.token }).inherited('p', {
+      task,
+    });
+    assert.equal(viaClient.block, block);
     const tooLong = await api.post('/api/hooks/session-start', {
       harness: 'claude-code',
       sessionKey: 'c-long',
