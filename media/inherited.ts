@@ -47,15 +47,33 @@ function picker(v: View, state: InheritedState): HTMLSelectElement {
   for (const p of INHERIT_PROFILES) add(`profile:${p}`, `profile: ${p}`, profiles);
   select.append(profiles);
   select.value = pickerValue(state);
-  select.addEventListener('change', () => {
-    const [kind, ...rest] = select.value.split(':');
-    const name = rest.join(':');
-    const child = kind === 'type' ? { agentType: name } : kind === 'profile' ? { profile: name as (typeof INHERIT_PROFILES)[number] } : {};
-    select.setAttribute('disabled', 'true');
-    app.setAttribute('aria-busy', 'true');
-    vscode.postMessage({ type: 'previewFor', child });
-  });
+  select.addEventListener('change', () => previewFor(select, taskInput(state)));
   return select;
+}
+
+/** The picker's child with the task typed, if any: the host renders the block for it. */
+function previewFor(select: HTMLSelectElement, task: HTMLInputElement): void {
+  const [kind, ...rest] = select.value.split(':');
+  const name = rest.join(':');
+  const child = kind === 'type' ? { agentType: name } : kind === 'profile' ? { profile: name as (typeof INHERIT_PROFILES)[number] } : {};
+  select.setAttribute('disabled', 'true');
+  app.setAttribute('aria-busy', 'true');
+  vscode.postMessage({ type: 'previewFor', child: { ...child, ...(task.value.trim() ? { task: task.value.trim() } : {}) } });
+}
+
+let taskField: HTMLInputElement | null = null;
+
+/** The task of the child to preview for (the parent's turns are then chosen for it); one field per render. */
+function taskInput(state: InheritedState): HTMLInputElement {
+  if (taskField) return taskField;
+  const input = el('input', { title: 'The parent turns are chosen for this task (empty: the newest turns)' });
+  input.type = 'text';
+  input.maxLength = 2000;
+  input.placeholder = 'Task of the child (optional)';
+  input.setAttribute('aria-label', 'Task of the child');
+  input.value = state.task ?? '';
+  taskField = input;
+  return input;
 }
 
 function budgetLine(v: View): string {
@@ -89,7 +107,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     className: 'muted meta profile',
     text: `Profile ${v.profile.name} · chosen by ${v.profile.reason} · budget ${v.profile.maxTokens.toLocaleString()} tokens`,
   });
-  const choose = el('div', { className: 'picker' }, [el('label', { text: 'Preview for' }), picker(v, msg.state), profile]);
+  taskField = null;
+  const select = picker(v, msg.state);
+  const task = taskInput(msg.state);
+  task.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') previewFor(select, task);
+  });
+  const choose = el('div', { className: 'picker' }, [el('label', { text: 'Preview for' }), select, task, profile]);
   const budget = el('p', { className: `budget${v.budget?.cut.length ? ' cut' : ''}`, text: budgetLine(v) });
   app.append(header, stats, choose, budget);
   if (v.sections) {
@@ -110,7 +134,14 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
         ),
       );
     if (v.sections.checkpoint) app.append(part('Checkpoint summary', 'milestone', el('pre', { className: 'block', text: v.sections.checkpoint })));
-    if (v.sections.recentContext) app.append(part('Recent context', 'history', el('pre', { className: 'block', text: v.sections.recentContext })));
+    if (v.sections.recentContext)
+      app.append(
+        part(
+          v.selection ? 'Relevant and recent context (for the task)' : 'Recent context',
+          'history',
+          el('pre', { className: 'block', text: v.sections.recentContext }),
+        ),
+      );
     if (v.sections.focalEntities.length)
       app.append(
         part(
@@ -126,7 +157,6 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   }
   if (!v.empty) app.append(part('The exact block', 'file-text', el('pre', { className: 'block', text: v.block })));
   // What was drawn, read back from the page: the host publishes it (Panels.onDidRenderInherited) and the extension-host tests check it.
-  const select = choose.querySelector('select')!;
   vscode.postMessage({
     type: 'rendered',
     profile: v.profile.name,

@@ -14,7 +14,8 @@ export type HitView = ResponseOf<'search'>['hits'][number];
 export type RunView = ResponseOf<'getRun'>;
 export type ConstraintListView = ResponseOf<'listConstraints'>['constraints'][number];
 /** Which child the inherited preview is for: a harness agent type, or one profile whatever the type. */
-export type InheritedChild = { agentType?: string; profile?: InheritedView['profile']['name'] };
+/** The kind of child a preview is for: its agent type or profile, and its task (docs/inheritance.md). */
+export type InheritedChild = { agentType?: string; profile?: InheritedView['profile']['name']; task?: string };
 
 export interface ListQuery {
   roots?: boolean;
@@ -75,7 +76,7 @@ export class BatonClient extends ApiClient {
 
   /** What a new child of the session would inherit; `agentId`: the agent that child is written for (its parent is that agent's row). */
   inherited(key: string, child: InheritedChild = {}, agentId?: string): Promise<InheritedView> {
-    return this.call('inherited', { params: { key }, query: { agentType: child.agentType, profile: child.profile, agentId } });
+    return this.call('inherited', { params: { key }, query: { agentType: child.agentType, profile: child.profile, task: child.task || undefined, agentId } });
   }
 
   transcript(key: string, agentId?: string) {

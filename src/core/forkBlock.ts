@@ -55,6 +55,7 @@ export function assembleForkBlock(src: InheritSources, settings: ForkBlockSettin
     estimatedTokens: estimateTokens(text),
     budget: { maxTokens: settings.maxTokens, usedTokens: estimateTokens(text), cut },
     profile: 'fork',
+    selection: null,
     constraintOrigins: keptRules.map((text, i) => ({ text, origin: outside[i].origin ?? 'added by hand' })),
   };
 }

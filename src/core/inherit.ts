@@ -5,6 +5,7 @@
 import { fitConstraints, orderConstraints, type RankedConstraint } from './constraintBudget';
 import { PROFILE_SECTIONS, type InheritProfile } from './inheritProfiles';
 import { redactSecrets } from './redact';
+import { selectTurns, type ParentTurn, type SelectionRule } from './turnSelection';
 
 export interface InheritSettings {
   inheritContext: boolean;
@@ -13,6 +14,8 @@ export interface InheritSettings {
   maxTokens?: number;
   /** Which sections the child gets (docs/inheritance.md, "Profiles"); `full` when absent. */
   profile?: InheritProfile;
+  /** How a child with a task gets the parent's turns (docs/inheritance.md, "Choosing the parent's turns for the task"). */
+  selection?: SelectionRule;
 }
 
 export const DEFAULT_MAX_TOKENS = 2000;
@@ -42,6 +45,14 @@ export interface InheritSources {
   focalEntities: string[];
   /** Set when the parent was inferred (recency fallback) rather than named. */
   inferredParent?: boolean;
+  /** The child's task (what it was asked to do): its turns are then chosen for it, not only the newest. */
+  task?: string;
+  /** The parent's turns since its last checkpoint (a bounded read, newest last): what a task chooses from. */
+  turns?: ParentTurn[];
+  /** How many turns since the checkpoint came before `turns` (the read's bound left them out). */
+  turnsOmitted?: number;
+  /** The parent's last stored turn: the block says it was taken there. */
+  lastTurn?: { seq: number; at: string | null } | null;
 }
 
 export interface InheritBlock {
@@ -59,6 +70,16 @@ export interface InheritBlock {
   profile: InheritProfile;
   /** Each constraint line of the block with where it came from. */
   constraintOrigins: Array<{ text: string; origin: string }>;
+  /** With a task: the parent's turns shown (seqs, transcript order) and those chosen for their relevance. */
+  selection: { task: string; turns: number[]; relevant: number[] } | null;
+}
+
+/** The label of the parent's turns when they were chosen for the child's task. */
+export const TASK_CONTEXT_LABEL = 'Relevant and recent context (for the task):';
+
+/** The line saying which of the parent's turns the block was taken at. */
+export function stampLine(last: { seq: number; at: string | null }): string {
+  return `Taken at turn ${last.seq} of the parent${last.at ? ` (${last.at})` : ''}`;
 }
 
 export const INHERIT_HEADING = '## Inherited from Parent Session';
@@ -136,12 +157,17 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     .filter(Boolean)
     .map((d) => redactSecrets(d));
   const parentTail = src.tail.trim() ? redactSecrets(src.tail.trim()) : null;
+  // A task chooses among the parent's turns (turnSelection.ts); no task, or one of stop words only: the newest part.
+  const task = src.task?.trim() ?? '';
+  const pool = wants.tail && task && src.turns?.length ? src.turns.map((turn) => ({ ...turn, text: redactSecrets(turn.text) })) : null;
+  const selectFor = (max: number) => (pool ? selectTurns(pool, task, max, { omittedBefore: src.turnsOmitted, rule: settings.selection }) : null);
+  const forTask = selectFor(settings.tailChars);
   const ordered = orderConstraints(src.constraints);
   const allConstraints = ordered.map((c) => redactSecrets(`${c.entity}: ${c.content}`));
   if (!allDigests.length && !parentTail && !allConstraints.length) return null;
   // A profile leaves sections out on purpose: they are not "cut", the child's type does not get them.
   const digestParts = wants.digest ? allDigests : [];
-  const fullTail = wants.tail ? parentTail : null;
+  const fullTail = forTask ? forTask.text : wants.tail ? parentTail : null;
   const focalAll = wants.entities ? [...new Set(src.focalEntities)].filter(Boolean) : [];
   const header = src.title?.trim() ? src.title.trim() : 'active session';
   const headLines = [
@@ -149,6 +175,7 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     '',
     `${header} (${src.harness} session ${src.parentKey})${src.inferredParent ? ' — parent inferred from recent activity' : ''}`,
   ];
+  if (src.lastTurn) headLines.push(stampLine(src.lastTurn));
   const cut: string[] = [];
   // Priority: constraints (most important first, within their own budget), then the digest, then entities, then the tail.
   // The rules may take CONSTRAINT_SHARE of the room, or more when the other sections need less (all of it without them).
@@ -186,7 +213,24 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     if (focal.length) room -= `Focal entities: ${focal.join(', ')}`.length + 1;
   }
   let tail: string | null = null;
-  if (fullTail) {
+  let chosen = forTask;
+  if (fullTail && forTask) {
+    // Chosen again for the room left: the selection never cuts a turn at a place it did not choose.
+    let budget = fullTail.length;
+    chosen = null;
+    for (let tries = 0; tries < 8 && budget > 40; tries++) {
+      const picked = selectFor(budget);
+      if (!picked) break;
+      const need = TASK_CONTEXT_LABEL.length + 1 + indent(picked.text).length + 2;
+      if (need <= room) {
+        chosen = picked;
+        break;
+      }
+      budget -= need - room;
+    }
+    tail = chosen?.text ?? null;
+    if (tail !== fullTail) cut.push('recent context');
+  } else if (fullTail) {
     const label = src.tailTruncated ? 'Recent context (most recent part):' : 'Recent context:';
     const lines = fullTail.split('\n').length;
     const max = room - label.length - 1 - lines * 2 - 2;
@@ -197,7 +241,7 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
   if (!digest && !tail && !constraintLines.length && profile !== 'routing') return null;
   const lines = [...headLines, ...constraintLines];
   if (digest) lines.push('Checkpoint summary:', indent(digest));
-  if (tail) lines.push(src.tailTruncated ? 'Recent context (most recent part):' : 'Recent context:', indent(tail));
+  if (tail) lines.push(chosen ? TASK_CONTEXT_LABEL : src.tailTruncated ? 'Recent context (most recent part):' : 'Recent context:', indent(tail));
   if (focal.length) lines.push(`Focal entities: ${focal.join(', ')}`);
   const body = lines.join('\n');
   const profileNote = profile === 'full' ? '' : `, profile ${profile}`;
@@ -212,5 +256,6 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
     budget: { maxTokens, usedTokens: estimateTokens(text), cut },
     profile,
     constraintOrigins: constraints.map((text, i) => ({ text, origin: ordered[i].origin ?? 'stated in this session' })),
+    selection: chosen && tail ? { task, turns: chosen.seqs, relevant: chosen.relevant } : null,
   };
 }

@@ -8,6 +8,7 @@ import { BatonError } from '../core/errors';
 import { DEFAULT_PROFILE_RULES, INHERIT_PROFILES, mergeProfileRules, type InheritProfile, type ProfileRules } from '../core/inheritProfiles';
 import { harnessTranscriptRoots } from '../harnesses/registry';
 import { DEFAULT_START_MEMORY_BUDGET } from '../core/startMemories';
+import { DEFAULT_TURN_POOL } from '../core/turnSelection';
 
 export const DEFAULT_PORT = 7433;
 
@@ -16,6 +17,10 @@ export interface ServerConfig {
   tailChars: number;
   /** Total budget of the inherited block, in estimated tokens (docs/inheritance.md). */
   inheritMaxTokens: number;
+  /** A child with a task chooses among the parent's newest turns, at most this many (docs/inheritance.md). */
+  inheritPoolTurns: number;
+  /** ... and at most this many characters of them. */
+  inheritPoolChars: number;
   /** Request body cap in bytes (inline transcripts are the large case). */
   maxBodyBytes: number;
   /** transcriptPath files larger than this are refused. */
@@ -81,6 +86,8 @@ const fileSchema = z
     inheritContext: z.boolean(),
     tailChars: z.number().int().min(0).max(100_000),
     inheritMaxTokens: z.number().int().min(100).max(200_000),
+    inheritPoolTurns: z.number().int().min(1).max(5_000),
+    inheritPoolChars: z.number().int().min(1_000).max(2_000_000),
     maxBodyBytes: z
       .number()
       .int()
@@ -149,6 +156,8 @@ export function defaultConfig(dataDir: string): ServerConfig {
     inheritContext: true,
     tailChars: 3000,
     inheritMaxTokens: 2000,
+    inheritPoolTurns: DEFAULT_TURN_POOL.maxTurns,
+    inheritPoolChars: DEFAULT_TURN_POOL.maxChars,
     maxBodyBytes: 8 * 1024 * 1024,
     maxTranscriptBytes: 64 * 1024 * 1024,
     transcriptRoots: defaultTranscriptRoots(dataDir),

@@ -193,6 +193,7 @@ export function buildHandlers(svc: Services): Handlers {
           agentId: body.agentId,
           harnessAgentId: body.harnessAgentId,
           harnessAgentType: body.harnessAgentType,
+          task: body.task,
           parentSessionKey: body.parentSessionKey ?? null,
           propagatedParent: ctx.header('x-agent-session-id') ?? null,
           executionMode: body.executionMode,

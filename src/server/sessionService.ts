@@ -14,6 +14,7 @@ import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
 import type { StoreAccess } from '../store/store';
 import type { ClaimGuard } from '../store/claimGuard';
 import type { ReadResult } from '../store/reads';
+import type { TurnPool } from '../store/queries';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
 import { continuesFrom, readTranscriptLines, withTranscriptFile, type ByteWindow, type TranscriptRead } from './transcriptSource';
@@ -41,6 +42,8 @@ export interface SessionStartInput {
   injectMemories?: boolean;
   /** `discarded`: the host drops context answered to a child started again under its id (a resume), so none is built. */
   resumeContext?: 'discarded';
+  /** The child's task: its block holds the parent's turns chosen for it (docs/inheritance.md). */
+  task?: string;
 }
 
 /** A spawn call a harness reported before its sub-agent's start (docs/inheritance.md, "The child's task"). */
@@ -176,11 +179,16 @@ export class SessionService {
     return chooseProfile(rules, agentType, own?.maxTokens ?? this.config.inheritMaxTokens, requested);
   }
 
-  private blockFrom(sources: ReadResult<'inheritSources'>, chosen: ChosenProfile, spawn?: SpawnIntent | null): InheritBlock | null {
+  private blockFrom(sources: ReadResult<'inheritSources'>, chosen: ChosenProfile, task?: string, spawn?: SpawnIntent | null): InheritBlock | null {
     if (!sources) return null;
     // A fork holds the parent's conversation already: it gets only what its copy lacks.
     if (chosen.profile === 'fork') return assembleForkBlock(sources, { spawningText: spawn?.spawningText ?? null, maxTokens: chosen.maxTokens });
-    return assembleInheritBlock(sources, { ...this.inheritSettings, maxTokens: chosen.maxTokens, profile: chosen.profile });
+    return assembleInheritBlock({ ...sources, task }, { ...this.inheritSettings, maxTokens: chosen.maxTokens, profile: chosen.profile });
+  }
+
+  /** The parent's turns a child's task chooses from: read only when there is a task. */
+  private turnPoolFor(task: string | undefined): TurnPool | undefined {
+    return task?.trim() ? { maxTurns: this.config.inheritPoolTurns, maxChars: this.config.inheritPoolChars } : undefined;
   }
 
   async sessionStart(caller: Caller, input: SessionStartInput, newKey: () => string) {
@@ -189,6 +197,7 @@ export class SessionService {
     // The spawn call names the exact spawner (a nested sub-agent's, which the start does not) and the task.
     const spawn = await this.claimSpawn(agentId, input, sessionKey);
     const explicitParent = spawn?.spawnerKey ?? input.parentSessionKey ?? null;
+    const task = input.task?.trim() || spawn?.task || undefined;
     const started = await this.store.write('startSession', {
       agentId,
       key: sessionKey,
@@ -198,7 +207,7 @@ export class SessionService {
       propagatedParent: input.propagatedParent ?? null,
       harnessAgentId: input.harnessAgentId ?? null,
       harnessAgentType: input.harnessAgentType ?? null,
-      task: spawn?.task ?? null,
+      task: task ?? null,
       // The harnesses' lineage signals are decided here, not in the store (it knows no harness).
       lineage: decideLineage({
         harness: input.harness,
@@ -213,6 +222,7 @@ export class SessionService {
       readableAgent: caller.agentId ?? 'all',
       claimTtlMs: this.config.claimTtlMs,
       inheritTailChars: this.config.tailChars,
+      inheritTurnPool: this.turnPoolFor(task),
       // Taken (and ledgered) in the same write: a concurrent second start cannot take them again.
       startMemories:
         this.config.startMemories && input.injectMemories !== false
@@ -236,7 +246,7 @@ export class SessionService {
     const chosen = this.profileFor(started.agentId, input.harnessAgentType);
     // A child started again under its id (a resume) whose host discards what is answered gets no second block.
     const resumed = started.skipped && Boolean(input.harnessAgentId) && input.resumeContext === 'discarded';
-    const inherited = started.parentSessionKey && !resumed ? this.blockFrom(started.inheritSources ?? null, chosen, spawn) : null;
+    const inherited = started.parentSessionKey && !resumed ? this.blockFrom(started.inheritSources ?? null, chosen, task, spawn) : null;
     const told = started.startMemories;
     // The memories come after a child's inherited block, within a budget of their own.
     const inject = [inherited?.text ?? '', told?.text ?? ''].filter((part) => part.trim()).join('\n\n');
@@ -247,7 +257,7 @@ export class SessionService {
       lineageSource: started.lineageSource,
       ...(started.skipped ? { skipped: true } : {}),
       ...(resumed ? { resumed: true } : {}),
-      ...(spawn?.task ? { task: spawn.task } : {}),
+      ...(task ? { task } : {}),
       inject,
       inherited: inherited
         ? {
@@ -554,7 +564,7 @@ export class SessionService {
    * written for (its parent is that agent's row of the key, as at session start); for an agent
    * token, another agent it may read, whose row is then shown.
    */
-  async inheritedPreview(caller: Caller, key: string, child: { agentType?: string; profile?: InheritProfile; agentId?: string } = {}) {
+  async inheritedPreview(caller: Caller, key: string, child: { agentType?: string; profile?: InheritProfile; agentId?: string; task?: string } = {}) {
     const named = caller.agentId !== null && child.agentId !== undefined && child.agentId !== caller.agentId;
     const session = named ? await this.getSession(caller, key, child.agentId) : await this.parentSession(caller, key, child.agentId);
     // The child would live in the caller's agent (a write's agent); the admin previews for the parent's.
@@ -562,8 +572,14 @@ export class SessionService {
     // Exactly the row found above: its agent's own row of the key.
     const exactly = { agentId: session.agentId, admin: true };
     const block = this.blockFrom(
-      await this.store.read('inheritSources', { writer: exactly, parentKey: session.key, tailChars: this.config.tailChars }),
+      await this.store.read('inheritSources', {
+        writer: exactly,
+        parentKey: session.key,
+        tailChars: this.config.tailChars,
+        turnPool: this.turnPoolFor(child.task),
+      }),
       chosen,
+      child.task,
     );
     return {
       sessionKey: session.key,
@@ -578,6 +594,7 @@ export class SessionService {
       profiles: { defaultProfile: this.config.inheritProfiles.defaultProfile, byAgentType: this.config.inheritProfiles.byAgentType },
       settings: this.inheritSettings,
       parentUpdatedAt: session.updatedAt,
+      selection: block?.selection ?? null,
     };
   }
 }

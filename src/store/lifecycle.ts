@@ -9,7 +9,7 @@ import type { ExecutionMode, LineageSource, Turn } from '../core/types';
 import { recordTranscript, upsertSession, type CommandContext, type RecordTranscriptArgs } from './commands';
 import { DEFAULT_AGENT, requireWritableSessionRow, writableSessionRow } from './ownership';
 import { one } from './db';
-import { findSessionRow, inheritSources, stripSessionPrefix } from './queries';
+import { findSessionRow, inheritSources, stripSessionPrefix, type TurnPool } from './queries';
 import { CLAIM_TTL_MS, claimExpiresAt } from '../core/sessionKey';
 import type { SubagentSummary } from '../core/subagentDigest';
 import { sessionSubagents } from './subagentQueries';
@@ -52,6 +52,8 @@ export interface StartSessionArgs {
   claimTtlMs?: number;
   /** When given and the session has a parent: also return what its inherited block is built from (saves a round trip). */
   inheritTailChars?: number;
+  /** With inheritTailChars, for a child with a task: also read the parent's turns to choose from, within these bounds. */
+  inheritTurnPool?: TurnPool;
   /** When given: the memories the session is told at its start, taken in the same write (docs/memory.md). */
   startMemories?: StartMemoryBudget;
 }
@@ -73,7 +75,7 @@ export function startSession(ctx: CommandContext, args: StartSessionArgs): Start
   if (args.inheritTailChars === undefined || !started.parentSessionKey || started.bypassed) return started;
   // The one parent resolver: the writer's own row first; the admin's hooks never get another agent's.
   const writer = { agentId: started.agentId, admin: args.readableAgent === 'all' };
-  const sources = inheritSources(ctx.db, writer, started.parentSessionKey, args.inheritTailChars);
+  const sources = inheritSources(ctx.db, writer, started.parentSessionKey, args.inheritTailChars, args.inheritTurnPool);
   return { ...started, inheritSources: sources && started.lineageSource === 'project-recency' ? { ...sources, inferredParent: true } : sources };
 }
 

@@ -605,17 +605,54 @@ export function getRun(db: Database, scope: Scope, id: string): SubagentRun | nu
   return row ? toRun(row) : null;
 }
 
+/** How many of the parent's turns a child's task chooses from: the newest, within both bounds (docs/inheritance.md). */
+export interface TurnPool {
+  maxTurns: number;
+  maxChars: number;
+}
+
+/**
+ * The parent's newest turns after `afterSeq`, transcript order, within `pool`: at most maxTurns
+ * turns and maxChars characters of text (the newest turn always, its end when it alone is longer).
+ * `omitted`: the turns after `afterSeq` left out before them.
+ */
+export function turnPool(db: Database, sessionId: number, afterSeq: number, pool: TurnPool): { turns: StoredTurn[]; omitted: number } {
+  const rows = all<TurnSpan & { seq: number; role: Role; at: string | null }>(
+    db,
+    'SELECT seq, role, at, segment_id, start, length FROM transcript_turns WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?',
+    [sessionId, afterSeq, Math.max(1, pool.maxTurns)],
+  );
+  const lineOf = turnLineReader(db);
+  const turns: StoredTurn[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    const rendered = lineOf(row);
+    let text = rendered.slice(rendered.indexOf(': ') + 2);
+    if (chars + text.length > pool.maxChars) {
+      if (turns.length) break;
+      text = text.slice(text.length - pool.maxChars);
+    }
+    chars += text.length;
+    turns.unshift({ seq: row.seq, role: row.role, at: row.at, text });
+  }
+  return { turns, omitted: turns.length ? turns[0].seq - afterSeq - 1 : 0 };
+}
+
 /**
  * Everything the inherited block needs about a parent, read in one go (one consistent view):
- * title, latest checkpoint, transcript tail since that checkpoint, constraints of focal entities.
+ * title, latest checkpoint, transcript tail since that checkpoint, constraints of focal entities,
+ * the parent's last turn (the block's stamp) and, for a child with a task (`pool` given), the
+ * parent's turns since the checkpoint to choose from.
  */
-export function inheritSources(db: Database, writer: ParentWriter, parentKey: string, tailChars: number) {
+export function inheritSources(db: Database, writer: ParentWriter, parentKey: string, tailChars: number, pool?: TurnPool) {
   const row = parentSessionRow(db, writer, parentKey);
   if (!row) return null;
   const checkpoint = latestCheckpoint(db, row.id, row.session_key);
   const afterSeq = checkpoint ? checkpoint.extractionCursor : 0;
   const full = transcriptTail(db, row.id, tailChars + 1, afterSeq);
   const tail = full.length > tailChars ? full.slice(full.length - tailChars) : full;
+  const lastTurn = one<{ seq: number; at: string | null }>(db, 'SELECT seq, at FROM transcript_turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1', [row.id]);
+  const chosenFrom = pool ? turnPool(db, row.id, afterSeq, pool) : null;
   // The rolling digest: the last compaction summary and every checkpoint since (oldest first).
   const rows = all<{ id: number; digest: string; source: string | null; focal_entities: string }>(
     db,
@@ -653,6 +690,8 @@ export function inheritSources(db: Database, writer: ParentWriter, parentKey: st
     checkpoint: checkpoint ? { digest: checkpoint.digest, createdAt: checkpoint.createdAt } : null,
     tail,
     tailTruncated: full.length > tailChars,
+    ...(chosenFrom ? { turns: chosenFrom.turns, turnsOmitted: chosenFrom.omitted } : {}),
+    lastTurn: lastTurn ? { seq: lastTurn.seq, at: lastTurn.at } : null,
     digests,
     focalEntities: focal,
     inferredParent: false,

@@ -76,7 +76,8 @@ export const READ_QUERIES = {
     const row = sessionRowOrThrow(db, a);
     return q.latestCheckpoint(db, row.id, row.session_key);
   },
-  inheritSources: (db: Database, a: { writer: ParentWriter; parentKey: string; tailChars: number }) => q.inheritSources(db, a.writer, a.parentKey, a.tailChars),
+  inheritSources: (db: Database, a: { writer: ParentWriter; parentKey: string; tailChars: number; turnPool?: q.TurnPool }) =>
+    q.inheritSources(db, a.writer, a.parentKey, a.tailChars, a.turnPool),
   recall: (db: Database, a: { scope: q.Scope } & m.RecallOptions) => m.recallMemories(db, a.scope, a),
   summarizedTo: (db: Database, a: { agentId: string; sessionKey: string }) => m.summarizedTo(db, a.agentId, a.sessionKey),
   contextEpoch: (db: Database, a: { agentId: string; sessionKey: string }) => m.contextEpoch(db, a.agentId, a.sessionKey),

@@ -79,7 +79,14 @@ export class Panels extends Disposable {
   async previewFor(sessionKey: string, child: InheritedChild, agentId?: string): Promise<void> {
     const entry = this.open.get(panelId({ kind: 'inherited', sessionKey, agentId }));
     if (!entry) throw new Error(`No inherited-context preview of ${sessionKey} is open.`);
-    entry.state = { kind: 'inherited', sessionKey, agentId, agentType: child.agentType || undefined, profile: child.profile };
+    entry.state = {
+      kind: 'inherited',
+      sessionKey,
+      agentId,
+      agentType: child.agentType || undefined,
+      profile: child.profile,
+      task: child.task?.trim() || undefined,
+    };
     await this.sendInherited(entry.state, entry.post);
   }
 
@@ -197,8 +204,9 @@ export class Panels extends Disposable {
 
   private async sendInherited(state: InheritedState, post: (m: ToWebview) => void): Promise<void> {
     const client = await this.host.requireClient();
-    const view = await client.inherited(state.sessionKey, { agentType: state.agentType, profile: state.profile }, state.agentId);
+    const view = await client.inherited(state.sessionKey, { agentType: state.agentType, profile: state.profile, task: state.task }, state.agentId);
     const child = state.profile ? ` with the ${state.profile} profile` : state.agentType ? ` of type ${state.agentType}` : '';
-    post({ type: 'inherited', state, view, title: `What a new sub-agent${child} of ${state.sessionKey} receives` });
+    const task = state.task ? ' for its task' : '';
+    post({ type: 'inherited', state, view, title: `What a new sub-agent${child} of ${state.sessionKey} receives${task}` });
   }
 }

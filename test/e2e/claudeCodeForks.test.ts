@@ -55,6 +55,14 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
   const resumeMessage = `RESUME-MSG-${id}: also check the eviction path`;
   const taskA = `TASK-A-${id}: audit the billing ledger rounding`;
   const taskB = `TASK-B-${id}: audit the auth token refresh`;
+  // Early turns of the parallel story's parent, each needed by one child only, then enough other
+  // work that the newest part of the parent no longer holds them.
+  const billingNote = `BILLING-NOTE-${id}: the billing ledger rounds half-even, and rounding drift shows on invoices over 10k`;
+  const authNote = `AUTH-NOTE-${id}: auth refresh tokens rotate every 15 minutes; token reuse must revoke the whole family`;
+  const filler = Array.from(
+    { length: 40 },
+    (_, i) => `Step ${i}: renamed the logger module, moved the CSS build to esbuild, and tidied the README tables.`,
+  ).join(' ');
 
   let dirs: Record<'home' | 'configDir' | 'project' | 'dataDir' | 'tmp' | 'base', string>;
   let fake: FakeAnthropic | undefined;
@@ -68,8 +76,8 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
   const diagnostics = () =>
     e2eReport({ runs, requests: fake?.requests.map((r) => `${r.seq} ${r.path} ${r.headers['x-claude-code-agent-id'] ?? ''}`), dataDir: dirs?.dataDir });
 
-  const claude = async (label: string, prompt: string) => {
-    const r = await run(claudeBin(), ['-p', prompt, '--output-format', 'json'], {
+  const claude = async (label: string, prompt: string, resume?: string) => {
+    const r = await run(claudeBin(), ['-p', prompt, '--output-format', 'json', ...(resume ? ['--resume', resume] : [])], {
       cwd: dirs.project,
       timeoutMs: CLAUDE_TIMEOUT_MS,
       env: claudeEnv(batonEnv, { configDir: dirs.configDir, tmp: dirs.tmp, fakeUrl: fake!.url }),
@@ -127,6 +135,9 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
           return { blocks: [{ type: 'text', text: 'FORK-STORY-DONE' }], stopReason: 'end_turn' };
         }
         if (text.includes(`PARALLEL-${id}`)) {
+          const users = (body?.messages ?? []).filter((m: Json) => m?.role === 'user');
+          const last = contentText(users[users.length - 1]?.content);
+          if (results.length === 0 && !last.includes(`SPAWN-${id}`)) return { blocks: [{ type: 'text', text: 'Noted.' }], stopReason: 'end_turn' };
           if (results.length === 0)
             return {
               blocks: [
@@ -156,7 +167,10 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
     const installed = await baton(['install', 'claude-code', '--project', dirs.project, '--data-dir', dirs.dataDir], batonEnv);
     assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
     forkParent = await claude('fork story', `Remember ${marker}. Fork a helper to bisect the flaky test.`);
-    parallelParent = await claude('parallel story', `PARALLEL-${id}: run the billing and the auth audits in parallel.`);
+    parallelParent = await claude('parallel 1', `PARALLEL-${id}: for later, ${billingNote}`);
+    await claude('parallel 2', `PARALLEL-${id}: also note ${authNote}`, parallelParent);
+    await claude('parallel 3', `PARALLEL-${id}: meanwhile: ${filler}`, parallelParent);
+    await claude('parallel 4', `PARALLEL-${id} SPAWN-${id}: run the billing and the auth audits in parallel.`, parallelParent);
   });
 
   after(async () => {
@@ -205,7 +219,7 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
     assert.ok(transcript.stdout.includes(resumeMessage), `the stored transcript holds the resume message:\n${transcript.stdout}${diagnostics()}`);
   });
 
-  it('two sub-agents of one type spawned in one message each get their own task', async () => {
+  it("two sub-agents of one type spawned in one message each get their own task, and the parent's early turn that task needs", async () => {
     const { sessions, listed } = await storedSessions(dirs.dataDir, batonEnv);
     const children = sessions.filter((s) => s.parentSessionKey === parallelParent) as Array<(typeof sessions)[number] & { task: string | null }>;
     assert.equal(children.length, 2, `two children: ${listed.stdout}${diagnostics()}`);
@@ -216,6 +230,10 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
       const meta = JSON.parse(fs.readFileSync(file.replace(/\.jsonl$/, '.meta.json'), 'utf8')) as { toolUseId: string };
       const asked = meta.toolUseId === `toolu_a_${id}` ? taskA : taskB;
       assert.equal(child.task, asked, `child ${child.key} (call ${meta.toolUseId}) stored its own task${diagnostics()}`);
+      // Its block holds the early turn its task needs, which the newest part of the parent does not.
+      const block = batonBlock(requestText(agentRequests(child.harnessAgentId!)[0]?.body)) ?? '';
+      const needed = asked === taskA ? `BILLING-NOTE-${id}` : `AUTH-NOTE-${id}`;
+      assert.ok(block.includes(needed), `child ${child.key} (${asked}) inherited ${needed}:\n${block}${diagnostics()}`);
     }
     assert.notEqual(children[0].task, children[1].task);
   });

@@ -65,10 +65,14 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
         harnessAgentType: 'general-purpose',
       });
       assert.equal(child.status, 200);
+      // The block says which parent turn it was taken at: the parent's last stored turn.
+      const parentTurns = (await api.get('/api/sessions/parent/turns')).body.turns;
+      const last = parentTurns[parentTurns.length - 1];
       const expected = [
         INHERIT_HEADING,
         '',
         'Fix login (claude-code session parent)',
+        `Taken at turn ${last.seq} of the parent${last.at ? ` (${last.at})` : ''}`,
         'Active constraints:',
         '  - auth-service: never log raw tokens',
         'Checkpoint summary:',
@@ -77,7 +81,7 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
         '  Assistant: earlier answer',
         '  User: MARKER-7731 rotate keys in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39',
         'Focal entities: auth-service',
-        'Budget: ~94 of 2000 tokens',
+        'Budget: ~101 of 2000 tokens',
       ].join('\n');
       assert.equal(child.body.inject, expected);
       assert.equal(child.body.parentSessionKey, 'parent');

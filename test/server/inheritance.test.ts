@@ -3,6 +3,7 @@
 
 import { strict as assert } from 'node:assert';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
+import { BatonClient } from '../../src/client/batonClient';
 import { estimateTokens } from '../../src/core/inherit';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 import { CORPUS, QUESTIONS } from '../fixtures/questionCorpus';
@@ -69,6 +70,51 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal(preview.body.block, block, 'the preview is the same bytes');
     assert.equal(preview.body.budget.maxTokens, 2000);
     assert.deepEqual(preview.body.budget.cut, ['checkpoint summary']);
+  });
+
+  it('a child started with a task gets the early parent turn its task needs, stamped with the parent turn it was taken at; without a task it does not', async () => {
+    await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'p', project: '/repo', title: 'Random logouts' });
+    await turn('p', 'Users are logged out at random since Tuesday. Check the auth service.');
+    await turn('p', 'Carry on.', 'Found it: the JWT clock skew tolerance is 0 s in src/auth/verify.ts, and the mobile app clock runs up to 20 s ahead.');
+    for (let i = 0; i < 40; i++) await turn('p', `CSV export step ${i}: ${FILLER}`, `Export column ${i} done. ${FILLER}`);
+    const turns = await api.get('/api/sessions/p/turns?from=1&limit=2000');
+    const last = turns.body.turns[turns.body.turns.length - 1];
+    const stamp = `Taken at turn ${last.seq} of the parent${last.at ? ` (${last.at})` : ''}`;
+
+    const task = 'Fix the JWT clock skew that logs mobile users out';
+    const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c-task', parentSessionKey: 'p', task });
+    assert.equal(child.status, 200, JSON.stringify(child.body));
+    const block: string = child.body.inject;
+    assert.ok(block.includes('the JWT clock skew tolerance is 0 s in src/auth/verify.ts'), block);
+    assert.ok(block.includes('Relevant and recent context (for the task):'), block);
+    assert.ok(block.includes('Export column 39 done.'), 'the newest turn stays');
+    assert.match(block, /\[… \d+ turns left out …\]/);
+    assert.ok(block.split('\n').includes(stamp), block);
+    assert.ok(child.body.inherited.estimatedTokens <= 2000);
+
+    const plain = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c-plain', parentSessionKey: 'p' });
+    assert.ok(!plain.body.inject.includes('clock skew'), 'the newest part alone does not reach it');
+    assert.ok(plain.body.inject.split('\n').includes(stamp));
+
+    // The preview shows the same block for the same task, and says which turns were chosen for it.
+    const preview = await api.get(`/api/sessions/p/inherited?task=${encodeURIComponent(task)}`);
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    assert.equal(preview.body.block, block);
+    const needed = turns.body.turns.find((t: { text: string }) => t.text.includes('clock skew tolerance')).seq;
+    assert.ok(preview.body.selection.relevant.includes(needed), JSON.stringify(preview.body.selection));
+    // The client the VS Code preview uses passes the task the same way.
+    const viaClient = await new BatonClient({ url: daemon.server.url, port: daemon.server.port, pid: process.pid, token: daemon.token }).inherited('p', {
+      task,
+    });
+    assert.equal(viaClient.block, block);
+    const tooLong = await api.post('/api/hooks/session-start', {
+      harness: 'claude-code',
+      sessionKey: 'c-long',
+      parentSessionKey: 'p',
+      task: 'x'.repeat(20_001),
+    });
+    assert.equal(tooLong.status, 400);
+    assert.ok(tooLong.body.error);
   });
 
   it('a 100,000-character compaction summary is cut to the budget on a sentence boundary with a marker', async () => {
@@ -146,9 +192,11 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     assert.equal(rule.status, 200);
     // Lifecycle hooks take the claim in their own store write; entities are the agent's, not a
     // session's; a spawn writes a new child session, never its parent; the transcript cursor only
-    // reads where the hook's own chunks stopped (the write that follows is a lifecycle hook).
+    // reads where the hook's own chunks stopped (the write that follows is a lifecycle hook); a spawn
+    // call's note writes nothing to the store (the child's start that takes it is a lifecycle hook).
     const notSessionWrites = new Set([
       'sessionStart',
+      'subagentSpawn',
       'transcriptCursor',
       'userPromptSubmit',
       'sessionEnd',

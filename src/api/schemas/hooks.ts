@@ -68,6 +68,8 @@ export const sessionStartBody = z
      * resume): `discarded` (Claude Code) gets none. Absent: a block each time (docs/inheritance.md).
      */
     resumeContext: z.enum(['discarded']).optional(),
+    /** A sub-agent's task (what the parent asked of it): its inherited block holds the parent's turns that fit it (docs/inheritance.md). */
+    task: z.string().max(20_000).optional(),
   })
   .loose()
   .transform(({ parentKey, parentId, parentID, ...body }) => ({

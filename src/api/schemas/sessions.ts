@@ -41,6 +41,8 @@ export const inheritedQuery = z.object({
   agentType: z.string().trim().max(128).optional(),
   /** Preview one profile, whatever the type. */
   profile: z.enum(INHERIT_PROFILES).optional(),
+  /** Preview for a child with this task: the parent's turns chosen for it (docs/inheritance.md). */
+  task: z.string().trim().max(2_000).optional(),
   /** The admin: the agent the child would be written for (its parent is that agent's row); an agent token: another agent it reads. */
   agentId: agentQuery,
 });
@@ -100,6 +102,11 @@ export const SESSION_SCHEMAS = {
           .optional(),
         settings: z.object({ inheritContext: z.boolean(), tailChars: z.number(), maxTokens: z.number().optional() }),
         parentUpdatedAt: z.string(),
+        /** With a task: the task, the parent's turns shown and those chosen for their relevance to it. */
+        selection: z
+          .object({ task: z.string(), turns: z.array(z.number()), relevant: z.array(z.number()) })
+          .nullable()
+          .optional(),
       })
       .loose(),
   },
