@@ -39,6 +39,8 @@ export interface ClaudeStylePayload {
 export interface SpawnCall {
   agentType: string;
   task: string | null;
+  /** True when the child starts with a copy of the spawner's history (its start may not say so). */
+  fork?: boolean;
   /** For a fork: the text of the spawning message the harness leaves out of the fork's copy. */
   spawningText?: string | null;
 }
@@ -318,6 +320,7 @@ export async function handleClaudeStyleEvent(
               toolUseId: payload.tool_use_id!,
               agentType: spawn.agentType,
               ...(spawn.task ? { task: spawn.task } : {}),
+              ...(spawn.fork ? { fork: true } : {}),
               ...(spawn.spawningText ? { spawningText: spawn.spawningText } : {}),
               project,
             },

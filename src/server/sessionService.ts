@@ -55,6 +55,7 @@ export interface SpawnInput {
   toolUseId: string;
   agentType?: string;
   task?: string;
+  fork?: boolean;
   spawningText?: string;
 }
 
@@ -149,6 +150,7 @@ export class SessionService {
       toolUseId: input.toolUseId,
       agentType: input.agentType?.trim() || 'general-purpose',
       task: input.task?.trim() || null,
+      fork: input.fork === true || input.agentType?.trim() === 'fork',
       spawningText: input.spawningText?.trim() || null,
     });
     return { recorded: true, waitedMs };
@@ -243,7 +245,8 @@ export class SessionService {
     // After a compaction the harness starts the session again (Claude Code: source `compact`).
     if (input.source === 'compact') await this.store.write('markCompacted', { agentId: started.agentId, key: sessionKey });
     // startSession returned the parent's sources with the write: no second round trip to the store.
-    const chosen = this.profileFor(started.agentId, input.harnessAgentType);
+    // A fork (Codex says so only in its spawn call) inherits as the `fork` agent type does.
+    const chosen = this.profileFor(started.agentId, spawn?.fork ? 'fork' : input.harnessAgentType);
     // A child started again under its id (a resume) whose host discards what is answered gets no second block.
     const resumed = started.skipped && Boolean(input.harnessAgentId) && input.resumeContext === 'discarded';
     const inherited = started.parentSessionKey && !resumed ? this.blockFrom(started.inheritSources ?? null, chosen, task, spawn) : null;

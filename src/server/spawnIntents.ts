@@ -21,6 +21,8 @@ export interface SpawnIntent {
   toolUseId: string;
   agentType: string;
   task: string | null;
+  /** The child starts with a copy of the spawner's history (Codex says so only in the call). */
+  fork: boolean;
   /** A fork's spawning message as the harness drops it from the fork's copy of the conversation. */
   spawningText: string | null;
 }

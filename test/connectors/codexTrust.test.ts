@@ -91,19 +91,19 @@ describe('Codex hook trust with the real Codex CLI (`baton install codex`, then 
       const installEnv = mode.startsWith('asked') ? { ...env, PATH: `${path.dirname(codexBin)}:${env.PATH}` } : env;
       const installed = await baton(['install', 'codex', '--data-dir', path.join(codexHome, '..', 'data')], installEnv);
       assert.equal(installed.code, 0, installed.stderr);
-      assert.match(installed.stdout, /Trusted Baton's 8 Codex hooks/);
+      assert.match(installed.stdout, /Trusted Baton's 9 Codex hooks/);
       assert.match(installed.stdout, mode.startsWith('asked') ? /from Codex's app-server, which now reports them trusted/ : /hashes computed as Codex does/);
 
       const listed = await listCodexHooks(codexBin, codexHome, env);
       const ours = await batonHooks(codexBin, codexHome, env);
-      assert.equal(ours.length, 8, JSON.stringify(listed, null, 1));
+      assert.equal(ours.length, 9, JSON.stringify(listed, null, 1));
       for (const h of ours) assert.equal(h.trustStatus, 'trusted', `${h.key} is trusted`);
       // Baton's Stop entry sits after the user's: its key names group 1, and the user's trust still holds.
       assert.ok(ours.some((h) => h.key === `${codexHome}/hooks.json:stop:1:0`));
       const mine = listed.find((h) => h.command === 'echo mine');
       assert.equal(mine?.trustStatus, 'trusted');
       const config = fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8');
-      assert.equal(config.match(/trusted_hash/g)?.length, 9, config);
+      assert.equal(config.match(/trusted_hash/g)?.length, 10, config);
 
       const removed = await baton(['uninstall', 'codex'], env);
       assert.equal(removed.code, 0, removed.stderr);
@@ -123,7 +123,7 @@ describe('Codex hook trust with the real Codex CLI (`baton install codex`, then 
     assert.equal(config.match(/trusted_hash/g)?.length, 1, 'only the user’s own trust');
     assert.ok(config.startsWith(userConfig.trimEnd()));
     const ours = await batonHooks(codexBin, codexHome, env);
-    assert.equal(ours.length, 8);
+    assert.equal(ours.length, 9);
     for (const h of ours) assert.equal(h.trustStatus, 'untrusted');
   });
 });

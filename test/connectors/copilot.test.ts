@@ -176,6 +176,8 @@ describe('VS Code agent mode (copilot harness)', function () {
       assert.equal(child?.harnessAgentId, call);
       assert.equal(child?.harnessAgentType, 'default');
       assert.equal(child?.title, 'Map chargeCustomer callers');
+      // The runSubagent call's prompt is the child's task: its block was chosen for it.
+      assert.equal(child?.task, TASK);
       assert.equal(child?.status, 'completed');
       assert.equal(
         (await daemon.store.read('transcript', { scope: 'all', key: childKey })).content,

@@ -194,6 +194,8 @@ describe('GitHub Copilot CLI hook mapping against a real server (recorded hook i
       ['assistant', 'SUB-REPLY done HASCTX'],
     ]);
     for (const key of [ALPHA, BETA, GRAND]) assert.equal((await session(key))!.status, 'completed', `${key} ended at its subagentStop`);
+    // The task call's prompt, read from the log at the child's start, is stored on it (the block was chosen for it).
+    for (const [key, task] of Object.entries(TASKS)) assert.equal((await session(key))!.task, task, `${key}'s task`);
   });
 
   it('subagentStart answers a top-level additionalContext (the inherited block ending with "## Task"), the same in hookSpecificOutput', () => {

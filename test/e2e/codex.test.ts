@@ -98,7 +98,7 @@ describe('Codex end to end (real codex exec, scripted Responses API, hooks from 
   });
 
   it('`baton install codex` says it recorded Codex trust for its hooks', () => {
-    assert.match(installed.stdout, /Trusted Baton's 8 Codex hooks .*which now reports them trusted/, diagnostics());
+    assert.match(installed.stdout, /Trusted Baton's 9 Codex hooks .*which now reports them trusted/, diagnostics());
   });
 
   it('runs the real codex exec to a clean exit 0, driven only by the fake server', () => {

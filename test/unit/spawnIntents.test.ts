@@ -12,6 +12,7 @@ const intent = (toolUseId: string, over: Partial<SpawnIntent> = {}): SpawnIntent
   toolUseId,
   agentType: 'general-purpose',
   task: `task of ${toolUseId}`,
+  fork: false,
   spawningText: null,
   ...over,
 });

@@ -137,6 +137,8 @@ export const subagentSpawnBody = z
     toolUseId: z.string().min(1).max(256),
     agentType: z.string().max(256).optional(),
     task: z.string().max(200_000).optional(),
+    /** The child starts with a copy of the spawner's history: it inherits with the `fork` profile. */
+    fork: z.boolean().optional(),
     spawningText: z.string().max(200_000).optional(),
   })
   .loose();

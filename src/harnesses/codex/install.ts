@@ -8,17 +8,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../node/fsync';
-import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
 import type { HookCommandOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type Matcher } from '../hookCommand';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
 import { removeTomlTables } from './tomlTables';
 import { batonHookTrust, CODEX_SESSION_END_MAX_TIMEOUT, removeCodexTrust } from './trust';
-import { HARNESS } from './hooks';
+import { CODEX_HOOK_EVENTS, CODEX_MATCHERS, HARNESS } from './hooks';
 
 /** Codex's harness id, as its hook command line names it. */
 
-export const CODEX_EVENTS = CLAUDE_STYLE_EVENTS;
+export const CODEX_EVENTS = CODEX_HOOK_EVENTS;
 
 /** Codex's folder: $CODEX_HOME, else ~/.codex. */
 export function codexHome(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
@@ -40,7 +39,10 @@ export function installCodex(command: HookCommandOptions, home?: string): { file
     command: hookCommand(command, HARNESS),
     timeout: event === 'SessionEnd' ? CODEX_SESSION_END_MAX_TIMEOUT : 5,
   });
-  for (const event of CODEX_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry(event)] }];
+  for (const event of CODEX_EVENTS) {
+    const matcher = CODEX_MATCHERS[event];
+    hooks[event] = [...(hooks[event] ?? []), matcher ? { matcher, hooks: [entry(event)] } : { hooks: [entry(event)] }];
+  }
   writeJsonFile(file, { ...settings, hooks });
   return { file, events: [...CODEX_EVENTS] };
 }

@@ -57,3 +57,37 @@ export function firstLineOf(fd: number, limit = FIRST_LINE_MAX_BYTES): string {
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/**
+ * The assistant text written just before the function call `callId` in the same response, from
+ * the end of a rollout (a first line cut by the read is skipped): what a forked child's copy of
+ * the history leaves out.
+ */
+export function rolloutSpawningText(tail: string, callId: string): string | null {
+  const items: Array<Record<string, unknown>> = [];
+  for (const line of tail.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const record = JSON.parse(line) as { type?: unknown; payload?: Record<string, unknown> };
+      if (record?.type === 'response_item' && record.payload && typeof record.payload === 'object') items.push(record.payload);
+    } catch {
+      // a line cut by the read, or not JSON
+    }
+  }
+  const at = items.findIndex((i) => i.type === 'function_call' && i.call_id === callId);
+  if (at < 0) return null;
+  const texts: string[] = [];
+  // Back from the call over the same response: other calls and assistant messages, until anything else.
+  for (let i = at - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'reasoning') continue;
+    if (item.type !== 'message' || item.role !== 'assistant') break;
+    const content = Array.isArray(item.content) ? (item.content as Array<{ type?: unknown; text?: unknown }>) : [];
+    const text = content
+      .filter((c) => c?.type === 'output_text' && typeof c.text === 'string')
+      .map((c) => c.text as string)
+      .join('\n');
+    if (text.trim()) texts.unshift(text.trim());
+  }
+  return texts.length ? texts.join('\n\n') : null;
+}

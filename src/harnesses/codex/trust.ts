@@ -43,13 +43,13 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-/** The trusted hash Codex expects for one command hook (no matcher, synchronous), normalized as Codex does. */
-export function codexCommandHookHash(event: string, command: string, timeout: number | undefined, statusMessage?: string): string {
+/** The trusted hash Codex expects for one synchronous command hook (of a matcher group, when given), normalized as Codex does. */
+export function codexCommandHookHash(event: string, command: string, timeout: number | undefined, statusMessage?: string, matcher?: string): string {
   let seconds = Math.max(1, timeout ?? DEFAULT_TIMEOUT);
   if (event === 'SessionEnd') seconds = Math.min(seconds, CODEX_SESSION_END_MAX_TIMEOUT);
   const handler: Record<string, unknown> = { type: 'command', command, timeout: seconds, async: false };
   if (statusMessage !== undefined) handler.statusMessage = statusMessage;
-  const identity = { event_name: codexEventLabel(event), hooks: [handler] };
+  const identity = { event_name: codexEventLabel(event), ...(matcher ? { matcher } : {}), hooks: [handler] };
   return (
     'sha256:' +
     crypto
@@ -68,8 +68,9 @@ export function batonHookTrust(hooksFile: string, harness: string): CodexHookTru
   for (const [event, groups] of Object.entries(hooks)) {
     (Array.isArray(groups) ? groups : []).forEach((group, g) => {
       (group.hooks ?? []).forEach((entry, h) => {
-        if (entry.type !== 'command' || !entry.command || !isOurEntry(entry, harness) || group.matcher) return;
-        out.push({ key: `${source}:${codexEventLabel(event)}:${g}:${h}`, event, hash: codexCommandHookHash(event, entry.command, entry.timeout) });
+        if (entry.type !== 'command' || !entry.command || !isOurEntry(entry, harness)) return;
+        const hash = codexCommandHookHash(event, entry.command, entry.timeout, undefined, group.matcher);
+        out.push({ key: `${source}:${codexEventLabel(event)}:${g}:${h}`, event, hash });
       });
     });
   }

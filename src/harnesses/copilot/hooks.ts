@@ -122,6 +122,8 @@ class CopilotHook {
         harnessAgentId: callId,
         harnessAgentType: agentType ?? note?.agentType ?? note?.agentName,
         title: note?.description?.slice(0, 500),
+        // The runSubagent call's prompt: the inherited block is chosen for it (docs/inheritance.md).
+        ...(note?.prompt ? { task: note.prompt.slice(0, 20_000) } : {}),
         project: this.project,
       },
     });

@@ -259,6 +259,8 @@ class CopilotCliHook {
           harnessAgentId: p.agentId,
           harnessAgentType: p.agentType ?? logged?.agentType ?? p.agentName,
           title: logged?.description?.slice(0, 500),
+          // The `task` call's prompt, when the log already holds it: the block is chosen for it.
+          ...(logged?.prompt ? { task: logged.prompt.slice(0, 20_000) } : {}),
         },
       }),
     );
