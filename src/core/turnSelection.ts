@@ -57,12 +57,16 @@ function keyOf(word: string): string | null {
   return STOP_WORDS.has(lower) ? null : stemWord(lower);
 }
 
+/** At most this many of the task's words count: a task is a paragraph, and the rank's cost grows with them. */
+export const MAX_TASK_WORDS = 64;
+
 /** The task's words that carry meaning, in first-seen order (the order keeps ties deterministic). */
 export function taskWords(task: string): string[] {
   const out = new Set<string>();
   for (const m of task.slice(0, 10_000).matchAll(WORD)) {
     const key = keyOf(m[0]);
     if (key) out.add(key);
+    if (out.size >= MAX_TASK_WORDS) break;
   }
   return [...out];
 }
@@ -112,11 +116,20 @@ export function excerptAround(line: string, words: string[], max: number): strin
   if (room <= 0) return '';
   let bestStart = label.length;
   let bestDistinct = 0;
+  // One pass: the window opening a quarter of the room before each hit, counted with two pointers.
+  const inWindow = new Map<string, number>();
+  let first = 0;
+  let last = 0;
   for (const hit of hits) {
     const start = Math.max(label.length, hit.at - Math.floor(room / 4));
-    const distinct = new Set(hits.filter((h) => h.at >= start && h.at < start + room).map((h) => h.key)).size;
-    if (distinct > bestDistinct) {
-      bestDistinct = distinct;
+    for (; last < hits.length && hits[last].at < start + room; last++) inWindow.set(hits[last].key, (inWindow.get(hits[last].key) ?? 0) + 1);
+    for (; first < last && hits[first].at < start; first++) {
+      const left = inWindow.get(hits[first].key)! - 1;
+      if (left) inWindow.set(hits[first].key, left);
+      else inWindow.delete(hits[first].key);
+    }
+    if (inWindow.size > bestDistinct) {
+      bestDistinct = inWindow.size;
       bestStart = start;
     }
   }
@@ -215,13 +228,15 @@ export function selectTurns(
       continue;
     }
     // Markers around it cost room too: try the excerpt at the room left, less what they take.
-    for (let size = Math.min(rule.excerptChars, whole.length, left); size >= MIN_EXCERPT; size -= 40) {
+    for (let size = Math.min(rule.excerptChars, whole.length, left), tries = 0; size >= MIN_EXCERPT && tries < 16; tries++) {
       const part = excerptAround(whole, words, size);
-      if (part && fits(index, part, maxChars)) {
+      const over = part ? lengthWith([index, part]) - maxChars : size;
+      if (part && over <= 0) {
         chosen.set(index, part);
         relevant.add(index);
         break;
       }
+      size -= Math.max(20, over);
     }
   }
   // 3. More of the newest turns, going back, while they fit whole.

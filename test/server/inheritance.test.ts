@@ -79,7 +79,7 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     for (let i = 0; i < 40; i++) await turn('p', `CSV export step ${i}: ${FILLER}`, `Export column ${i} done. ${FILLER}`);
     const turns = await api.get('/api/sessions/p/turns?from=1&limit=2000');
     const last = turns.body.turns[turns.body.turns.length - 1];
-    const stamp = `Taken at turn ${last.seq} of the parent${last.at ? ` (${last.at})` : ''}`;
+    const stamp = `Taken at turn ${last.seq} of the parent (${last.at ?? (await api.get('/api/sessions/p')).body.updatedAt})`;
 
     const task = 'Fix the JWT clock skew that logs mobile users out';
     const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c-task', parentSessionKey: 'p', task });
