@@ -107,6 +107,20 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
       task,
     });
     assert.equal(viaClient.block, block);
+    // Two children spawned at once with different tasks: each gets the turns of its own task.
+    await turn('p', 'Also: the CSV export breaks on invoices with a comma in the customer name; quote every field.');
+    for (let i = 0; i < 30; i++) await turn('p', `Layout pass ${i}: ${FILLER}`);
+    const [jwt, csv] = await Promise.all([
+      api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c-jwt', parentSessionKey: 'p', task }),
+      api.post('/api/hooks/session-start', {
+        harness: 'claude-code',
+        sessionKey: 'c-csv',
+        parentSessionKey: 'p',
+        task: 'Quote CSV fields with a comma in the customer name',
+      }),
+    ]);
+    assert.ok(jwt.body.inject.includes('clock skew tolerance is 0 s') && !jwt.body.inject.includes('comma in the customer name'), jwt.body.inject);
+    assert.ok(csv.body.inject.includes('comma in the customer name; quote every field') && !csv.body.inject.includes('clock skew tolerance'), csv.body.inject);
     const tooLong = await api.post('/api/hooks/session-start', {
       harness: 'claude-code',
       sessionKey: 'c-long',
