@@ -29,6 +29,11 @@ export const RULES: Rule[] = [
   { name: 'task, recent share 0.75', selection: { recentShare: 0.75, excerptChars: 600 } },
   { name: 'task, share 0.25, excerpts 300', selection: { recentShare: 0.25, excerptChars: 300 } },
   { name: 'task, share 0.25, excerpts 1200', selection: { recentShare: 0.25, excerptChars: 1200 } },
+  { name: 'task, share 0.25, prefixes of 5', selection: { recentShare: 0.25, excerptChars: 600, prefixChars: 5 } },
+  { name: 'task, share 0.25, prefixes of 6', selection: { recentShare: 0.25, excerptChars: 600, prefixChars: 6 } },
+  { name: 'task, share 0.25, diversity', selection: { recentShare: 0.25, excerptChars: 600, diversity: true } },
+  { name: 'task, share 0.25, prefixes of 6, diversity', selection: { recentShare: 0.25, excerptChars: 600, prefixChars: 6, diversity: true } },
+  { name: 'task, share 0, prefixes of 6, diversity', selection: { recentShare: 0, excerptChars: 600, prefixChars: 6, diversity: true } },
 ];
 
 const PROFILES: InheritProfile[] = ['full', 'digest', 'routing'];
@@ -64,6 +69,15 @@ export interface Cell {
   recentHits: number;
   recent: number;
   tokens: number;
+}
+
+/** The rule of RULES that is the default selection (DEFAULT_SELECTION). */
+export function defaultRule(): Rule {
+  const same = (a: SelectionRule, b: SelectionRule) =>
+    a.recentShare === b.recentShare && a.excerptChars === b.excerptChars && (a.prefixChars ?? 0) === (b.prefixChars ?? 0) && !!a.diversity === !!b.diversity;
+  const rule = RULES.find((r) => r.selection && same(r.selection, DEFAULT_SELECTION));
+  if (!rule) throw new Error('DEFAULT_SELECTION is not one of the rules evaluated');
+  return rule;
 }
 
 export function evaluate(profile: InheritProfile, rule: Rule, tailChars: number): Cell {
@@ -126,9 +140,7 @@ export function report(): string {
   const turns = SESSIONS.map((s) => s.turns.length);
   const chars = SESSIONS.map((s) => s.turns.map((turn) => renderTurn(turn)).join('\n').length);
   const main = PROFILES.flatMap((profile) => RULES.map((rule) => ({ profile, rule: rule.name, tailChars, cell: evaluate(profile, rule, tailChars) })));
-  const chosen = RULES.find(
-    (r) => r.selection && r.selection.recentShare === DEFAULT_SELECTION.recentShare && r.selection.excerptChars === DEFAULT_SELECTION.excerptChars,
-  )!;
+  const chosen = defaultRule();
   const budgets = [1500, 6000].flatMap((chars) =>
     RULES.map((rule) => ({ profile: 'full', rule: rule.name, tailChars: chars, cell: evaluate('full', rule, chars) })),
   );

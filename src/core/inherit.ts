@@ -216,17 +216,19 @@ export function assembleInheritBlock(src: InheritSources, settings: InheritSetti
   let chosen = forTask;
   if (fullTail && forTask) {
     // Chosen again for the room left: the selection never cuts a turn at a place it did not choose.
-    let budget = fullTail.length;
+    let budget = settings.tailChars;
     chosen = null;
-    for (let tries = 0; tries < 8 && budget > 40; tries++) {
-      const picked = selectFor(budget);
+    for (let tries = 0; tries < 8 && budget > 0; tries++) {
+      const picked = tries === 0 ? forTask : selectFor(budget);
       if (!picked) break;
       const need = TASK_CONTEXT_LABEL.length + 1 + indent(picked.text).length + 2;
       if (need <= room) {
         chosen = picked;
         break;
       }
+      // Too little room left to be worth it, as for the newest part (cutTail below).
       budget -= need - room;
+      if (budget <= 40) break;
     }
     tail = chosen?.text ?? null;
     if (tail !== fullTail) cut.push('recent context');

@@ -9,6 +9,7 @@
 import * as crypto from 'node:crypto';
 import type { ApiClient, CallInput } from '../api/client';
 import type { ResponseOf } from '../api/schemas';
+import { MAX_TASK_CHARS } from '../api/schemas/hooks';
 import { BatonError } from '../core/errors';
 import { aggregateDeliveries, childPrompt, runBrief, runSessionKey } from '../core/runs';
 import type { ExecutionMode, SubagentRunContext } from '../core/types';
@@ -113,6 +114,8 @@ export class RunManager {
         executionMode: mode,
         title: options.title ?? options.task.split('\n')[0].slice(0, 80),
         agentId: options.agentId,
+        // The parent's turns are chosen for the run's task (docs/inheritance.md); its opening is enough to rank by.
+        task: options.task.slice(0, MAX_TASK_CHARS),
       },
     });
     await client.call('upsertRun', {

@@ -269,6 +269,7 @@ export class SessionService {
             sections: inherited.sections,
             profile: chosen.profile,
             budget: inherited.budget,
+            ...(inherited.selection ? { selection: inherited.selection } : {}),
           }
         : null,
       memories: (told?.memories ?? []).map((m) => ({ ...m, content: redactSecrets(m.content) })),

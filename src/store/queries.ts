@@ -691,7 +691,8 @@ export function inheritSources(db: Database, writer: ParentWriter, parentKey: st
     tail,
     tailTruncated: full.length > tailChars,
     ...(chosenFrom ? { turns: chosenFrom.turns, turnsOmitted: chosenFrom.omitted } : {}),
-    lastTurn: lastTurn ? { seq: lastTurn.seq, at: lastTurn.at } : null,
+    // A turn without its own time (most hooks send none) was stored when the session was last updated.
+    lastTurn: lastTurn ? { seq: lastTurn.seq, at: lastTurn.at ?? row.updated_at } : null,
     digests,
     focalEntities: focal,
     inferredParent: false,

@@ -71,6 +71,39 @@ describe('sub-agent runs (RunManager over the real endpoint, external CLI runner
     );
   });
 
+  it("a run's child inherits the parent's turns chosen for its task: an early one recency alone would cut", async () => {
+    await client.call('userPromptSubmit', {
+      body: {
+        harness: 'claude-code',
+        sessionKey: 'busy-parent',
+        project: '/repo',
+        userPrompt: 'The flaky upload test fails because the S3 mock returns ETag without quotes.',
+      },
+    });
+    for (let i = 0; i < 40; i++)
+      await client.call('userPromptSubmit', {
+        body: {
+          harness: 'claude-code',
+          sessionKey: 'busy-parent',
+          userPrompt: `Styling pass ${i}: align the sidebar icons and the footer links on every page.`,
+        },
+      });
+    manager.register(new ExternalRunner({ name: 'raw', command: process.execPath, args: [ECHO, 'raw'] }));
+    const withTask = await manager.spawn({
+      parentSessionKey: 'busy-parent',
+      task: 'Fix the flaky upload test and its S3 mock ETag',
+      runner: 'raw',
+      mode: 'SYNC',
+    });
+    assert.equal(withTask.run?.status, 'completed');
+    const prompt = withTask.run!.resultContent!;
+    assert.ok(prompt.includes('S3 mock returns ETag without quotes'), prompt);
+    assert.ok(prompt.includes('Styling pass 39'), 'the newest turn stays');
+    const unrelated = await manager.spawn({ parentSessionKey: 'busy-parent', task: 'Check the footer links', runner: 'raw', mode: 'SYNC' });
+    // (The parent's title is its first prompt's opening: the turn itself is what only the first task gets.)
+    assert.ok(!unrelated.run!.resultContent!.includes('ETag without quotes'), unrelated.run!.resultContent!);
+  });
+
   // docs/runs.md, "Tools of a sub-agent": the caller grants; the run manager hands the grant to the
   // runner and records it with the run. A spawn without a grant records none and hands over [].
   it('hands the granted tools to the runner and records them with the run; no grant, nothing recorded', async () => {

@@ -68,11 +68,13 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
       // The block says which parent turn it was taken at: the parent's last stored turn.
       const parentTurns = (await api.get('/api/sessions/parent/turns')).body.turns;
       const last = parentTurns[parentTurns.length - 1];
+      // Hooks send turns without a time: the stamp's time is when the parent was last updated.
+      const at: string = last.at ?? (await api.get('/api/sessions/parent')).body.updatedAt;
       const expected = [
         INHERIT_HEADING,
         '',
         'Fix login (claude-code session parent)',
-        `Taken at turn ${last.seq} of the parent${last.at ? ` (${last.at})` : ''}`,
+        `Taken at turn ${last.seq} of the parent (${at})`,
         'Active constraints:',
         '  - auth-service: never log raw tokens',
         'Checkpoint summary:',
@@ -81,7 +83,7 @@ describe('sessions & hooks API (real HTTP, real store)', function () {
         '  Assistant: earlier answer',
         '  User: MARKER-7731 rotate keys in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39',
         'Focal entities: auth-service',
-        'Budget: ~101 of 2000 tokens',
+        'Budget: ~108 of 2000 tokens',
       ].join('\n');
       assert.equal(child.body.inject, expected);
       assert.equal(child.body.parentSessionKey, 'parent');

@@ -79,7 +79,7 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
     for (let i = 0; i < 40; i++) await turn('p', `CSV export step ${i}: ${FILLER}`, `Export column ${i} done. ${FILLER}`);
     const turns = await api.get('/api/sessions/p/turns?from=1&limit=2000');
     const last = turns.body.turns[turns.body.turns.length - 1];
-    const stamp = `Taken at turn ${last.seq} of the parent${last.at ? ` (${last.at})` : ''}`;
+    const stamp = `Taken at turn ${last.seq} of the parent (${last.at ?? (await api.get('/api/sessions/p')).body.updatedAt})`;
 
     const task = 'Fix the JWT clock skew that logs mobile users out';
     const child = await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c-task', parentSessionKey: 'p', task });
@@ -107,6 +107,20 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
       task,
     });
     assert.equal(viaClient.block, block);
+    // Two children spawned at once with different tasks: each gets the turns of its own task.
+    await turn('p', 'Also: the CSV export breaks on invoices with a comma in the customer name; quote every field.');
+    for (let i = 0; i < 30; i++) await turn('p', `Layout pass ${i}: ${FILLER}`);
+    const [jwt, csv] = await Promise.all([
+      api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'c-jwt', parentSessionKey: 'p', task }),
+      api.post('/api/hooks/session-start', {
+        harness: 'claude-code',
+        sessionKey: 'c-csv',
+        parentSessionKey: 'p',
+        task: 'Quote CSV fields with a comma in the customer name',
+      }),
+    ]);
+    assert.ok(jwt.body.inject.includes('clock skew tolerance is 0 s') && !jwt.body.inject.includes('comma in the customer name'), jwt.body.inject);
+    assert.ok(csv.body.inject.includes('comma in the customer name; quote every field') && !csv.body.inject.includes('clock skew tolerance'), csv.body.inject);
     const tooLong = await api.post('/api/hooks/session-start', {
       harness: 'claude-code',
       sessionKey: 'c-long',

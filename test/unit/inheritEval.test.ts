@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_INHERIT } from '../../src/core/inherit';
 import { DEFAULT_SELECTION } from '../../src/core/turnSelection';
-import { evaluate, report, RULES } from '../../bench/inheritEval';
+import { defaultRule, evaluate, report, RULES } from '../../bench/inheritEval';
 import { SESSIONS } from '../../bench/data/inheritSessions';
 
 describe('inheritance evaluation: the figures behind the selection defaults', () => {
@@ -18,9 +18,8 @@ describe('inheritance evaluation: the figures behind the selection defaults', ()
 
   it('task-aware selection (the default rule) finds the needed turn more often than recency at the same budget, for no more tokens, and loses no recent turn', () => {
     const recency = evaluate('full', RULES[0], DEFAULT_INHERIT.tailChars);
-    const chosen = RULES.find(
-      (r) => r.selection?.recentShare === DEFAULT_SELECTION.recentShare && r.selection.excerptChars === DEFAULT_SELECTION.excerptChars,
-    )!;
+    const chosen = defaultRule();
+    assert.deepEqual(chosen.selection, DEFAULT_SELECTION);
     const task = evaluate('full', chosen, DEFAULT_INHERIT.tailChars);
     assert.ok(task.hits > recency.hits, `${task.hits} <= ${recency.hits}`);
     assert.ok(task.earlyHits > recency.earlyHits);

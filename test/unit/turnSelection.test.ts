@@ -78,6 +78,12 @@ describe('turn selection: the parent turns a child with a task inherits', () => 
     assert.equal(today.selection, null);
   });
 
+  it('a parent of one short turn still hands it to a child whose task does not name it', () => {
+    const turns: ParentTurn[] = [{ seq: 1, role: 'user', text: 'Parent context PARENT-MARK-77' }];
+    const block = assembleInheritBlock(sources(turns, 3000, { task: 'List the TODOs' }), SETTINGS)!;
+    assert.ok(block.text.includes('User: Parent context PARENT-MARK-77'), String(block?.text));
+  });
+
   it('stays within the room it is given, and the block within its budget', () => {
     const turns = parentTurns();
     for (const max of [90, 200, 500, 999, 1500, 4000]) {

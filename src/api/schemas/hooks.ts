@@ -44,6 +44,9 @@ function withSessionKey<T extends { sessionKey?: string; sessionId?: string }>({
 /** T without the named fields (keeping a loose object's index signature, which Omit would collapse). */
 type Without<T, K extends string> = { [P in keyof T as P extends K ? never : P]: T[P] };
 
+/** The longest task a session-start takes: the opening of a longer one is enough to choose the parent's turns by. */
+export const MAX_TASK_CHARS = 20_000;
+
 export const sessionStartBody = z
   .object({
     harness,
@@ -69,7 +72,7 @@ export const sessionStartBody = z
      */
     resumeContext: z.enum(['discarded']).optional(),
     /** A sub-agent's task (what the parent asked of it): its inherited block holds the parent's turns that fit it (docs/inheritance.md). */
-    task: z.string().max(20_000).optional(),
+    task: z.string().max(MAX_TASK_CHARS).optional(),
   })
   .loose()
   .transform(({ parentKey, parentId, parentID, ...body }) => ({
