@@ -56,9 +56,19 @@ export interface HookCommandOptions {
   envPrefix?: string;
 }
 
+/** The environment variable Baton's HTTP hook entries name for their bearer token. */
+export const HOOK_TOKEN_ENV = 'BATON_HOOK_TOKEN';
+
 export interface HttpHookOptions {
   url: string;
+  /** The environment variable the hook's Authorization header names. */
   tokenEnvVar: string;
+  /**
+   * Issues the hooks token (given the one an earlier install wrote, kept when still valid); the
+   * install writes it where the harness reads that variable and a project never commits it.
+   * Omitted: the user provides the variable.
+   */
+  issueToken?(previous: string | undefined): Promise<string>;
 }
 
 export type InstallScope = 'project' | 'user';
@@ -78,7 +88,7 @@ export interface InstallContext {
   projectDir?: string;
   /** How hook commands and the MCP bridge are started (the data directory is fixed in them when given). */
   command: HookCommandOptions;
-  /** HTTP hooks instead of the hook command, for harnesses that have them (`--http`). */
+  /** HTTP hooks instead of the hook command where the harness honours them (the default for Claude Code; `--command` turns it off). */
   http?: HttpHookOptions;
   /** Harnesses that run only hooks the user trusts (Codex): record that trust for Baton's entries (default true; `--no-trust`). */
   trustHooks?: boolean;

@@ -57,7 +57,7 @@ export function createDispatch(services: Services): Dispatch {
       handler(input, {
         ...ctx,
         get internal() {
-          return internalPoster(ctx.caller, httpHookHarness(id) ? ctx.header : undefined);
+          return httpHookHarness(id) ? internalPoster(hookMappingCaller(ctx.caller), ctx.header) : internalPoster(ctx.caller);
         },
       }),
     );
@@ -120,4 +120,14 @@ function checkReply(id: RouteId, reply: unknown): void {
 }
 
 /** The caller every in-process use acts as: the user, like the admin token. */
+/**
+ * Who an HTTP-hook mapping's own calls act as: the hook's caller, and for a `hooks` token its agent
+ * with remember and recall. That token reaches the API only through the mapping: what a hook
+ * payload can make Baton do, never a route of its own choosing (docs/security.md, "The hooks token").
+ */
+function hookMappingCaller(caller: Caller): Caller {
+  if (caller.admin || !caller.permissions.has('hooks')) return caller;
+  return { ...caller, permissions: new Set([...caller.permissions, 'remember', 'recall']) };
+}
+
 export const ADMIN_CALLER: Caller = { tokenId: 'admin', agentId: null, permissions: new Set(['remember', 'recall', 'admin']), admin: true };

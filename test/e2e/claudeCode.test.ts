@@ -88,6 +88,12 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
     for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd'])
       assert.ok(settings.hooks[event], `hook for ${event} installed`);
+    // The default install: Claude Code posts every event but SessionStart over HTTP, to this daemon.
+    const entryOf = (event: string) => (settings.hooks[event][0] as { hooks: Array<{ type: string; url?: string }> }).hooks[0];
+    assert.equal(entryOf('SessionStart').type, 'command');
+    for (const event of ['UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd'])
+      assert.deepEqual([entryOf(event).type, entryOf(event).url], ['http', `${daemon.server.url}/api/hooks/claude-code`], event);
+    assert.ok(!JSON.stringify(settings).includes(daemon.token), 'no token in the settings file a project commits');
 
     claude = await run(bin, ['-p', prompt, '--output-format', 'json'], {
       cwd: project,

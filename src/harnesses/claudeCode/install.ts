@@ -1,16 +1,21 @@
 // `baton install claude-code`: merges Baton's hooks into a Claude Code settings file, keeping
 // every hook the user already had, and registers Baton's MCP server (docs/harnesses.md); running
-// it twice changes nothing; uninstall removes only ours.
+// it twice changes nothing; uninstall removes only ours. By default the events Claude Code posts
+// over HTTP get `type: "http"` entries, the others the hook command; the token they name is
+// written only where a project never commits it (docs/security.md, "The hooks token").
 
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
-import type { HookCommandOptions, HttpHookOptions } from '../harness';
+import { HOOK_TOKEN_ENV, type HookCommandOptions, type HttpHookOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type HookEntry, type Matcher } from '../hookCommand';
+import { writeFileAtomic } from '../../node/fsync';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
 import { HARNESS } from './hooks';
 
-export type { HookCommandOptions, HttpHookOptions };
+export { HOOK_TOKEN_ENV, type HookCommandOptions, type HttpHookOptions };
 
 export const CLAUDE_CODE_EVENTS = CLAUDE_STYLE_EVENTS;
 
@@ -48,15 +53,98 @@ function mcpServerEntry(opts: HookCommandOptions) {
   };
 }
 
-export function installClaudeCode(
+/**
+ * Events whose `type: "http"` hooks Claude Code 2.1.328 skips (its debug log: "HTTP hooks are not
+ * supported for SessionStart"): they keep the hook command. Every other event was checked to
+ * deliver over HTTP with the real CLI (docs/harnesses.md, "HTTP hooks").
+ */
+export const HTTP_UNSUPPORTED_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'Setup']);
+
+/**
+ * Where the hooks token is written: a file Claude Code reads `env` from and a project never commits.
+ * Project scope: `.claude/settings.local.json` (kept out of git, below); user scope: the user's
+ * settings.json, outside every project. (Claude Code does not read a user-level settings.local.json.)
+ */
+export function tokenFilePath(target: InstallTarget): string {
+  if (target.scope === 'project') return path.join(path.resolve(target.projectDir ?? process.cwd()), '.claude', 'settings.local.json');
+  return settingsPath(target);
+}
+
+/** The hooks token an earlier install wrote (undefined: none). */
+export function installedHookToken(target: InstallTarget, envVar = HOOK_TOKEN_ENV): string | undefined {
+  const env = readJsonFile(tokenFilePath(target)).env as Record<string, unknown> | undefined;
+  const value = env?.[envVar];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/** Sets (or, with undefined, removes) one `env` variable of a Claude Code settings file; the file is then readable only by its owner. */
+function setSettingsEnv(file: string, name: string, value: string | undefined): boolean {
+  const settings = readJsonFile(file);
+  const env = { ...((settings.env as Record<string, unknown>) ?? {}) };
+  if (env[name] === value) return false;
+  if (value === undefined) delete env[name];
+  else env[name] = value;
+  const next: Record<string, unknown> = { ...settings, env };
+  if (Object.keys(env).length === 0) delete next.env;
+  // No backup copy: a backup of a file holding a token would be a second, unignored copy of it.
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeFileAtomic(file, JSON.stringify(next, null, 2) + '\n', 0o600);
+  fs.chmodSync(file, 0o600);
+  return true;
+}
+
+function git(args: string[], cwd: string): { code: number; out: string } {
+  try {
+    return { code: 0, out: execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim() };
+  } catch (err) {
+    const status = (err as { status?: number | null }).status;
+    return { code: typeof status === 'number' ? status : -1, out: '' };
+  }
+}
+
+/**
+ * Keeps the token file out of git: when the project is a git work tree and the file is not ignored
+ * yet, its path goes into the clone's own `info/exclude` (never committed). Returns what was done.
+ */
+export function keepOutOfGit(file: string): 'ignored' | 'excluded' | 'not-a-repo' {
+  const dir = path.dirname(path.dirname(file));
+  const check = git(['check-ignore', '-q', file], dir);
+  if (check.code === 0) return 'ignored';
+  if (check.code !== 1) return 'not-a-repo';
+  const top = git(['rev-parse', '--show-toplevel'], dir).out;
+  const exclude = git(['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], dir).out;
+  if (!top || !exclude) return 'not-a-repo';
+  const pattern = '/' + path.relative(top, file).split(path.sep).join('/');
+  fs.mkdirSync(path.dirname(exclude), { recursive: true });
+  const before = fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8') : '';
+  fs.appendFileSync(exclude, `${before && !before.endsWith('\n') ? '\n' : ''}# Baton: holds the hooks token\n${pattern}\n`);
+  return 'excluded';
+}
+
+/** Baton's entry for one event: an HTTP hook where Claude Code honours it and `http` is given, else the hook command. */
+function entryFor(event: string, command: HookCommandOptions, http: HttpHookOptions | undefined): HookEntry {
+  if (http && !HTTP_UNSUPPORTED_EVENTS.has(event))
+    return {
+      type: 'http',
+      url: `${http.url}/api/hooks/${HARNESS}`,
+      headers: { Authorization: `Bearer $${http.tokenEnvVar}` },
+      allowedEnvVars: [http.tokenEnvVar],
+      timeout: 5,
+    };
+  return { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
+}
+
+export async function installClaudeCode(
   target: InstallTarget,
   command: HookCommandOptions,
   http?: HttpHookOptions,
-): { file: string; mcpFile: string; events: string[] } {
+): Promise<{ file: string; mcpFile: string; events: string[]; httpEvents: string[]; tokenFile?: string; gitExclude?: ReturnType<typeof keepOutOfGit> }> {
   const file = settingsPath(target);
   const settings = readJsonFile(file);
   const mcpFile = mcpConfigPath(target);
   const mcp = readJsonFile(mcpFile);
+  // The token first: when it cannot be issued, nothing is written.
+  const token = http?.issueToken ? await http.issueToken(installedHookToken(target, http.tokenEnvVar)) : undefined;
   writeJsonFile(mcpFile, { ...mcp, mcpServers: { ...((mcp.mcpServers as Record<string, unknown>) ?? {}), baton: mcpServerEntry(command) } });
   if (target.scope === 'project') {
     // Project MCP servers need the user's approval; installing Baton is that approval.
@@ -64,18 +152,19 @@ export function installClaudeCode(
     if (!enabled.includes('baton')) settings.enabledMcpjsonServers = [...enabled, 'baton'];
   }
   const hooks = withoutOurs((settings.hooks as Record<string, Matcher[]>) ?? {}, HARNESS);
-  const entry: HookEntry = http
-    ? {
-        type: 'http',
-        url: `${http.url}/api/hooks/${HARNESS}`,
-        headers: { Authorization: `Bearer $${http.tokenEnvVar}` },
-        allowedEnvVars: [http.tokenEnvVar],
-        timeout: 5,
-      }
-    : { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
-  for (const event of CLAUDE_CODE_EVENTS) hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
+  const httpEvents: string[] = [];
+  for (const event of CLAUDE_CODE_EVENTS) {
+    const entry = entryFor(event, command, http);
+    if (entry.type === 'http') httpEvents.push(event);
+    hooks[event] = [...(hooks[event] ?? []), { hooks: [entry] }];
+  }
   writeJsonFile(file, { ...settings, hooks });
-  return { file, mcpFile, events: [...CLAUDE_CODE_EVENTS] };
+  if (!http || token === undefined) return { file, mcpFile, events: [...CLAUDE_CODE_EVENTS], httpEvents };
+  // The token never goes into the project's settings.json, which projects commit (docs/security.md, "The hooks token").
+  const tokenFile = tokenFilePath(target);
+  setSettingsEnv(tokenFile, http.tokenEnvVar, token);
+  const gitExclude = target.scope === 'project' ? keepOutOfGit(tokenFile) : undefined;
+  return { file, mcpFile, events: [...CLAUDE_CODE_EVENTS], httpEvents, tokenFile, gitExclude };
 }
 
 export function uninstallClaudeCode(target: InstallTarget): { file: string; removed: boolean } {
@@ -93,6 +182,8 @@ export function uninstallClaudeCode(target: InstallTarget): { file: string; remo
   }
   let removed = JSON.stringify(next) !== before;
   if (removed) writeJsonFile(file, next);
+  // The hooks token goes with the hooks (it stays valid in the store until `baton token revoke`).
+  if (fs.existsSync(tokenFilePath(target)) && setSettingsEnv(tokenFilePath(target), HOOK_TOKEN_ENV, undefined)) removed = true;
   const mcpFile = mcpConfigPath(target);
   const mcp = readJsonFile(mcpFile);
   const servers = mcp.mcpServers as Record<string, unknown> | undefined;
