@@ -39,6 +39,8 @@ export interface HookRun {
   /** A step failed and the event went on without it. */
   stepFailed(step: string, err: unknown): void;
   dataDir?: string;
+  /** The running server's URL, when the hook command found it (never set inside the server). */
+  endpointUrl?: string;
   /**
    * Every file the payload names (transcripts, a sub-agent's meta file, a sub-agents folder) is
    * read through this, never by fs directly. Inside the server: only under its transcript roots

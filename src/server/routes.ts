@@ -29,6 +29,8 @@ import { writeHolderTranscript } from './holderTranscript';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { httpHookHarness } from '../harnesses/registry';
 import { PayloadFiles } from '../node/payloadFiles';
+import { logHookProblem } from '../node/endpointCall';
+import { statusOf } from './http';
 
 export interface CallContext {
   caller: Caller;
@@ -135,8 +137,12 @@ export function buildHandlers(svc: Services): Handlers {
       if (!harness) throw new BatonError('not_found', 'no harness posts its hooks to this route');
       // The event name is free text from the caller: logged only when it is one of the known events.
       const event = harness.hooks.events.includes(String(body.hook_event_name)) ? String(body.hook_event_name) : 'other-event';
-      const stepFailed = (step: string, err: unknown) =>
-        logger.warn(`${harness.id} HTTP hook ${event}: step ${step} failed: ${err instanceof BatonError ? err.code : errorClassOf(err)}`);
+      // The harness keeps no log of an HTTP hook's trouble: the server writes the hooks.log line the hook command would (`baton doctor`).
+      const stepFailed = (step: string, err: unknown) => {
+        const reason = err instanceof BatonError ? `HTTP ${statusOf(err.code)} ${err.code}` : errorClassOf(err);
+        logger.warn(`${harness.id} HTTP hook ${event}: step ${step} failed: ${reason}`);
+        logHookProblem(svc.dataDir, harness.id, event, `step ${step}: ${reason} (HTTP hook)`);
+      };
       try {
         return ((await harness.hooks.handle(body, ctx.internal, { stepFailed, dataDir: svc.dataDir, files: hookFiles })) ?? {}) as Record<string, unknown>;
       } catch (err) {

@@ -2,12 +2,14 @@
 // the *parent's* session_id and transcript_path; the flow is shared with Codex (claudeStyleHooks.ts),
 // these are Claude Code's quirks. The same mapping serves Claude Code's HTTP hooks (server/app.ts).
 
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PayloadFiles } from '../../node/payloadFiles';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
 import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
+import { hookSettingsFiles, repointHttpHooks } from './httpHookUrl';
 import { isTaskNotification } from './transcript';
 
 export { subagentKey, type ApiPoster, type HookOutput };
@@ -62,6 +64,18 @@ const quirks: ClaudeStyleQuirks = {
   },
 };
 
+/** At SessionStart (always the hook command): Baton's HTTP entries point at the server the command found (httpHookUrl.ts). */
+function followServer(payload: ClaudeCodePayload, url: string, run: HookRun): void {
+  const configDir = process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude');
+  for (const file of hookSettingsFiles(process.env, payload.cwd, configDir)) {
+    try {
+      repointHttpHooks(file, HARNESS, url);
+    } catch (err) {
+      run.stepFailed('follow-server', err);
+    }
+  }
+}
+
 /**
  * Claude Code's hook: the shared mapping, with Claude Code's quirks. VS Code agent mode runs the
  * same hook command once the user turns on `chat.useClaudeHooks`: its payloads go to its own mapping.
@@ -69,6 +83,7 @@ const quirks: ClaudeStyleQuirks = {
 export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
   const raw = payload as Record<string, unknown>;
   if (isCopilotPayload(raw)) return handleCopilotEvent(raw, client, run);
+  if (payload.hook_event_name === 'SessionStart' && run?.endpointUrl) followServer(payload, run.endpointUrl, run);
   return handleClaudeStyleEvent(quirks, payload, client, run);
 }
 

@@ -1,0 +1,37 @@
+// The HTTP hooks follow the server when it moves: Claude Code posts them to the URL written at
+// install time, and a server restarted on another port (its default one taken) is no longer
+// there. The SessionStart hook command (Claude Code never posts SessionStart over HTTP) finds the
+// running server through the data directory's endpoint.json and points Baton's HTTP entries at
+// it. Claude Code reads its hooks when a session starts, so the entries it repaired serve the next
+// session; the one running meanwhile loses its HTTP events' answers, and the transcript each
+// later event sends brings the store up to date (docs/harnesses.md, "HTTP hooks").
+
+import * as path from 'node:path';
+import { isOurEntry, type Matcher } from '../hookCommand';
+import { readJsonFile, writeJsonFile } from '../settingsFile';
+
+/** The settings files whose Baton HTTP entries follow the server: the project's and the user's. */
+export function hookSettingsFiles(env: NodeJS.ProcessEnv, cwd: string | undefined, configDir: string): string[] {
+  const project = env.CLAUDE_PROJECT_DIR || cwd;
+  return [...(project ? [path.join(path.resolve(project), '.claude', 'settings.json')] : []), path.join(configDir, 'settings.json')];
+}
+
+/** Points Baton's HTTP hook entries for `harness` in `file` at `url`; true when the file changed. */
+export function repointHttpHooks(file: string, harness: string, url: string): boolean {
+  const settings = readJsonFile(file);
+  const hooks = settings.hooks as Record<string, Matcher[]> | undefined;
+  if (!hooks || typeof hooks !== 'object') return false;
+  const target = `${url.replace(/\/$/, '')}/api/hooks/${harness}`;
+  let changed = false;
+  for (const matchers of Object.values(hooks)) {
+    for (const matcher of Array.isArray(matchers) ? matchers : []) {
+      for (const entry of matcher.hooks ?? []) {
+        if (entry.type !== 'http' || !isOurEntry(entry, harness) || entry.url === target) continue;
+        entry.url = target;
+        changed = true;
+      }
+    }
+  }
+  if (changed) writeJsonFile(file, settings);
+  return changed;
+}
