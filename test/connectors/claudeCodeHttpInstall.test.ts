@@ -82,6 +82,32 @@ describe('baton install claude-code: HTTP hooks by default (built CLI, live daem
     assert.ok(!status.includes('settings.local.json'), status);
   });
 
+  it('user scope: the token goes into env of the user settings beside the hooks; uninstall removes hooks and token', async () => {
+    const r = await batonCli(['install', 'claude-code', '--user', '--data-dir', dirs.dataDir], env);
+    assert.equal(r.code, 0, r.stderr);
+    const userFile = path.join(dirs.configDir, 'settings.json');
+    const user = readJson(userFile);
+    assert.equal(entryOf(user, 'Stop').type, 'http');
+    assert.match(user.env.BATON_HOOK_TOKEN, /^\S{20,}$/);
+    assert.equal(fs.statSync(userFile).mode & 0o777, 0o600);
+    assert.ok(!fs.existsSync(settingsFile()) && !fs.existsSync(localFile()), 'nothing written into the project');
+    const gone = await batonCli(['uninstall', 'claude-code', '--user'], env);
+    assert.equal(gone.code, 0, gone.stderr);
+    const after = readJson(userFile);
+    assert.equal(after.hooks, undefined);
+    assert.equal(after.env, undefined);
+  });
+
+  it('project uninstall removes the token from settings.local.json and keeps what else it holds', async () => {
+    fs.mkdirSync(path.dirname(localFile()), { recursive: true });
+    fs.writeFileSync(localFile(), JSON.stringify({ permissions: { allow: ['Bash(ls)'] } }));
+    assert.equal((await install()).code, 0);
+    assert.ok(readJson(localFile()).env.BATON_HOOK_TOKEN);
+    const gone = await batonCli(['uninstall', 'claude-code', '--project', dirs.project], env);
+    assert.equal(gone.code, 0, gone.stderr);
+    assert.deepEqual(readJson(localFile()), { permissions: { allow: ['Bash(ls)'] } });
+  });
+
   it('the hooks token posts Claude Code hooks and reaches no other route', async () => {
     assert.equal((await install()).code, 0);
     const token = readJson(localFile()).env.BATON_HOOK_TOKEN as string;
