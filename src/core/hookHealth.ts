@@ -96,7 +96,10 @@ export function failureKind(line: Pick<HookLogLine, 'step' | 'reason'>): Failure
   return 'other';
 }
 
-function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string): HookFix | null {
+/** How the server marks the hooks.log lines it writes for a harness's HTTP hooks (server/routes.ts, server/app.ts). */
+export const HTTP_HOOK_SUFFIX = '(HTTP hook)';
+
+function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string, viaHttp = false): HookFix | null {
   const install = harness.installable ? `baton install ${harness.id}` : undefined;
   switch (kind) {
     case 'no-endpoint':
@@ -106,9 +109,13 @@ function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string): H
         kind,
         text:
           'The server refused a transcript file (outside the folders it reads, unreadable, or over the size limit)' +
-          (install ? `: run \`${install}\` again from the environment the harness runs in (its config folder)` : '') +
+          (viaHttp && install
+            ? `: an HTTP hook carries no transcript bytes, so install the hook command (\`${install} --command\`), which sends them itself`
+            : install
+              ? `: run \`${install}\` again from the environment the harness runs in (its config folder)`
+              : '') +
           `, or add the folder to \`transcriptRoots\` in ${dataDir}/config.json.`,
-        command: install,
+        command: viaHttp && install ? `${install} --command` : install,
       };
     case 'token-refused':
       return {
@@ -164,7 +171,8 @@ export function hookHealthReport(
       const failures = [...groups.values()].sort((a, b) => b.lastAt.localeCompare(a.lastAt));
       const fixes: HookFix[] = [];
       for (const kind of new Set(failures.map((f) => f.kind))) {
-        const fix = fixFor(kind, h, options.dataDir);
+        const viaHttp = failures.some((f) => f.kind === kind && f.reason.endsWith(HTTP_HOOK_SUFFIX));
+        const fix = fixFor(kind, h, options.dataDir, viaHttp);
         if (fix) fixes.push(fix);
       }
       if (events.length === 0 && h.installable) {

@@ -18,6 +18,7 @@ import { ADMIN_CALLER, inProcessClient } from './dispatch';
 import { findRoute, HOOK_HEADER, matchPath, ROUTES, type RouteId } from '../api/routes';
 import { HookHealthRecorder } from '../node/hookHealth';
 import { logHookProblem } from '../node/endpointCall';
+import { HTTP_HOOK_SUFFIX } from '../core/hookHealth';
 import { harnessById, httpHookHarness } from '../harnesses/registry';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import type { SessionService } from './sessionService';
@@ -131,7 +132,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   function noteRefusedHttpHook(routePattern: string, status: number): void {
     const id = (Object.keys(ROUTES) as RouteId[]).find((r) => ROUTES[r].path === routePattern && httpHookHarness(r));
     const harness = id && httpHookHarness(id);
-    if (harness) logHookProblem(options.dataDir, harness.id, 'other-event', `HTTP ${status}: the HTTP hook's token was refused (HTTP hook)`);
+    if (harness) logHookProblem(options.dataDir, harness.id, 'other-event', `HTTP ${status}: the HTTP hook's token was refused ${HTTP_HOOK_SUFFIX}`);
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, log: LogInfo): Promise<number> {

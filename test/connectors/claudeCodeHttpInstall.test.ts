@@ -154,6 +154,27 @@ describe('baton install claude-code: HTTP hooks by default (built CLI, live daem
     assert.match(doctor.stdout + doctor.stderr, /refused the hook's token/);
   });
 
+  it('an HTTP hook naming a transcript the server may not open: the prompt is kept, hooks.log has the line and doctor names --command', async () => {
+    assert.equal((await install()).code, 0);
+    const token = readJson(localFile()).env.BATON_HOOK_TOKEN as string;
+    const outside = path.join(tempFolders('baton-cc-http-outside-', { dir: 'dir' }).dir, 'session.jsonl');
+    fs.writeFileSync(outside, JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' } }) + '\n');
+    const hook = await rawRequest({
+      port: daemon!.server.port,
+      method: 'POST',
+      path: '/api/hooks/claude-code',
+      headers: bearer(token),
+      body: { hook_event_name: 'UserPromptSubmit', session_id: 'http-s4', cwd: dirs.project, prompt: 'kept prompt', transcript_path: outside },
+    });
+    assert.equal(hook.status, 200, hook.text);
+    assert.ok(await daemon!.store.read('getSession', { scope: 'all', key: 'http-s4' }), 'the prompt was recorded without the transcript');
+    const log = fs.readFileSync(path.join(dirs.dataDir, 'hooks.log'), 'utf8');
+    assert.match(log, /claude-code UserPromptSubmit: step transcript: HTTP 400 invalid_request \(HTTP hook\)/);
+    assert.ok(!log.includes(outside), 'the line names no path');
+    const doctor = await batonCli(['doctor', '--data-dir', dirs.dataDir], env);
+    assert.match(doctor.stdout + doctor.stderr, /baton install claude-code --command/);
+  });
+
   it('the server comes back on another port: the SessionStart hook command points the HTTP entries at it, and the next hook lands', async () => {
     assert.equal((await install()).code, 0);
     const oldUrl = daemon!.server.url;

@@ -18,7 +18,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../shared/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../shared/fakeAnthropic';
-import { e2eReport, storedSessions } from '../helpers/e2eReport';
+import { e2eReport, hooksLogText, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const AGENT_PROMPT = 'Investigate the auth module and report back';
@@ -186,6 +186,10 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     // The task comes only from Claude Code's own sub-agent file (the SubagentStop payload has just the
     // last reply): this fails when Baton read that file before Claude Code had flushed it.
     assert.ok(transcript.stdout.includes(AGENT_PROMPT), `the child's transcript holds its task${why()}`);
+  });
+
+  it('(f) the HTTP hooks logged no failure in hooks.log (the server writes their lines)', () => {
+    assert.ok(!hooksLogText(dataDir).includes('(HTTP hook)'), hooksLogText(dataDir));
   });
 
   it('(d) `baton search <marker> --json` finds the parent session', async () => {
