@@ -66,6 +66,7 @@ export const claudeCode: Harness = {
       ];
       if (result.tokenFile) messages.push(`Wrote the hooks token (${ctx.http!.tokenEnvVar}, permission hooks) to ${result.tokenFile}`);
       if (result.gitExclude === 'excluded') messages.push(`Kept ${result.tokenFile} out of git (its path is in the clone's .git/info/exclude)`);
+      if (result.gitExclude === 'not-a-repo') messages.push(`${result.tokenFile} holds a token: keep it out of version control`);
       if (ctx.http && !result.tokenFile)
         messages.push(`Create the token with \`baton token create --agent default --permissions hooks\` and export it as ${ctx.http.tokenEnvVar}.`);
       return { ...result, messages };
