@@ -17,7 +17,12 @@ export interface HookHarnessInfo {
   installable: boolean;
   /** Why its hooks may never have fired although installed, and the fix (e.g. a trust step). */
   neverFiredHint?: string;
+  /** The harness posts HTTP hooks (all events but SessionStart, which runs the hook command). */
+  httpHooks?: boolean;
 }
+
+/** How long only SessionStart may be the newest event before the report says the others stopped arriving. */
+export const HTTP_SILENT_AFTER_MS = 10 * 60 * 1000;
 
 /** One hooks.log line: `<ISO time> <harness> <event>: [step <step>: ]<reason>`. */
 export interface HookLogLine {
@@ -55,7 +60,7 @@ export interface HarnessHookHealth {
 }
 
 export interface HookFix {
-  kind: FailureKind | 'never-fired';
+  kind: FailureKind | 'never-fired' | 'http-silent';
   text: string;
   /** A command that applies it, when there is one (`baton install <id>`). */
   command?: string;
@@ -149,8 +154,9 @@ export function hookHealthReport(
   harnesses: readonly HookHarnessInfo[],
   firings: HookFirings,
   logLines: readonly string[],
-  options: { dataDir: string; maxFailures?: number },
+  options: { dataDir: string; maxFailures?: number; now?: Date },
 ): HookHealthReport {
+  const now = (options.now ?? new Date()).getTime();
   const parsed = logLines.map(parseHookLogLine).filter((l): l is HookLogLine => l !== null);
   return {
     harnesses: harnesses.map((h) => {
@@ -180,6 +186,20 @@ export function hookHealthReport(
         fixes.push({
           kind: 'never-fired',
           text: h.neverFiredHint ?? `No hook of ${h.displayName} has reached Baton yet: run \`${install}\`, then start a new ${h.displayName} session.`,
+          command: install,
+        });
+      }
+      // SessionStart (the hook command) still arrives but no HTTP-posted event since, for a while:
+      // Claude Code's HTTP hooks do not get through, and Claude Code says nothing of it.
+      const newest = events[0];
+      if (h.httpHooks && newest?.event === 'SessionStart' && now - Date.parse(newest.at) > HTTP_SILENT_AFTER_MS) {
+        const install = `baton install ${h.id}`;
+        fixes.push({
+          kind: 'http-silent',
+          text:
+            `Only SessionStart has reached Baton since ${newest.at}: the HTTP hooks of the other events stopped arriving. ` +
+            `Check that the URL in ${h.displayName}'s settings is the running server's (the next session's SessionStart points it there) ` +
+            `and that its token is set (\`${install}\` writes it); \`${install} --command\` uses the hook command instead.`,
           command: install,
         });
       }
