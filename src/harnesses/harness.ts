@@ -61,6 +61,15 @@ export interface HookCommandOptions {
 /** The environment variable Baton's HTTP hook entries name for their bearer token. */
 export const HOOK_TOKEN_ENV = 'BATON_HOOK_TOKEN';
 
+/** How long the harness waits for one HTTP hook (the installed entry's `timeout`, in seconds). */
+export const HTTP_HOOK_TIMEOUT_S = 5;
+
+/**
+ * The server's deadline for an HTTP hook, inside the harness's wait: preparing steps give up in
+ * time for the essential one (the inherited block) to answer before the harness stops waiting.
+ */
+export const HTTP_HOOK_BUDGET_MS = HTTP_HOOK_TIMEOUT_S * 1000 - 1000;
+
 export interface HttpHookOptions {
   url: string;
   /** The environment variable the hook's Authorization header names. */

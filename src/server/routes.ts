@@ -29,6 +29,7 @@ import { sessionStatus, type SessionService } from './sessionService';
 import { writeHolderTranscript } from './holderTranscript';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { httpHookHarness } from '../harnesses/registry';
+import { HTTP_HOOK_BUDGET_MS } from '../harnesses/harness';
 import { PayloadFiles } from '../node/payloadFiles';
 import { logHookProblem } from '../node/endpointCall';
 import { isUnderRoot } from '../node/safeRead';
@@ -153,7 +154,12 @@ export function buildHandlers(svc: Services): Handlers {
       if (typeof named === 'string' && named && !isUnderRoot(path.resolve(named), transcriptRoots))
         stepFailed('transcript', new BatonError('invalid_request', 'the transcript lies outside the transcript roots'));
       try {
-        return ((await harness.hooks.handle(body, ctx.internal, { stepFailed, dataDir: svc.dataDir, files: hookFiles })) ?? {}) as Record<string, unknown>;
+        return ((await harness.hooks.handle(body, ctx.internal, {
+          stepFailed,
+          dataDir: svc.dataDir,
+          files: hookFiles,
+          deadline: Date.now() + HTTP_HOOK_BUDGET_MS,
+        })) ?? {}) as Record<string, unknown>;
       } catch (err) {
         const cause = err instanceof HookStepFailure ? err.error : err;
         if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
-import { HOOK_TOKEN_ENV, type HookCommandOptions, type HttpHookOptions } from '../harness';
+import { HOOK_TOKEN_ENV, HTTP_HOOK_TIMEOUT_S, type HookCommandOptions, type HttpHookOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type HookEntry, type Matcher } from '../hookCommand';
 import { writeFileAtomic } from '../../node/fsync';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
@@ -129,7 +129,7 @@ function entryFor(event: string, command: HookCommandOptions, http: HttpHookOpti
       url: `${http.url}/api/hooks/${HARNESS}`,
       headers: { Authorization: `Bearer $${http.tokenEnvVar}` },
       allowedEnvVars: [http.tokenEnvVar],
-      timeout: 5,
+      timeout: HTTP_HOOK_TIMEOUT_S,
     };
   return { type: 'command', command: hookCommand(command, HARNESS), timeout: 5 };
 }
