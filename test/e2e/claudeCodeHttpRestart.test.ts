@@ -2,8 +2,9 @@
 // is restarted on another port after `baton install claude-code`. The session running meanwhile
 // must not be held up by its refused HTTP hooks; its SessionStart hook command points the HTTP
 // entries at the server that now runs, so the next session's hooks land (the sub-agent starts with
-// the inherited block) and resuming the first session brings its missed prompt into the store
-// (docs/harnesses.md, "HTTP hooks").
+// the inherited block) and the first session's prompt is in the store by the time it is resumed
+// (whether its own later events already landed depends on when Claude Code re-read the settings;
+// docs/harnesses.md, "HTTP hooks").
 //
 // Needs `npm run build` first (the hooks and the CLI run from dist/). Offline, like claudeCode.test.ts.
 
@@ -38,8 +39,6 @@ describe('Claude Code HTTP hooks after the server moved to another port (real CL
   let second: RunResult;
   let resumed: RunResult;
   let firstKey = '';
-  /** Sessions a search for the first marker found before the first session was resumed. */
-  let foundBeforeResume: string[] = [];
   const searchFirst = async () => {
     const searched = await baton(['search', firstMarker, '--json', '--data-dir', dataDir], batonEnv);
     assert.equal(searched.code, 0, searched.stderr);
@@ -96,7 +95,6 @@ describe('Claude Code HTTP hooks after the server moved to another port (real CL
       firstKey = '';
     }
     second = await claude(['-p', `Remember ${secondMarker}. Delegate the payments investigation to a sub-agent.`, '--output-format', 'json']);
-    foundBeforeResume = await searchFirst();
     resumed = await claude(['-p', 'Anything else?', '--resume', firstKey, '--output-format', 'json']);
   });
 
@@ -127,9 +125,8 @@ describe('Claude Code HTTP hooks after the server moved to another port (real CL
     assert.ok(text.includes(INHERIT_HEADING) && text.includes(secondMarker), `inherited block with ${secondMarker}${diagnostics()}`);
   });
 
-  it('resuming the first session brings its missed prompt into the store (nothing the next event could deliver is dropped)', async () => {
+  it("the first session's prompt is in the store once it was resumed (nothing the next event could deliver is dropped)", async () => {
     assert.equal(resumed.code, 0, `resumed session exited ${resumed.code}${diagnostics()}`);
-    assert.ok(!foundBeforeResume.includes(firstKey), "the first session's prompt went to the old port and was not recorded then");
     const found = await searchFirst();
     assert.ok(found.includes(firstKey), `search for ${firstMarker} finds ${firstKey}: ${found.join(', ')}${diagnostics()}`);
   });

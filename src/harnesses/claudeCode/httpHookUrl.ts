@@ -2,9 +2,10 @@
 // install time, and a server restarted on another port (its default one taken) is no longer
 // there. The SessionStart hook command (Claude Code never posts SessionStart over HTTP) finds the
 // running server through the data directory's endpoint.json and points Baton's HTTP entries at
-// it. Claude Code reads its hooks when a session starts, so the entries it repaired serve the next
-// session; the one running meanwhile loses its HTTP events' answers, and the transcript each
-// later event sends brings the store up to date (docs/harnesses.md, "HTTP hooks").
+// it. Claude Code 2.1.328 re-reads a changed settings file within a few seconds, so the session
+// running meanwhile posts its later events there too; the events before that lose their answers,
+// and the transcript each later event sends brings the store up to date (docs/harnesses.md,
+// "HTTP hooks").
 
 import * as path from 'node:path';
 import { isOurEntry, type Matcher } from '../hookCommand';
