@@ -4,16 +4,14 @@
 // over HTTP get `type: "http"` entries, the others the hook command; the token they name is
 // written only where a project never commits it (docs/security.md, "The hooks token").
 
-import { execFileSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLAUDE_STYLE_EVENTS } from '../claudeStyleHooks';
 import { HOOK_TOKEN_ENV, HTTP_HOOK_TIMEOUT_S, type HookCommandOptions, type HttpHookOptions } from '../harness';
 import { hookCommand, mcpArgs, withoutOurs, type HookEntry, type Matcher } from '../hookCommand';
-import { writeFileAtomic } from '../../node/fsync';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
 import { HARNESS } from './hooks';
+import { keepOutOfGit, readHookToken, setSettingsEnv } from './hookToken';
 
 export { HOOK_TOKEN_ENV, type HookCommandOptions, type HttpHookOptions };
 
@@ -70,57 +68,6 @@ export function tokenFilePath(target: InstallTarget): string {
   return settingsPath(target);
 }
 
-/** The hooks token an earlier install wrote (undefined: none). */
-export function installedHookToken(target: InstallTarget, envVar = HOOK_TOKEN_ENV): string | undefined {
-  const env = readJsonFile(tokenFilePath(target)).env as Record<string, unknown> | undefined;
-  const value = env?.[envVar];
-  return typeof value === 'string' && value ? value : undefined;
-}
-
-/** Sets (or, with undefined, removes) one `env` variable of a Claude Code settings file; the file is then readable only by its owner. */
-function setSettingsEnv(file: string, name: string, value: string | undefined): boolean {
-  const settings = readJsonFile(file);
-  const env = { ...((settings.env as Record<string, unknown>) ?? {}) };
-  if (env[name] === value) return false;
-  if (value === undefined) delete env[name];
-  else env[name] = value;
-  const next: Record<string, unknown> = { ...settings, env };
-  if (Object.keys(env).length === 0) delete next.env;
-  // No backup copy: a backup of a file holding a token would be a second, unignored copy of it.
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  writeFileAtomic(file, JSON.stringify(next, null, 2) + '\n', 0o600);
-  fs.chmodSync(file, 0o600);
-  return true;
-}
-
-function git(args: string[], cwd: string): { code: number; out: string } {
-  try {
-    return { code: 0, out: execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim() };
-  } catch (err) {
-    const status = (err as { status?: number | null }).status;
-    return { code: typeof status === 'number' ? status : -1, out: '' };
-  }
-}
-
-/**
- * Keeps the token file out of git: when the project is a git work tree and the file is not ignored
- * yet, its path goes into the clone's own `info/exclude` (never committed). Returns what was done.
- */
-export function keepOutOfGit(file: string): 'ignored' | 'excluded' | 'not-a-repo' {
-  const dir = path.dirname(path.dirname(file));
-  const check = git(['check-ignore', '-q', file], dir);
-  if (check.code === 0) return 'ignored';
-  if (check.code !== 1) return 'not-a-repo';
-  const top = git(['rev-parse', '--show-toplevel'], dir).out;
-  const exclude = git(['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], dir).out;
-  if (!top || !exclude) return 'not-a-repo';
-  const pattern = '/' + path.relative(top, file).split(path.sep).join('/');
-  fs.mkdirSync(path.dirname(exclude), { recursive: true });
-  const before = fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8') : '';
-  fs.appendFileSync(exclude, `${before && !before.endsWith('\n') ? '\n' : ''}# Baton: holds the hooks token\n${pattern}\n`);
-  return 'excluded';
-}
-
 /** Baton's entry for one event: an HTTP hook where Claude Code honours it and `http` is given, else the hook command. */
 function entryFor(event: string, command: HookCommandOptions, http: HttpHookOptions | undefined): HookEntry {
   if (http && !HTTP_UNSUPPORTED_EVENTS.has(event))
@@ -144,7 +91,7 @@ export async function installClaudeCode(
   const mcpFile = mcpConfigPath(target);
   const mcp = readJsonFile(mcpFile);
   // The token first: when it cannot be issued, nothing is written.
-  const token = http?.issueToken ? await http.issueToken(installedHookToken(target, http.tokenEnvVar)) : undefined;
+  const token = http?.issueToken ? await http.issueToken(readHookToken(tokenFilePath(target), http.tokenEnvVar)) : undefined;
   writeJsonFile(mcpFile, { ...mcp, mcpServers: { ...((mcp.mcpServers as Record<string, unknown>) ?? {}), baton: mcpServerEntry(command) } });
   if (target.scope === 'project') {
     // Project MCP servers need the user's approval; installing Baton is that approval.
@@ -183,7 +130,7 @@ export function uninstallClaudeCode(target: InstallTarget): { file: string; remo
   let removed = JSON.stringify(next) !== before;
   if (removed) writeJsonFile(file, next);
   // The hooks token goes with the hooks (it stays valid in the store until `baton token revoke`).
-  if (fs.existsSync(tokenFilePath(target)) && setSettingsEnv(tokenFilePath(target), HOOK_TOKEN_ENV, undefined)) removed = true;
+  if (readHookToken(tokenFilePath(target)) !== undefined && setSettingsEnv(tokenFilePath(target), HOOK_TOKEN_ENV, undefined)) removed = true;
   const mcpFile = mcpConfigPath(target);
   const mcp = readJsonFile(mcpFile);
   const servers = mcp.mcpServers as Record<string, unknown> | undefined;
