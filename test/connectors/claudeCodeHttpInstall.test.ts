@@ -134,7 +134,7 @@ describe('baton install claude-code: HTTP hooks by default (built CLI, live daem
     assert.deepEqual([fs.readFileSync(settingsFile(), 'utf8'), fs.readFileSync(localFile(), 'utf8')], before);
   });
 
-  it('a revoked token: the hook is refused with 401 at once and hooks.log says so', async () => {
+  it('a revoked token: the hook is refused with 401 at once and hooks.log says so; installing again issues a new one', async () => {
     assert.equal((await install()).code, 0);
     const token = readJson(localFile()).env.BATON_HOOK_TOKEN as string;
     const { id } = (await daemon!.store.read('tokenByHash', { secretHash: (await import('../../src/server/security')).hashSecret(token) }))!;
@@ -152,6 +152,18 @@ describe('baton install claude-code: HTTP hooks by default (built CLI, live daem
     // `baton doctor` groups it as a refused token.
     const doctor = await batonCli(['doctor', '--data-dir', dirs.dataDir], env);
     assert.match(doctor.stdout + doctor.stderr, /refused the hook's token/);
+    // Installing again replaces the revoked token with a new one that works.
+    assert.equal((await install()).code, 0);
+    const fresh = readJson(localFile()).env.BATON_HOOK_TOKEN as string;
+    assert.notEqual(fresh, token);
+    const again = await rawRequest({
+      port: daemon!.server.port,
+      method: 'POST',
+      path: '/api/hooks/claude-code',
+      headers: bearer(fresh),
+      body: { hook_event_name: 'Stop', session_id: 'http-s2', cwd: dirs.project },
+    });
+    assert.equal(again.status, 200, again.text);
   });
 
   it('an HTTP hook naming a transcript the server may not open: the prompt is kept, hooks.log has the line and doctor names --command', async () => {
