@@ -193,6 +193,14 @@ describe('baton install claude-code: HTTP hooks by default (built CLI, live daem
     await daemon!.stop();
     daemon = await startDaemon({ dataDir: dirs.dataDir, port: 0, config: { transcriptRoots: [dirs.base] } });
     assert.notEqual(daemon.server.url, oldUrl);
+    // The user's settings hold another install's entries (another data directory's server): left alone.
+    const otherInstall = {
+      hooks: {
+        SessionStart: [{ hooks: [{ type: 'command', command: `node ${HOOK_JS} claude-code --data-dir /elsewhere/baton`, timeout: 5 }] }],
+        Stop: [{ hooks: [{ type: 'http', url: 'http://127.0.0.1:7999/api/hooks/claude-code', timeout: 5 }] }],
+      },
+    };
+    fs.writeFileSync(path.join(dirs.configDir, 'settings.json'), JSON.stringify(otherInstall));
     const payload = JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'http-s3', cwd: dirs.project, source: 'startup' });
     // Asynchronously: the daemon in this process must answer the hook meanwhile.
     await new Promise<void>((resolve, reject) => {
@@ -206,6 +214,7 @@ describe('baton install claude-code: HTTP hooks by default (built CLI, live daem
     });
     const entry = entryOf(readJson(settingsFile()), 'UserPromptSubmit');
     assert.equal(entry.url, `${daemon.server.url}/api/hooks/claude-code`);
+    assert.deepEqual(readJson(path.join(dirs.configDir, 'settings.json')), otherInstall);
     const token = readJson(localFile()).env.BATON_HOOK_TOKEN as string;
     const hook = await rawRequest({
       port: Number(new URL(entry.url!).port),

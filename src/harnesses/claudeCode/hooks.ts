@@ -65,11 +65,11 @@ const quirks: ClaudeStyleQuirks = {
 };
 
 /** At SessionStart (always the hook command): Baton's HTTP entries point at the server the command found (httpHookUrl.ts). */
-function followServer(payload: ClaudeCodePayload, url: string, run: HookRun): void {
+function followServer(payload: ClaudeCodePayload, url: string, dataDir: string, run: HookRun): void {
   const configDir = process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude');
   for (const file of hookSettingsFiles(process.env, payload.cwd, configDir)) {
     try {
-      repointHttpHooks(file, HARNESS, url);
+      repointHttpHooks(file, HARNESS, url, dataDir);
     } catch (err) {
       run.stepFailed('follow-server', err);
     }
@@ -83,7 +83,7 @@ function followServer(payload: ClaudeCodePayload, url: string, run: HookRun): vo
 export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
   const raw = payload as Record<string, unknown>;
   if (isCopilotPayload(raw)) return handleCopilotEvent(raw, client, run);
-  if (payload.hook_event_name === 'SessionStart' && run?.endpointUrl) followServer(payload, run.endpointUrl, run);
+  if (payload.hook_event_name === 'SessionStart' && run?.endpointUrl && run.dataDir) followServer(payload, run.endpointUrl, run.dataDir, run);
   return handleClaudeStyleEvent(quirks, payload, client, run);
 }
 

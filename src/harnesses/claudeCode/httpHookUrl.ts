@@ -9,6 +9,7 @@
 
 import * as path from 'node:path';
 import { isOurEntry, type Matcher } from '../hookCommand';
+import { resolveDataDir } from '../../node/paths';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
 
 /** The settings files whose Baton HTTP entries follow the server: the project's and the user's. */
@@ -17,11 +18,32 @@ export function hookSettingsFiles(env: NodeJS.ProcessEnv, cwd: string | undefine
   return [...(project ? [path.join(path.resolve(project), '.claude', 'settings.json')] : []), path.join(configDir, 'settings.json')];
 }
 
-/** Points Baton's HTTP hook entries for `harness` in `file` at `url`; true when the file changed. */
-export function repointHttpHooks(file: string, harness: string, url: string): boolean {
+/** The data directory a Baton hook command names (`--data-dir DIR`, shell-quoted or not), else the default one. */
+function dataDirOf(command: string): string {
+  const m = /--data-dir (?:'((?:[^']|'\\'')*)'|(\S+))/.exec(command);
+  const flag = m ? (m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]) : undefined;
+  return resolveDataDir({ flag });
+}
+
+/** Every Baton hook command of `harness` in a hooks object. */
+function ourCommands(hooks: Record<string, Matcher[]>, harness: string): string[] {
+  return Object.values(hooks)
+    .flatMap((matchers) => (Array.isArray(matchers) ? matchers : []))
+    .flatMap((m) => m.hooks ?? [])
+    .filter((e) => e.type === 'command' && typeof e.command === 'string' && isOurEntry(e, harness))
+    .map((e) => e.command!);
+}
+
+/**
+ * Points Baton's HTTP hook entries for `harness` in `file` at `url`; true when the file changed.
+ * Only a file whose hook command serves `dataDir` (the same install): another install's entries
+ * post to another data directory's server and stay as they are.
+ */
+export function repointHttpHooks(file: string, harness: string, url: string, dataDir: string): boolean {
   const settings = readJsonFile(file);
   const hooks = settings.hooks as Record<string, Matcher[]> | undefined;
   if (!hooks || typeof hooks !== 'object') return false;
+  if (!ourCommands(hooks, harness).some((command) => dataDirOf(command) === path.resolve(dataDir))) return false;
   const target = `${url.replace(/\/$/, '')}/api/hooks/${harness}`;
   let changed = false;
   for (const matchers of Object.values(hooks)) {
