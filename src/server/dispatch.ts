@@ -119,7 +119,6 @@ function checkReply(id: RouteId, reply: unknown): void {
   throw new BatonError('internal', `reply of ${id} breaks its response schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
-/** The caller every in-process use acts as: the user, like the admin token. */
 /**
  * Who an HTTP-hook mapping's own calls act as: the hook's caller, and for a `hooks` token its agent
  * with remember and recall. That token reaches the API only through the mapping: what a hook
@@ -130,4 +129,5 @@ function hookMappingCaller(caller: Caller): Caller {
   return { ...caller, permissions: new Set([...caller.permissions, 'remember', 'recall']) };
 }
 
+/** The caller every in-process use acts as: the user, like the admin token. */
 export const ADMIN_CALLER: Caller = { tokenId: 'admin', agentId: null, permissions: new Set(['remember', 'recall', 'admin']), admin: true };
