@@ -7,7 +7,8 @@
 import { BatonError } from '../core/errors';
 import { stripSessionPrefix } from '../core/sessionKey';
 
-export type Permission = 'remember' | 'recall' | 'admin';
+/** `hooks`: only the HTTP-hook routes (docs/security.md, "The hooks token"); `remember` implies it. */
+export type Permission = 'remember' | 'recall' | 'admin' | 'hooks';
 export type Method = 'GET' | 'POST' | 'DELETE';
 
 export interface RouteInfo {
@@ -84,7 +85,7 @@ export const ROUTES = {
     'remember',
     'Writes MEMORY.md (keeping a backup); 409 while another writer holds the lease.',
   ),
-  claudeCodeHook: route('POST', '/api/hooks/claude-code', 'remember', "Claude Code's HTTP hooks: the raw hook payload in, the hook's output back."),
+  claudeCodeHook: route('POST', '/api/hooks/claude-code', 'hooks', "Claude Code's HTTP hooks: the raw hook payload in, the hook's output back."),
   listSessions: route('GET', '/api/sessions', 'recall', 'Sessions, newest first: active ones by default; all=1, roots=1 or parent=KEY for the tree.'),
   sessionTree: route('GET', '/api/sessions/tree', 'recall', 'Root sessions with their sub-agents nested.'),
   summaries: route('GET', '/api/sessions/summaries', 'recall', 'Summary nodes (session ends, compactions, checkpoints), newest first.'),

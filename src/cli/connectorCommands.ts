@@ -5,7 +5,11 @@ import * as fs from 'node:fs';
 import { Argument, Command, Option } from 'commander';
 import { HOOK_HARNESS_IDS, runHook } from '../connectors/runHook';
 import { runMcpBridge } from '../connectors/mcpBridge';
-import type { InstallScope } from '../harnesses/harness';
+import { DEFAULT_AGENT } from '../core/agents';
+import { HOOK_TOKEN_ENV, type HttpHookOptions, type InstallScope } from '../harnesses/harness';
+import { liveEndpoint } from '../node/endpointCall';
+import { DEFAULT_PORT } from '../server/config';
+import { openAccess } from './access';
 import { installableHarness, installableHarnesses } from '../harnesses/registry';
 import { resolveDataDir } from '../node/paths';
 
@@ -24,6 +28,29 @@ function installable(id: string) {
   const harness = installableHarness(id);
   if (!harness) throw new Error(`cannot install for harness ${id}`); // commander's choices keep this from happening
   return harness;
+}
+
+/**
+ * The HTTP hooks' endpoint and token: the running server's URL for the data directory (else the
+ * default port, where `baton serve` listens first), and a token with only the `hooks` permission
+ * (docs/security.md, "The hooks token"), the earlier install's kept while it is still valid.
+ */
+function httpHookOptions(dataDir: string, url: string | undefined): HttpHookOptions {
+  return {
+    url: (url ?? liveEndpoint(dataDir)?.url ?? `http://127.0.0.1:${DEFAULT_PORT}`).replace(/\/$/, ''),
+    tokenEnvVar: HOOK_TOKEN_ENV,
+    async issueToken(previous) {
+      const access = await openAccess(dataDir, { mode: 'write', holder: 'baton install' });
+      try {
+        const created = await access.api.call('createToken', {
+          body: { agentId: DEFAULT_AGENT, permissions: ['hooks'], label: 'Claude Code HTTP hooks', reuse: previous },
+        });
+        return created.token;
+      } finally {
+        await access.close();
+      }
+    },
+  };
 }
 
 export function registerConnectorCommands(program: Command, { dataDirOption, out }: Helpers): void {
@@ -54,21 +81,23 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .addOption(dataDirOption())
     .addOption(new Option('--project [dir]', 'the project settings file (default: the current directory)').conflicts('user'))
     .option('--user', "the user's settings (e.g. ~/.claude/settings.json); with neither --user nor --project: the harness's default scope")
-    .option('--http', "use Claude Code's HTTP hooks (needs a fixed port and a token in $BATON_HOOK_TOKEN) instead of the hook command")
-    .option('--url <url>', 'endpoint URL for --http', 'http://127.0.0.1:7433')
+    .option('--command', 'Claude Code: the hook command for every event instead of HTTP hooks where Claude Code honours them')
+    .option('--http', 'the default; kept for scripts that pass it')
+    .option('--url <url>', "HTTP hooks' endpoint URL (default: the running server's for the data directory, else http://127.0.0.1:7433)")
     .option('--no-trust', "Codex: do not record Codex's trust for Baton's hooks (Codex then skips them until you trust them)")
     .option('--settings-file <file>', "the editor's user settings.json, for harnesses configured there (vscode: default VS Code's)")
     .action(
       async (
         harness: string,
-        opts: { dataDir?: string; project?: string | boolean; user?: boolean; http?: boolean; url: string; trust: boolean; settingsFile?: string },
+        opts: { dataDir?: string; project?: string | boolean; user?: boolean; command?: boolean; url?: string; trust: boolean; settingsFile?: string },
       ) => {
         const dataDir = opts.dataDir ?? process.env.BATON_DATA_DIR;
-        const install = installable(harness).install;
+        const installing = installable(harness);
+        const install = installing.install;
         const result = await install.install({
           ...target(install.scopes, opts),
           command: { nodePath: process.execPath, cliPath: cliPath(), dataDir: dataDir ? resolveDataDir({ flag: dataDir }) : undefined },
-          http: opts.http ? { url: opts.url.replace(/\/$/, ''), tokenEnvVar: 'BATON_HOOK_TOKEN' } : undefined,
+          http: installing.httpHooks && !opts.command ? httpHookOptions(resolveDataDir({ flag: dataDir }), opts.url) : undefined,
           trustHooks: opts.trust,
           settingsFile: opts.settingsFile,
         });

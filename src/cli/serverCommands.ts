@@ -20,7 +20,7 @@ function portNumber(value: string): number {
   return n;
 }
 
-const PERMISSIONS = ['remember', 'recall', 'admin'];
+const PERMISSIONS = ['remember', 'recall', 'admin', 'hooks'];
 
 function permissionList(value: string): string[] {
   const list = value
@@ -78,7 +78,7 @@ export function registerServerCommands(program: Command, { dataDirOption, out }:
     .description('create a token for an agent; prints the secret once')
     .addOption(dataDirOption())
     .requiredOption('--agent <id>', 'the agent the token reads and writes as')
-    .requiredOption('--permissions <list>', 'comma-separated: remember, recall, admin', permissionList)
+    .requiredOption('--permissions <list>', 'comma-separated: remember, recall, admin, hooks', permissionList)
     .addOption(new Option('--read-policy <policy>', "the agent's read policy").choices(['shared', 'isolated']))
     .option('--label <text>', 'a note to recognise the token by')
     .option('--json', 'machine-readable output')

@@ -67,7 +67,7 @@ export async function runHook(harness: string, dataDirFlag: string | undefined, 
     // A step that fails while the event goes on is one line of its own.
     const stepFailed = (step: string, err: unknown) => logHookProblem(dataDir, harness, event, `step ${step}: ${describe(err)}`);
     // A transcript the server may not open (a config folder it does not know) is sent by the hook itself.
-    const output = await hooks.handle(payload, withTranscriptChunks(client), { event: eventFlag, deadline, stepFailed, dataDir });
+    const output = await hooks.handle(payload, withTranscriptChunks(client), { event: eventFlag, deadline, stepFailed, dataDir, endpointUrl: endpoint.url });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);

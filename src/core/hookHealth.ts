@@ -17,7 +17,12 @@ export interface HookHarnessInfo {
   installable: boolean;
   /** Why its hooks may never have fired although installed, and the fix (e.g. a trust step). */
   neverFiredHint?: string;
+  /** The harness posts HTTP hooks (all events but SessionStart, which runs the hook command). */
+  httpHooks?: boolean;
 }
+
+/** How long only SessionStart may be the newest event before the report says the others stopped arriving. */
+export const HTTP_SILENT_AFTER_MS = 10 * 60 * 1000;
 
 /** One hooks.log line: `<ISO time> <harness> <event>: [step <step>: ]<reason>`. */
 export interface HookLogLine {
@@ -55,7 +60,7 @@ export interface HarnessHookHealth {
 }
 
 export interface HookFix {
-  kind: FailureKind | 'never-fired';
+  kind: FailureKind | 'never-fired' | 'http-silent';
   text: string;
   /** A command that applies it, when there is one (`baton install <id>`). */
   command?: string;
@@ -96,7 +101,10 @@ export function failureKind(line: Pick<HookLogLine, 'step' | 'reason'>): Failure
   return 'other';
 }
 
-function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string): HookFix | null {
+/** How the server marks the hooks.log lines it writes for a harness's HTTP hooks (server/routes.ts, server/app.ts). */
+export const HTTP_HOOK_SUFFIX = '(HTTP hook)';
+
+function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string, viaHttp = false): HookFix | null {
   const install = harness.installable ? `baton install ${harness.id}` : undefined;
   switch (kind) {
     case 'no-endpoint':
@@ -106,9 +114,13 @@ function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string): H
         kind,
         text:
           'The server refused a transcript file (outside the folders it reads, unreadable, or over the size limit)' +
-          (install ? `: run \`${install}\` again from the environment the harness runs in (its config folder)` : '') +
+          (viaHttp && install
+            ? `: an HTTP hook carries no transcript bytes, so install the hook command (\`${install} --command\`), which sends them itself`
+            : install
+              ? `: run \`${install}\` again from the environment the harness runs in (its config folder)`
+              : '') +
           `, or add the folder to \`transcriptRoots\` in ${dataDir}/config.json.`,
-        command: install,
+        command: viaHttp && install ? `${install} --command` : install,
       };
     case 'token-refused':
       return {
@@ -142,8 +154,9 @@ export function hookHealthReport(
   harnesses: readonly HookHarnessInfo[],
   firings: HookFirings,
   logLines: readonly string[],
-  options: { dataDir: string; maxFailures?: number },
+  options: { dataDir: string; maxFailures?: number; now?: Date },
 ): HookHealthReport {
+  const now = (options.now ?? new Date()).getTime();
   const parsed = logLines.map(parseHookLogLine).filter((l): l is HookLogLine => l !== null);
   return {
     harnesses: harnesses.map((h) => {
@@ -164,7 +177,8 @@ export function hookHealthReport(
       const failures = [...groups.values()].sort((a, b) => b.lastAt.localeCompare(a.lastAt));
       const fixes: HookFix[] = [];
       for (const kind of new Set(failures.map((f) => f.kind))) {
-        const fix = fixFor(kind, h, options.dataDir);
+        const viaHttp = failures.some((f) => f.kind === kind && f.reason.endsWith(HTTP_HOOK_SUFFIX));
+        const fix = fixFor(kind, h, options.dataDir, viaHttp);
         if (fix) fixes.push(fix);
       }
       if (events.length === 0 && h.installable) {
@@ -172,6 +186,20 @@ export function hookHealthReport(
         fixes.push({
           kind: 'never-fired',
           text: h.neverFiredHint ?? `No hook of ${h.displayName} has reached Baton yet: run \`${install}\`, then start a new ${h.displayName} session.`,
+          command: install,
+        });
+      }
+      // SessionStart (the hook command) still arrives but no HTTP-posted event since, for a while:
+      // Claude Code's HTTP hooks do not get through, and Claude Code says nothing of it.
+      const newest = events[0];
+      if (h.httpHooks && newest?.event === 'SessionStart' && now - Date.parse(newest.at) > HTTP_SILENT_AFTER_MS) {
+        const install = `baton install ${h.id}`;
+        fixes.push({
+          kind: 'http-silent',
+          text:
+            `Only SessionStart has reached Baton since ${newest.at}: the HTTP hooks of the other events stopped arriving. ` +
+            `Check that the URL in ${h.displayName}'s settings is the running server's (the next session's SessionStart points it there) ` +
+            `and that its token is set (\`${install}\` writes it); \`${install} --command\` uses the hook command instead.`,
           command: install,
         });
       }

@@ -39,6 +39,8 @@ export interface HookRun {
   /** A step failed and the event went on without it. */
   stepFailed(step: string, err: unknown): void;
   dataDir?: string;
+  /** The running server's URL, when the hook command found it (never set inside the server). */
+  endpointUrl?: string;
   /**
    * Every file the payload names (transcripts, a sub-agent's meta file, a sub-agents folder) is
    * read through this, never by fs directly. Inside the server: only under its transcript roots
@@ -56,9 +58,28 @@ export interface HookCommandOptions {
   envPrefix?: string;
 }
 
+/** The environment variable Baton's HTTP hook entries name for their bearer token. */
+export const HOOK_TOKEN_ENV = 'BATON_HOOK_TOKEN';
+
+/** How long the harness waits for one HTTP hook (the installed entry's `timeout`, in seconds). */
+export const HTTP_HOOK_TIMEOUT_S = 5;
+
+/**
+ * The server's deadline for an HTTP hook, inside the harness's wait: preparing steps give up in
+ * time for the essential one (the inherited block) to answer before the harness stops waiting.
+ */
+export const HTTP_HOOK_BUDGET_MS = HTTP_HOOK_TIMEOUT_S * 1000 - 1000;
+
 export interface HttpHookOptions {
   url: string;
+  /** The environment variable the hook's Authorization header names. */
   tokenEnvVar: string;
+  /**
+   * Issues the hooks token (given the one an earlier install wrote, kept when still valid); the
+   * install writes it where the harness reads that variable and a project never commits it.
+   * Omitted: the user provides the variable.
+   */
+  issueToken?(previous: string | undefined): Promise<string>;
 }
 
 export type InstallScope = 'project' | 'user';
@@ -78,7 +99,7 @@ export interface InstallContext {
   projectDir?: string;
   /** How hook commands and the MCP bridge are started (the data directory is fixed in them when given). */
   command: HookCommandOptions;
-  /** HTTP hooks instead of the hook command, for harnesses that have them (`--http`). */
+  /** HTTP hooks instead of the hook command where the harness honours them (the default for Claude Code; `--command` turns it off). */
   http?: HttpHookOptions;
   /** Harnesses that run only hooks the user trusts (Codex): record that trust for Baton's entries (default true; `--no-trust`). */
   trustHooks?: boolean;

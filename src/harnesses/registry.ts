@@ -53,6 +53,7 @@ export function hookHealthHarnesses(): HookHarnessInfo[] {
     displayName: h.displayName,
     installable: h.install !== undefined,
     neverFiredHint: h.install?.neverFiredHint,
+    httpHooks: h.httpHooks !== undefined,
   }));
 }
 

@@ -17,6 +17,8 @@ import type { MemoryService } from './memoryService';
 import { ADMIN_CALLER, inProcessClient } from './dispatch';
 import { findRoute, HOOK_HEADER, matchPath, ROUTES, type RouteId } from '../api/routes';
 import { HookHealthRecorder } from '../node/hookHealth';
+import { logHookProblem } from '../node/endpointCall';
+import { HTTP_HOOK_SUFFIX } from '../core/hookHealth';
 import { harnessById, httpHookHarness } from '../harnesses/registry';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import type { SessionService } from './sessionService';
@@ -123,6 +125,16 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     }
   }
 
+  /**
+   * An HTTP hook whose token was refused (revoked, or another data directory's): the harness logs
+   * nothing and goes on, so the server writes the hooks.log line `baton doctor` reports.
+   */
+  function noteRefusedHttpHook(routePattern: string, status: number): void {
+    const id = (Object.keys(ROUTES) as RouteId[]).find((r) => ROUTES[r].path === routePattern && httpHookHarness(r));
+    const harness = id && httpHookHarness(id);
+    if (harness) logHookProblem(options.dataDir, harness.id, 'other-event', `HTTP ${status}: the HTTP hook's token was refused ${HTTP_HOOK_SUFFIX}`);
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, log: LogInfo): Promise<number> {
     const url = requestTarget(req, port);
     log.route = routeLabel(url.pathname);
@@ -181,6 +193,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
         .catch((err: unknown) => {
           if (err instanceof BatonError && err.code === 'payload_too_large') res.setHeader('connection', 'close');
           const status = sendError(res, err);
+          if (status === 401 || status === 403) noteRefusedHttpHook(info.route, status);
           if (!(err instanceof BatonError)) logger.error(`error ${method} ${info.route}: ${errorClassOf(err)}`);
           return status;
         })

@@ -57,7 +57,7 @@ export function createDispatch(services: Services): Dispatch {
       handler(input, {
         ...ctx,
         get internal() {
-          return internalPoster(ctx.caller, httpHookHarness(id) ? ctx.header : undefined);
+          return httpHookHarness(id) ? internalPoster(hookMappingCaller(ctx.caller), ctx.header) : internalPoster(ctx.caller);
         },
       }),
     );
@@ -117,6 +117,16 @@ function checkReply(id: RouteId, reply: unknown): void {
   if (result.success) return;
   const issue = result.error.issues[0];
   throw new BatonError('internal', `reply of ${id} breaks its response schema at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+}
+
+/**
+ * Who an HTTP-hook mapping's own calls act as: the hook's caller, and for a `hooks` token its agent
+ * with remember and recall. That token reaches the API only through the mapping: what a hook
+ * payload can make Baton do, never a route of its own choosing (docs/security.md, "The hooks token").
+ */
+function hookMappingCaller(caller: Caller): Caller {
+  if (caller.admin || !caller.permissions.has('hooks')) return caller;
+  return { ...caller, permissions: new Set([...caller.permissions, 'remember', 'recall']) };
 }
 
 /** The caller every in-process use acts as: the user, like the admin token. */

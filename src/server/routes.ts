@@ -5,6 +5,7 @@
 // api/routes.ts, its schemas in api/schemas/<domain>.ts, its handler here (docs/architecture.md).
 
 import * as crypto from 'node:crypto';
+import * as path from 'node:path';
 import { BatonError, errorClassOf } from '../core/errors';
 import { silentLogger, type Logger } from '../core/logger';
 import { aggregateDeliveries } from '../core/runs';
@@ -28,7 +29,12 @@ import { sessionStatus, type SessionService } from './sessionService';
 import { writeHolderTranscript } from './holderTranscript';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { httpHookHarness } from '../harnesses/registry';
+import { HTTP_HOOK_BUDGET_MS } from '../harnesses/harness';
 import { PayloadFiles } from '../node/payloadFiles';
+import { logHookProblem } from '../node/endpointCall';
+import { isUnderRoot } from '../node/safeRead';
+import { HTTP_HOOK_SUFFIX } from '../core/hookHealth';
+import { statusOf } from './http';
 
 export interface CallContext {
   caller: Caller;
@@ -126,6 +132,7 @@ export function buildHandlers(svc: Services): Handlers {
   const logger = svc.logger ?? silentLogger;
   // What the hook mappings read of the files a payload names: only under the transcript roots,
   // never blocking, bounded (docs/security.md, "Reading files a request names").
+  const transcriptRoots = svc.config.transcriptRoots.map((r) => path.resolve(r));
   const hookFiles = new PayloadFiles({ roots: svc.config.transcriptRoots, maxBytes: svc.config.maxTranscriptBytes, timeoutMs: HOOK_FILE_READ_MS });
 
   /** An HTTP-hook route: the raw hook payload through the mapping of the harness that declares the route (Harness.httpHooks). */
@@ -135,10 +142,24 @@ export function buildHandlers(svc: Services): Handlers {
       if (!harness) throw new BatonError('not_found', 'no harness posts its hooks to this route');
       // The event name is free text from the caller: logged only when it is one of the known events.
       const event = harness.hooks.events.includes(String(body.hook_event_name)) ? String(body.hook_event_name) : 'other-event';
-      const stepFailed = (step: string, err: unknown) =>
-        logger.warn(`${harness.id} HTTP hook ${event}: step ${step} failed: ${err instanceof BatonError ? err.code : errorClassOf(err)}`);
+      // The harness keeps no log of an HTTP hook's trouble: the server writes the hooks.log line the hook command would (`baton doctor`).
+      const stepFailed = (step: string, err: unknown) => {
+        const reason = err instanceof BatonError ? `HTTP ${statusOf(err.code)} ${err.code}` : errorClassOf(err);
+        logger.warn(`${harness.id} HTTP hook ${event}: step ${step} failed: ${reason}`);
+        logHookProblem(svc.dataDir, harness.id, event, `step ${step}: ${reason} ${HTTP_HOOK_SUFFIX}`);
+      };
+      // A transcript named outside the roots is never opened: the mapping goes on without it (as if
+      // absent). Said in hooks.log from the path's text alone, so the line tells nothing of the file.
+      const named = body.transcript_path;
+      if (typeof named === 'string' && named && !isUnderRoot(path.resolve(named), transcriptRoots))
+        stepFailed('transcript', new BatonError('invalid_request', 'the transcript lies outside the transcript roots'));
       try {
-        return ((await harness.hooks.handle(body, ctx.internal, { stepFailed, dataDir: svc.dataDir, files: hookFiles })) ?? {}) as Record<string, unknown>;
+        return ((await harness.hooks.handle(body, ctx.internal, {
+          stepFailed,
+          dataDir: svc.dataDir,
+          files: hookFiles,
+          deadline: Date.now() + HTTP_HOOK_BUDGET_MS,
+        })) ?? {}) as Record<string, unknown>;
       } catch (err) {
         const cause = err instanceof HookStepFailure ? err.error : err;
         if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);

@@ -8,8 +8,9 @@ import type { IncomingMessage } from 'node:http';
 import { BatonError } from '../core/errors';
 import type { Scope } from '../core/agents';
 import { DEFAULT_AGENT } from '../core/agents';
+import type { Permission } from '../api/routes';
 
-export type Permission = 'remember' | 'recall' | 'admin';
+export type { Permission } from '../api/routes';
 
 export interface Caller {
   tokenId: string;
@@ -96,6 +97,8 @@ export function sameSecret(presented: string, expectedHash: string): boolean {
 
 export function requirePermission(caller: Caller, permission: Permission): void {
   if (caller.admin || caller.permissions.has(permission)) return;
+  // A token that may write may post hooks too (the tokens made for `--http` before `hooks` existed).
+  if (permission === 'hooks' && caller.permissions.has('remember')) return;
   throw new BatonError('forbidden', `this token lacks the "${permission}" permission`);
 }
 

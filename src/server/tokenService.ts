@@ -11,6 +11,8 @@ export class TokenService {
 
   /** Creates an agent token; a read policy given here becomes the agent's. */
   async create(body: BodyOf<'createToken'>) {
+    const kept = body.reuse ? await this.reusable(body) : null;
+    if (kept) return kept;
     if (body.readPolicy) await this.store.write('setAgentPolicy', { agentId: body.agentId, readPolicy: body.readPolicy });
     const secret = newSecret();
     const { id } = await this.store.write('createToken', {
@@ -21,6 +23,15 @@ export class TokenService {
     });
     const readPolicy = body.readPolicy ?? ((await this.store.read('agentPolicy', { agentId: body.agentId })) as 'shared' | 'isolated' | null);
     return { id, token: secret, agentId: body.agentId, permissions: body.permissions, readPolicy };
+  }
+
+  /** The `reuse` secret as the created token, when it is still live for this agent with exactly these permissions. */
+  private async reusable(body: BodyOf<'createToken'>) {
+    const token = await this.store.read('tokenByHash', { secretHash: hashSecret(body.reuse!) });
+    if (!token || token.agentId !== body.agentId) return null;
+    if ([...token.permissions].sort().join() !== [...new Set(body.permissions)].sort().join()) return null;
+    const readPolicy = (await this.store.read('agentPolicy', { agentId: body.agentId })) as 'shared' | 'isolated' | null;
+    return { id: token.id, token: body.reuse!, agentId: token.agentId, permissions: token.permissions, readPolicy };
   }
 
   revoke(id: string) {

@@ -153,6 +153,27 @@ describe('hook health (pure report, and the recorder on disk)', () => {
     assert.match(renderHookHealth(report).join('\n'), /OpenCode \(opencode\): last fired 2026-11-27T06:00:00.000Z \(session.created\)/);
   });
 
+  it('says the HTTP hooks stopped arriving when only SessionStart (the hook command) got through for a while', () => {
+    const now = new Date('2026-11-27T12:00:00Z');
+    const claude = { id: 'claude-code', displayName: 'Claude Code', installable: true, httpHooks: true };
+    const kinds = (events: Record<string, string>, info: typeof claude | Omit<typeof claude, 'httpHooks'> = claude) =>
+      hookHealthReport([info], { harnesses: { 'claude-code': events } }, [], { dataDir: '/d', now }).harnesses[0].fixes.map((f) => f.kind);
+    // The prompts stopped after the last session started 20 minutes ago.
+    assert.deepEqual(kinds({ SessionStart: '2026-11-27T11:40:00.000Z', UserPromptSubmit: '2026-11-27T09:00:00.000Z' }), ['http-silent']);
+    // Never anything but SessionStart (a token that was never set).
+    assert.deepEqual(kinds({ SessionStart: '2026-11-27T11:00:00.000Z' }), ['http-silent']);
+    // A session that has just started, or whose prompts arrive: nothing to say.
+    assert.deepEqual(kinds({ SessionStart: '2026-11-27T11:55:00.000Z', UserPromptSubmit: '2026-11-27T09:00:00.000Z' }), []);
+    assert.deepEqual(kinds({ SessionStart: '2026-11-27T11:00:00.000Z', UserPromptSubmit: '2026-11-27T11:01:00.000Z' }), []);
+    // A harness without HTTP hooks: not this rule.
+    const { httpHooks: _none, ...commandOnly } = claude;
+    assert.deepEqual(kinds({ SessionStart: '2026-11-27T11:00:00.000Z' }, commandOnly), []);
+    const text = renderHookHealth(
+      hookHealthReport([claude], { harnesses: { 'claude-code': { SessionStart: '2026-11-27T11:00:00.000Z' } } }, [], { dataDir: '/d', now }),
+    ).join('\n');
+    assert.match(text, /HTTP hooks of the other events stopped arriving.*baton install claude-code --command/);
+  });
+
   it('the recorder writes a new event at once, holds repeats back, flushes at close, and never records an unusable name', () => {
     const dataDir = tempDir();
     const recorder = new HookHealthRecorder(dataDir, 60_000);

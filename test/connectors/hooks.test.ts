@@ -246,7 +246,7 @@ describe('installers (real settings files)', () => {
   after(cleanupTempDirs);
   const cmd = { nodePath: '/usr/bin/node', cliPath: path.join(ROOT, 'dist', 'cli.js'), dataDir: '/data/baton' };
 
-  it('merges Claude Code hooks idempotently, keeps the user hooks, registers MCP, and uninstalls only ours', () => {
+  it('merges Claude Code hooks idempotently, keeps the user hooks, registers MCP, and uninstalls only ours', async () => {
     const project = tempDir();
     const settingsFile = path.join(project, '.claude', 'settings.json');
     fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
@@ -255,9 +255,9 @@ describe('installers (real settings files)', () => {
       settingsFile,
       JSON.stringify({ model: 'opus', hooks: { PreToolUse: [userHook], Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] } }),
     );
-    installClaudeCode({ scope: 'project', projectDir: project }, cmd);
+    await installClaudeCode({ scope: 'project', projectDir: project }, cmd);
     const once = fs.readFileSync(settingsFile, 'utf8');
-    installClaudeCode({ scope: 'project', projectDir: project }, cmd);
+    await installClaudeCode({ scope: 'project', projectDir: project }, cmd);
     assert.equal(fs.readFileSync(settingsFile, 'utf8'), once, 'a second install changes nothing');
     const settings = JSON.parse(once);
     assert.equal(settings.model, 'opus');
@@ -294,17 +294,17 @@ describe('installers (real settings files)', () => {
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8')).mcpServers, {});
   });
 
-  it('refuses to touch a settings file that is not valid JSON', () => {
+  it('refuses to touch a settings file that is not valid JSON', async () => {
     const project = tempDir();
     fs.mkdirSync(path.join(project, '.claude'));
     fs.writeFileSync(path.join(project, '.claude', 'settings.json'), '{ "hooks": ');
-    assert.throws(() => installClaudeCode({ scope: 'project', projectDir: project }, cmd), /not valid JSON/);
+    await assert.rejects(() => installClaudeCode({ scope: 'project', projectDir: project }, cmd), /not valid JSON/);
     assert.equal(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'), '{ "hooks": ');
   });
 
-  it('writes HTTP hooks with an env-var token when asked', () => {
+  it('writes HTTP hooks with an env-var token when asked', async () => {
     const project = tempDir();
-    installClaudeCode({ scope: 'project', projectDir: project }, cmd, { url: 'http://127.0.0.1:7433', tokenEnvVar: 'BATON_HOOK_TOKEN' });
+    await installClaudeCode({ scope: 'project', projectDir: project }, cmd, { url: 'http://127.0.0.1:7433', tokenEnvVar: 'BATON_HOOK_TOKEN' });
     const hook = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).hooks.SubagentStart[0].hooks[0];
     assert.deepEqual(hook, {
       type: 'http',

@@ -18,7 +18,7 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
 import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, run, type RunResult, cleanEnv } from '../shared/claudeCli';
 import { requestText, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../shared/fakeAnthropic';
-import { e2eReport, storedSessions } from '../helpers/e2eReport';
+import { e2eReport, hooksLogText, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const AGENT_PROMPT = 'Investigate the auth module and report back';
@@ -88,6 +88,12 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
     for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd'])
       assert.ok(settings.hooks[event], `hook for ${event} installed`);
+    // The default install: Claude Code posts every event but SessionStart over HTTP, to this daemon.
+    const entryOf = (event: string) => (settings.hooks[event][0] as { hooks: Array<{ type: string; url?: string }> }).hooks[0];
+    assert.equal(entryOf('SessionStart').type, 'command');
+    for (const event of ['UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd'])
+      assert.deepEqual([entryOf(event).type, entryOf(event).url], ['http', `${daemon.server.url}/api/hooks/claude-code`], event);
+    assert.ok(!JSON.stringify(settings).includes(daemon.token), 'no token in the settings file a project commits');
 
     claude = await run(bin, ['-p', prompt, '--output-format', 'json'], {
       cwd: project,
@@ -180,6 +186,10 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
     // The task comes only from Claude Code's own sub-agent file (the SubagentStop payload has just the
     // last reply): this fails when Baton read that file before Claude Code had flushed it.
     assert.ok(transcript.stdout.includes(AGENT_PROMPT), `the child's transcript holds its task${why()}`);
+  });
+
+  it('(f) the HTTP hooks logged no failure in hooks.log (the server writes their lines)', () => {
+    assert.ok(!hooksLogText(dataDir).includes('(HTTP hook)'), hooksLogText(dataDir));
   });
 
   it('(d) `baton search <marker> --json` finds the parent session', async () => {

@@ -53,6 +53,7 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
   const spawningText = `SPAWNING-ANALYSIS-${id}: the flaky test fails only when the cache is warm, so the fork should bisect the cache layer.`;
   const forkDirective = `FORK-DIRECTIVE-${id}: bisect the cache layer`;
   const resumeMessage = `RESUME-MSG-${id}: also check the eviction path`;
+  const helperTask = `HELPER-TASK-${id}: list the flaky tests of the last week`;
   const taskA = `TASK-A-${id}: audit the billing ledger rounding`;
   const taskB = `TASK-B-${id}: audit the auth token refresh`;
   // Early turns of the parallel story's parent, each needed by one child only, then enough other
@@ -64,21 +65,22 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
     (_, i) => `Step ${i}: renamed the logger module, moved the CSS build to esbuild, and tidied the README tables.`,
   ).join(' ');
 
-  let dirs: Record<'home' | 'configDir' | 'project' | 'dataDir' | 'tmp' | 'base', string>;
+  let dirs: Record<'home' | 'configDir' | 'project' | 'commandProject' | 'dataDir' | 'tmp' | 'base', string>;
   let fake: FakeAnthropic | undefined;
   let daemon: Daemon | undefined;
   let batonEnv: NodeJS.ProcessEnv;
   const runs: Array<[string, RunResult | undefined]> = [];
   let forkAgentId: string | undefined;
+  let helperAgentId: string | undefined;
   let forkParent = '';
   let parallelParent = '';
 
   const diagnostics = () =>
     e2eReport({ runs, requests: fake?.requests.map((r) => `${r.seq} ${r.path} ${r.headers['x-claude-code-agent-id'] ?? ''}`), dataDir: dirs?.dataDir });
 
-  const claude = async (label: string, prompt: string, resume?: string) => {
+  const claude = async (label: string, prompt: string, resume?: string, cwd = dirs.project) => {
     const r = await run(claudeBin(), ['-p', prompt, '--output-format', 'json', ...(resume ? ['--resume', resume] : [])], {
-      cwd: dirs.project,
+      cwd,
       timeoutMs: CLAUDE_TIMEOUT_MS,
       env: claudeEnv(batonEnv, { configDir: dirs.configDir, tmp: dirs.tmp, fakeUrl: fake!.url }),
     });
@@ -92,7 +94,15 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
   before(async function () {
     assert.ok(fs.existsSync(claudeBin()), 'the Claude Code CLI is installed (npm ci)');
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
-    dirs = tempFolders('baton-e2e-fork-', { home: 'home', configDir: 'claude-config', project: 'project', dataDir: 'baton-data', tmp: 'tmp' });
+    dirs = tempFolders('baton-e2e-fork-', {
+      home: 'home',
+      configDir: 'claude-config',
+      project: 'project',
+      commandProject: 'command-project',
+      dataDir: 'baton-data',
+      tmp: 'tmp',
+    });
+    fs.writeFileSync(path.join(dirs.commandProject, 'README.md'), '# demo project\n');
     fs.writeFileSync(path.join(dirs.project, 'README.md'), '# demo project\n');
 
     fake = await startFakeAnthropic({
@@ -107,7 +117,8 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
         if (!(body?.tools ?? []).some((t: Json) => t?.name === 'Agent')) return undefined;
         const results = toolResults(body);
         if (text.includes(marker)) {
-          // The fork story: spawn a fork (foreground), load SendMessage, resume the fork, finish.
+          // The fork story: spawn a fork and a helper (foreground, one message), load SendMessage,
+          // resume the helper, finish.
           if (results.length === 0)
             return {
               blocks: [
@@ -118,17 +129,30 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
                   name: 'Agent',
                   input: { description: 'bisect', prompt: forkDirective, subagent_type: 'fork', run_in_background: false },
                 },
+                {
+                  type: 'tool_use',
+                  id: `toolu_helper_${id}`,
+                  name: 'Agent',
+                  input: { description: 'flaky list', prompt: helperTask, subagent_type: 'general-purpose', run_in_background: false },
+                },
               ],
               stopReason: 'tool_use',
             };
-          if (results.length === 1) {
-            forkAgentId = /agentId: ?([a-z0-9]+)/.exec(contentText(results[0].content))?.[1] ?? forkAgentId;
+          if (results.length === 2) {
+            const agentOf = (call: string) => /agentId: ?([a-z0-9]+)/.exec(contentText(results.find((r: Json) => r.tool_use_id === call)?.content))?.[1];
+            forkAgentId = agentOf(`toolu_fork_${id}`) ?? forkAgentId;
+            helperAgentId = agentOf(`toolu_helper_${id}`) ?? helperAgentId;
             return { blocks: [{ type: 'tool_use', id: `toolu_ts_${id}`, name: 'ToolSearch', input: { query: 'select:SendMessage' } }], stopReason: 'tool_use' };
           }
-          if (results.length === 2)
+          if (results.length === 3)
             return {
               blocks: [
-                { type: 'tool_use', id: `toolu_sm_${id}`, name: 'SendMessage', input: { to: forkAgentId, summary: 'one more check', message: resumeMessage } },
+                {
+                  type: 'tool_use',
+                  id: `toolu_sm_${id}`,
+                  name: 'SendMessage',
+                  input: { to: helperAgentId, summary: 'one more check', message: resumeMessage },
+                },
               ],
               stopReason: 'tool_use',
             };
@@ -166,7 +190,12 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
     batonEnv = cleanEnv(dirs.home, dirs.tmp);
     const installed = await baton(['install', 'claude-code', '--project', dirs.project, '--data-dir', dirs.dataDir], batonEnv);
     assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
-    forkParent = await claude('fork story', `Remember ${marker}. Fork a helper to bisect the flaky test.`);
+    // The fork story runs with the hook command (`--command`): Claude Code records each command
+    // hook's output in the sub-agent's file, so a block answered to the resume would show there;
+    // the parallel story runs with the default install (HTTP hooks).
+    const commandInstall = await baton(['install', 'claude-code', '--command', '--project', dirs.commandProject, '--data-dir', dirs.dataDir], batonEnv);
+    assert.equal(commandInstall.code, 0, `baton install --command failed: ${commandInstall.stderr}`);
+    forkParent = await claude('fork story', `Remember ${marker}. Fork a helper to bisect the flaky test.`, undefined, dirs.commandProject);
     parallelParent = await claude('parallel 1', `PARALLEL-${id}: for later, ${billingNote}`);
     await claude('parallel 2', `PARALLEL-${id}: also note ${authNote}`, parallelParent);
     await claude('parallel 3', `PARALLEL-${id}: meanwhile: ${filler}`, parallelParent);
@@ -198,22 +227,25 @@ describe('Claude Code forks, resumes and parallel sub-agents end to end (real CL
   });
 
   it('a resumed sub-agent gets no second block, and its stored transcript keeps the message that resumed it', async () => {
-    assert.ok(forkAgentId, diagnostics());
-    const file = subagentFile(dirs.configDir, forkParent, forkAgentId!);
-    assert.ok(file, `Claude Code's file of the fork${diagnostics()}`);
+    assert.ok(helperAgentId, diagnostics());
+    const file = subagentFile(dirs.configDir, forkParent, helperAgentId!);
+    assert.ok(file, `Claude Code's file of the helper${diagnostics()}`);
     const own = fs.readFileSync(file, 'utf8');
-    assert.ok(own.includes(resumeMessage), `the fork was resumed with the message${diagnostics()}`);
-    assert.ok(agentRequests(forkAgentId!).length >= 2, `the fork ran again after the resume${diagnostics()}`);
-    // Claude Code records each SubagentStart hook's answer in the sub-agent's file: a block at the first start only.
-    const answers = own
+    assert.ok(own.includes(resumeMessage), `the helper was resumed with the message${diagnostics()}`);
+    assert.ok(agentRequests(helperAgentId!).length >= 2, `the helper ran again after the resume${diagnostics()}`);
+    // Claude Code records a SubagentStart hook's answer in the sub-agent's file (a command hook's
+    // stdout as `hook_success`, the context it adds as `hook_additional_context`): a resume answered
+    // with a second block would add a second record of each kind.
+    const withBlock = own
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Json)
-      .filter((r) => r.attachment?.hookEvent === 'SubagentStart');
-    assert.equal(answers.length, 2, `SubagentStart fired twice for the fork (start and resume)\n${own.slice(0, 6000)}`);
-    assert.ok(String(answers[0].attachment.stdout).includes('Inherited from Parent Session'), 'the first start got the block');
-    assert.ok(!String(answers[1].attachment.stdout ?? '').includes('Inherited from Parent Session'), `the resume got none: ${JSON.stringify(answers[1])}`);
-    const child = `${forkParent}/agent-${forkAgentId}`;
+      .filter((r) => r.attachment?.hookEvent === 'SubagentStart' && JSON.stringify(r.attachment).includes('Inherited from Parent Session'));
+    assert.ok(withBlock.length >= 1, `the first start got the block\n${own.slice(0, 6000)}`);
+    const perKind = new Map<string, number>();
+    for (const r of withBlock) perKind.set(r.attachment.type, (perKind.get(r.attachment.type) ?? 0) + 1);
+    for (const [kind, count] of perKind) assert.equal(count, 1, `one ${kind} with a block: none for the resume\n${own.slice(0, 6000)}`);
+    const child = `${forkParent}/agent-${helperAgentId}`;
     const transcript = await baton(['transcript', child, '--data-dir', dirs.dataDir], batonEnv);
     assert.equal(transcript.code, 0, transcript.stderr);
     assert.ok(transcript.stdout.includes(resumeMessage), `the stored transcript holds the resume message:\n${transcript.stdout}${diagnostics()}`);

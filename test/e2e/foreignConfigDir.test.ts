@@ -73,7 +73,9 @@ describe('Claude Code with a config folder the server does not know (real CLI)',
     daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [knownRoot] } });
 
     batonEnv = cleanEnv(home, tmp);
-    const installed = await baton(['install', 'claude-code', '--project', project, '--data-dir', dataDir], batonEnv);
+    // The hook command: Claude Code's HTTP hooks (the default install) carry only the payload, and a
+    // transcript the server may not open needs the hook to send its bytes (docs/harnesses.md, "HTTP hooks").
+    const installed = await baton(['install', 'claude-code', '--command', '--project', project, '--data-dir', dataDir], batonEnv);
     assert.equal(installed.code, 0, `baton install failed: ${installed.stderr}`);
 
     claude = await run(bin, ['-p', prompt, '--output-format', 'json'], {

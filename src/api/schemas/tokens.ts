@@ -5,7 +5,9 @@ import { z } from 'zod';
 export const tokenBody = z
   .object({
     agentId: z.string().trim().min(1).max(128),
-    permissions: z.array(z.enum(['remember', 'recall', 'admin'])).min(1),
+    permissions: z.array(z.enum(['remember', 'recall', 'admin', 'hooks'])).min(1),
+    /** A secret to keep when it is still a live token of this agent with exactly these permissions (a repeated install changes nothing). */
+    reuse: z.string().min(1).max(200).optional(),
     readPolicy: z.enum(['shared', 'isolated']).optional(),
     label: z.string().max(200).optional(),
   })

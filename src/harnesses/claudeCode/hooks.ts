@@ -2,6 +2,7 @@
 // the *parent's* session_id and transcript_path; the flow is shared with Codex (claudeStyleHooks.ts),
 // these are Claude Code's quirks. The same mapping serves Claude Code's HTTP hooks (server/app.ts).
 
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PayloadFiles } from '../../node/payloadFiles';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
@@ -16,6 +17,7 @@ import {
 } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
+import { hookSettingsFiles, repointHttpHooks } from './httpHookUrl';
 import { isTaskNotification, spawningMessageText } from './transcript';
 
 export { subagentKey, type ApiPoster, type HookOutput };
@@ -71,18 +73,33 @@ const SPAWN_TAIL_BYTES = 512 * 1024;
  * prompt, and for a fork the text of the calling message, which the fork's copy leaves out. A
  * sub-agent's call is in its own transcript beside the root's.
  */
-async function spawnCall(payload: ClaudeCodePayload, rootTranscript: string | undefined, files: PayloadFiles): Promise<SpawnCall | null> {
+async function spawnCall(payload: ClaudeCodePayload, _rootTranscript: string | undefined, files: PayloadFiles): Promise<SpawnCall | null> {
   if (!payload.tool_name || !SPAWN_TOOLS.has(payload.tool_name)) return null;
   const input = (payload.tool_input ?? {}) as { prompt?: unknown; subagent_type?: unknown };
   const agentType = typeof input.subagent_type === 'string' && input.subagent_type.trim() ? input.subagent_type.trim() : 'general-purpose';
   const task = typeof input.prompt === 'string' && input.prompt.trim() ? input.prompt : null;
   if (agentType !== 'fork' || !payload.tool_use_id) return { agentType, task };
+  // The file as named, not only when it exists: an HTTP hook can arrive before Claude Code created it.
   const own =
     payload.agent_id && payload.transcript_path && payload.session_id
-      ? await existing(files, path.join(path.dirname(payload.transcript_path), payload.session_id, 'subagents', `agent-${payload.agent_id}.jsonl`))
-      : rootTranscript;
-  const tail = own ? await files.tail(own, SPAWN_TAIL_BYTES) : null;
-  return { agentType, task, spawningText: tail ? spawningMessageText(tail, payload.tool_use_id) : null };
+      ? path.join(path.dirname(payload.transcript_path), payload.session_id, 'subagents', `agent-${payload.agent_id}.jsonl`)
+      : payload.transcript_path;
+  return { agentType, task, spawningText: await spawningTextOf(files, own, payload.tool_use_id) };
+}
+
+/** How long the spawn hook waits for Claude Code to write the calling message (an HTTP hook can arrive first). */
+const SPAWN_WRITE_WAIT_MS = 400;
+
+/** The spawning message's text once the transcript holds the call (waiting briefly for it, also for the file), else null. */
+async function spawningTextOf(files: PayloadFiles, transcript: string | undefined, toolUseId: string): Promise<string | null> {
+  if (!transcript) return null;
+  const deadline = Date.now() + SPAWN_WRITE_WAIT_MS;
+  for (;;) {
+    const tail = await files.tail(transcript, SPAWN_TAIL_BYTES);
+    if (tail?.includes(toolUseId)) return spawningMessageText(tail, toolUseId);
+    if (Date.now() >= deadline) return null;
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 const quirks: ClaudeStyleQuirks = {
@@ -106,6 +123,18 @@ const quirks: ClaudeStyleQuirks = {
   },
 };
 
+/** At SessionStart (always the hook command): Baton's HTTP entries point at the server the command found (httpHookUrl.ts). */
+function followServer(payload: ClaudeCodePayload, url: string, dataDir: string, run: HookRun): void {
+  const configDir = process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude');
+  for (const file of hookSettingsFiles(process.env, payload.cwd, configDir)) {
+    try {
+      repointHttpHooks(file, HARNESS, url, dataDir);
+    } catch (err) {
+      run.stepFailed('follow-server', err);
+    }
+  }
+}
+
 /**
  * Claude Code's hook: the shared mapping, with Claude Code's quirks. VS Code agent mode runs the
  * same hook command once the user turns on `chat.useClaudeHooks`: its payloads go to its own mapping.
@@ -113,6 +142,7 @@ const quirks: ClaudeStyleQuirks = {
 export function handleClaudeCodeEvent(payload: ClaudeCodePayload, client: ApiPoster, run?: HookRun): Promise<HookOutput | null> {
   const raw = payload as Record<string, unknown>;
   if (isCopilotPayload(raw)) return handleCopilotEvent(raw, client, run);
+  if (payload.hook_event_name === 'SessionStart' && run?.endpointUrl && run.dataDir) followServer(payload, run.endpointUrl, run.dataDir, run);
   return handleClaudeStyleEvent(quirks, payload, client, run);
 }
 

@@ -42,7 +42,7 @@ export const claudeCode: Harness = {
   },
   lineage: claudeCodeLineage,
   hooks: claudeCodeHooks,
-  // Claude Code can POST its hooks to Baton itself (`baton install claude-code --http`).
+  // Claude Code POSTs its hooks to Baton itself, where it honours HTTP hooks (the default install).
   httpHooks: { route: 'claudeCodeHook' },
   importer: {
     description: 'import Claude Code sessions and their sub-agents from its projects folder',
@@ -55,11 +55,20 @@ export const claudeCode: Harness = {
   },
   install: {
     scopes: ['project', 'user'],
-    install(ctx) {
-      const result = installClaudeCode(target(ctx.scope, ctx.projectDir), ctx.command, ctx.http);
-      const messages = [`Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`, `Registered the Baton MCP server in ${result.mcpFile}`];
-      if (ctx.http)
-        messages.push('Create the token with `baton token create --agent default --permissions remember,recall` and export it as BATON_HOOK_TOKEN.');
+    async install(ctx) {
+      const result = await installClaudeCode(target(ctx.scope, ctx.projectDir), ctx.command, ctx.http);
+      const command = result.events.filter((e) => !result.httpEvents.includes(e));
+      const messages = [
+        result.httpEvents.length
+          ? `Installed Baton hooks in ${result.file}: HTTP hooks to ${ctx.http!.url} (${result.httpEvents.join(', ')}), the hook command (${command.join(', ')})`
+          : `Installed Baton hooks (${result.events.join(', ')}) in ${result.file}`,
+        `Registered the Baton MCP server in ${result.mcpFile}`,
+      ];
+      if (result.tokenFile) messages.push(`Wrote the hooks token (${ctx.http!.tokenEnvVar}, permission hooks) to ${result.tokenFile}`);
+      if (result.gitExclude === 'excluded') messages.push(`Kept ${result.tokenFile} out of git (its path is in the clone's .git/info/exclude)`);
+      if (result.gitExclude === 'not-a-repo') messages.push(`${result.tokenFile} holds a token: keep it out of version control`);
+      if (ctx.http && !result.tokenFile)
+        messages.push(`Create the token with \`baton token create --agent default --permissions hooks\` and export it as ${ctx.http.tokenEnvVar}.`);
       return { ...result, messages };
     },
     uninstall(ctx) {
