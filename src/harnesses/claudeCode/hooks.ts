@@ -6,15 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PayloadFiles } from '../../node/payloadFiles';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
-import {
-  CLAUDE_STYLE_EVENTS,
-  existing,
-  handleClaudeStyleEvent,
-  subagentKey,
-  type ClaudeStylePayload,
-  type ClaudeStyleQuirks,
-  type SpawnCall,
-} from '../claudeStyleHooks';
+import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks, type SpawnCall } from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
 import { hookSettingsFiles, repointHttpHooks } from './httpHookUrl';
