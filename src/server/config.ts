@@ -8,6 +8,7 @@ import { BatonError } from '../core/errors';
 import { DEFAULT_PROFILE_RULES, INHERIT_PROFILES, mergeProfileRules, type InheritProfile, type ProfileRules } from '../core/inheritProfiles';
 import { harnessTranscriptRoots } from '../harnesses/registry';
 import { DEFAULT_START_MEMORY_BUDGET } from '../core/startMemories';
+import { DEFAULT_PRICES, mergePrices, modelPriceSchema, type PriceTable } from '../core/prices';
 
 export const DEFAULT_PORT = 7433;
 
@@ -54,6 +55,8 @@ export interface ServerConfig {
   runFilesMaxBytes: number;
   /** A child running longer is ended and its run fails (a runner may set its own). */
   runTimeoutMs: number;
+  /** USD per million tokens by model: the shipped table (core/prices.ts) with DIR/config.json's `prices` over it. */
+  prices: PriceTable;
 }
 
 export interface RunnerConfig {
@@ -135,6 +138,7 @@ const fileSchema = z
       .min(0)
       .max(8 * 1024 * 1024),
     runTimeoutMs: z.number().int().min(100).max(86_400_000),
+    prices: z.record(z.string().min(1).max(200), modelPriceSchema).refine((table) => Object.keys(table).length <= 1000, 'at most 1000 models'),
   })
   .partial()
   .strict();
@@ -168,6 +172,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
     runOutputMaxBytes: 4 * 1024 * 1024,
     runFilesMaxBytes: 64 * 1024,
     runTimeoutMs: 10 * 60_000,
+    prices: DEFAULT_PRICES,
   };
 }
 
@@ -195,7 +200,9 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
   }
   // Profile rules merge over the defaults: naming one agent type does not forget the others.
   const inheritProfiles = mergeProfileRules(mergeProfileRules(base.inheritProfiles, fromFile.inheritProfiles), overrides.inheritProfiles);
-  const config = { ...base, ...fromFile, ...overrides, inheritProfiles };
+  // Prices merge over the shipped table: naming one model does not forget the others.
+  const prices = { ...mergePrices(fromFile.prices), ...(overrides.prices ?? {}) };
+  const config = { ...base, ...fromFile, ...overrides, inheritProfiles, prices };
   if (config.defaultRunner !== undefined && !Object.hasOwn(config.runners, config.defaultRunner))
     throw new BatonError('invalid_request', `${file}: defaultRunner: "${config.defaultRunner}" is not one of the runners`);
   return config;

@@ -13,6 +13,9 @@ import { findOwnSessionRow, getRun, type findSessionRow, stripSessionPrefix } fr
 import { DEFAULT_AGENT, mayWriteRun, requireWritableSessionRow, writableSessionRow } from './ownership';
 import type { RunFields, SessionFields, StoreRecord } from './records';
 import type { FileReadCursor, TranscriptFileCursor } from '../core/fileCursor';
+import type { TurnUsage } from '../core/spend';
+import { turnHash } from '../core/hash';
+import { storedUsageKeys, type UsageEntry } from './spendTally';
 
 export interface CommandContext {
   db: Database;
@@ -116,6 +119,7 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
       at: ctx.now(),
     });
   }
+  recordUsage(ctx, agentId, key, sid, args.turns);
   nameUntitledSession(ctx, agentId, key, row.title, plan.append);
   if (args.file) {
     // The file continues the session's cursor only when that cursor now describes all of it read so far.
@@ -138,6 +142,29 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
     charCount: after.char_count,
     ...(args.file ? { fileKept: plan.sourceChars !== null } : {}),
   };
+}
+
+/**
+ * The usage the turns carry (core/spend.ts), each request once: in the same command as the turns,
+ * so the session's and its ancestors' tallies change with them (spendTally.ts). Read from every
+ * turn given, not only the ones appended: a request whose turn was stored before (from a hook's
+ * payload, or a read that stopped mid-message) still counts once.
+ */
+function recordUsage(ctx: CommandContext, agentId: string, key: string, sid: number, turns: Turn[]): void {
+  const fresh = new Map<string, Turn & { usage: TurnUsage }>();
+  for (const turn of turns) if (turn.usage && !fresh.has(turn.usage.key)) fresh.set(turn.usage.key, turn as Turn & { usage: TurnUsage });
+  if (fresh.size === 0) return;
+  const stored = storedUsageKeys(ctx.db, sid, [...fresh.keys()]);
+  const entries: UsageEntry[] = [];
+  for (const turn of fresh.values()) {
+    if (stored.has(turn.usage.key)) continue;
+    const seq = one<{ seq: number }>(ctx.db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND hash = ? ORDER BY seq DESC LIMIT 1', [
+      sid,
+      turnHash(turn.role, turn.text),
+    ]);
+    entries.push({ ...turn.usage, seq: seq?.seq ?? null, at: turn.at ?? ctx.now() });
+  }
+  if (entries.length > 0) ctx.emit({ t: 'usage', agentId, key, entries });
 }
 
 /** Forgets where a session's reads of a transcript stopped: the next one starts from the beginning. */

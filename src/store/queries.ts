@@ -19,6 +19,8 @@ import type { ParentWriter, Scope } from '../core/agents';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { ConstraintSource } from '../core/constraintBudget';
 import { scopeSql } from './scopeSql';
+import { parseTally, sessionSpendOf } from '../core/spend';
+import { DEFAULT_PRICES } from '../core/prices';
 import { activeConstraints, constraintOrigin, constraintSource, inactiveEntityNames, sessionConstraints, sessionFocus } from './ruleQueries';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
@@ -64,6 +66,8 @@ interface SessionRow {
   turn_count: number;
   char_count: number;
   child_count?: number;
+  spend_own: string | null;
+  spend_total: string | null;
 }
 
 const SESSION_SELECT = `SELECT s.*, (SELECT COUNT(*) FROM sessions c WHERE c.parent_session_key = s.session_key AND c.agent_id = s.agent_id) AS child_count FROM sessions s`;
@@ -91,6 +95,8 @@ function toSession(row: SessionRow): SessionRecord {
     turnCount: row.turn_count,
     charCount: row.char_count,
     childCount: row.child_count ?? 0,
+    // Priced with the shipped table here; the server prices it again with the configured one (server/spendPrices.ts).
+    spend: sessionSpendOf(parseTally(row.spend_own), parseTally(row.spend_total), DEFAULT_PRICES),
   };
 }
 

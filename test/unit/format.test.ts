@@ -28,6 +28,7 @@ function session(key: string, over: Partial<SessionRecord> = {}): SessionRecord 
     turnCount: 3,
     charCount: 120,
     childCount: 0,
+    spend: { own: null, total: null },
     ...over,
   };
 }
