@@ -119,7 +119,9 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
       at: ctx.now(),
     });
   }
-  recordUsage(ctx, agentId, key, sid, args.turns);
+  // A request whose usage the read found after its turn (that turn stored by an earlier read) waits in the parse state: it counts now, with the newest turn.
+  const waiting = args.file?.cursor.parse.pendingUsage;
+  recordUsage(ctx, agentId, key, sid, waiting ? [...args.turns, { role: 'system', text: '', usage: waiting }] : args.turns);
   nameUntitledSession(ctx, agentId, key, row.title, plan.append);
   if (args.file) {
     // The file continues the session's cursor only when that cursor now describes all of it read so far.
@@ -158,11 +160,26 @@ function recordUsage(ctx: CommandContext, agentId: string, key: string, sid: num
   const entries: UsageEntry[] = [];
   for (const turn of fresh.values()) {
     if (stored.has(turn.usage.key)) continue;
-    const seq = one<{ seq: number }>(ctx.db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND hash = ? ORDER BY seq DESC LIMIT 1', [
-      sid,
-      turnHash(turn.role, turn.text),
-    ]);
-    entries.push({ ...turn.usage, seq: seq?.seq ?? null, at: turn.at ?? ctx.now() });
+    const seq =
+      turn.text === ''
+        ? one<{ seq: number }>(ctx.db, 'SELECT turn_count AS seq FROM sessions WHERE id = ? AND turn_count > 0', [sid])
+        : one<{ seq: number }>(ctx.db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND hash = ? ORDER BY seq DESC LIMIT 1', [
+            sid,
+            turnHash(turn.role, turn.text),
+          ]);
+    const u = turn.usage;
+    // Only the fields the journal keeps, bounded: a transcript is the harness's, not Baton's.
+    entries.push({
+      key: u.key.slice(0, 200),
+      model: u.model === null ? null : u.model.slice(0, 200),
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cacheReadTokens: u.cacheReadTokens,
+      cacheWriteTokens: u.cacheWriteTokens,
+      costUsd: u.costUsd,
+      seq: seq?.seq ?? null,
+      at: turn.at ?? ctx.now(),
+    });
   }
   if (entries.length > 0) ctx.emit({ t: 'usage', agentId, key, entries });
 }
