@@ -190,9 +190,12 @@ export function sessionSpendOf(own: SpendTally | null, total: SpendTally | null,
   return { own: spendOf(own, prices), total: spendOf(total, prices) };
 }
 
-/** Non-negative whole token counts from a harness's number-or-anything field. */
+/** More tokens than any one request could use: a count past it is not believed. */
+const MAX_REQUEST_TOKENS = 1e12;
+
+/** Non-negative whole token counts from a harness's number-or-anything field (anything else, or absurdly large, is 0). */
 export function tokenCount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 && value < MAX_REQUEST_TOKENS ? Math.round(value) : 0;
 }
 
 /**
@@ -215,4 +218,28 @@ export function repriceSpend(spend: Spend | null, prices: PriceTable): Spend | n
 
 export function repriceSessionSpend(spend: SessionSpend, prices: PriceTable): SessionSpend {
   return { own: repriceSpend(spend.own, prices), total: repriceSpend(spend.total, prices) };
+}
+
+/** 1234 → "1.2k", 2500000 → "2.5M". */
+export function compactCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
+}
+
+/** A dollar amount as a person reads it: cents for most, more digits below a cent. */
+export function usd(amount: number): string {
+  return amount >= 0.01 || amount === 0 ? `$${amount.toFixed(2)}` : `$${amount.toPrecision(2)}`;
+}
+
+/** One line of a spend: "claude-sonnet-4-5 · 12k tokens · $0.12 estimated", or "spend not reported". */
+export function spendLine(spend: Spend | null): string {
+  if (!spend) return 'spend not reported';
+  const models =
+    spend.models.length > 2 ? `${spend.models.slice(0, 2).join(', ')} +${spend.models.length - 2}` : spend.models.join(', ') || 'model not reported';
+  const cost =
+    spend.costUsd === null
+      ? 'no price'
+      : `${usd(spend.costUsd)}${spend.costBasis === 'estimated' ? ' estimated' : ''}${spend.costComplete ? '' : ' (part priced)'}`;
+  return `${models} · ${compactCount(totalTokens(spend))} tokens · ${cost}`;
 }

@@ -26,6 +26,7 @@ import type { BackgroundWork } from './jobs';
 import { readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
 import type { PriceTable } from '../core/prices';
+import { buildSpendReport } from '../core/spendReport';
 import { writeHolderTranscript } from './holderTranscript';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { httpHookHarness } from '../harnesses/registry';
@@ -317,6 +318,13 @@ export function buildHandlers(svc: Services): Handlers {
     sessionTree: async ({ query }, ctx) => {
       const roots = await store.read('tree', { scope: readScope(ctx.caller), project: query.project });
       return { roots: roots.map((r) => withTtl(r, svc.config.claimTtlMs, svc.config.prices)), count: roots.length };
+    },
+
+    spend: async ({ query }, ctx) => {
+      // A date alone means from its start (UTC); stored request times are ISO 8601 UTC.
+      const since = query.since ? new Date(Date.parse(query.since)).toISOString() : undefined;
+      const sums = await store.read('spendSums', { scope: readScope(ctx.caller), since, project: query.project });
+      return buildSpendReport(sums, { since, project: query.project, top: query.top }, svc.config.prices);
     },
 
     summaries: async ({ query }, ctx) => memory.summaries(ctx.caller, { sessionKey: query.sessionKey, agentId: query.agentId, limit: query.limit }),
