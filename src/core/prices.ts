@@ -72,6 +72,20 @@ const VERSION_SUFFIX = /^(?:-\d{8}|-\d{4}-\d{2}-\d{2}|-latest|[@:].*)?$/;
  * `gpt-5` and a newer model (`claude-opus-4-6`) is unknown rather than priced as an older one.
  */
 export function priceOf(table: PriceTable, model: string): ModelPrice | null {
+  // Every session listed is priced: each table answers each model name once.
+  let known = pricesFound.get(table);
+  if (!known) pricesFound.set(table, (known = new Map()));
+  let price = known.get(model);
+  if (price === undefined) {
+    price = lookUp(table, model);
+    if (known.size < 10_000) known.set(model, price);
+  }
+  return price;
+}
+
+const pricesFound = new WeakMap<PriceTable, Map<string, ModelPrice | null>>();
+
+function lookUp(table: PriceTable, model: string): ModelPrice | null {
   const name = model.toLowerCase().slice(model.lastIndexOf('/') + 1);
   let best: string | null = null;
   for (const prefix of Object.keys(table)) {

@@ -21,6 +21,8 @@ export interface TurnUsage {
   cacheWriteTokens: number;
   /** The cost in USD when the harness reports it (OpenCode); null: estimate it from the price table. */
   costUsd: number | null;
+  /** When the request was recorded, for a usage recorded apart from its turn (else the turn's time). */
+  at?: string;
 }
 
 /** The stored sums of one model's requests (short keys: a row holds one per model, per session). */

@@ -201,7 +201,8 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
   // Profile rules merge over the defaults: naming one agent type does not forget the others.
   const inheritProfiles = mergeProfileRules(mergeProfileRules(base.inheritProfiles, fromFile.inheritProfiles), overrides.inheritProfiles);
   // Prices merge over the shipped table: naming one model does not forget the others.
-  const prices = { ...mergePrices(fromFile.prices), ...(overrides.prices ?? {}) };
+  const fromFilePrices = mergePrices(fromFile.prices);
+  const prices = overrides.prices ? { ...fromFilePrices, ...overrides.prices } : fromFilePrices;
   const config = { ...base, ...fromFile, ...overrides, inheritProfiles, prices };
   if (config.defaultRunner !== undefined && !Object.hasOwn(config.runners, config.defaultRunner))
     throw new BatonError('invalid_request', `${file}: defaultRunner: "${config.defaultRunner}" is not one of the runners`);

@@ -178,10 +178,15 @@ function recordUsage(ctx: CommandContext, agentId: string, key: string, sid: num
       cacheWriteTokens: u.cacheWriteTokens,
       costUsd: u.costUsd,
       seq: seq?.seq ?? null,
-      at: turn.at ?? ctx.now(),
+      at: boundedTime(u.at) ?? boundedTime(turn.at) ?? ctx.now(),
     });
   }
   if (entries.length > 0) ctx.emit({ t: 'usage', agentId, key, entries });
+}
+
+/** A time a transcript gave, when it is one (ISO 8601, at most 40 characters): spend is grouped by its day. */
+function boundedTime(at: string | undefined): string | undefined {
+  return at !== undefined && at.length <= 40 && !Number.isNaN(Date.parse(at)) ? at : undefined;
 }
 
 /** Forgets where a session's reads of a transcript stopped: the next one starts from the beginning. */

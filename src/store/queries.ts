@@ -19,7 +19,7 @@ import type { ParentWriter, Scope } from '../core/agents';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { ConstraintSource } from '../core/constraintBudget';
 import { scopeSql } from './scopeSql';
-import { parseTally, sessionSpendOf } from '../core/spend';
+import { parseTally, sessionSpendOf, type SessionSpend } from '../core/spend';
 import { DEFAULT_PRICES } from '../core/prices';
 import { activeConstraints, constraintOrigin, constraintSource, inactiveEntityNames, sessionConstraints, sessionFocus } from './ruleQueries';
 
@@ -95,9 +95,33 @@ function toSession(row: SessionRow): SessionRecord {
     turnCount: row.turn_count,
     charCount: row.char_count,
     childCount: row.child_count ?? 0,
-    // Priced with the shipped table here; the server prices it again with the configured one (server/spendPrices.ts).
-    spend: sessionSpendOf(parseTally(row.spend_own), parseTally(row.spend_total), DEFAULT_PRICES),
+    // Priced with the shipped table here; the server prices it again with the configured one (sessionService.ts sessionStatus).
+    spend: storedSpend(row.spend_own, row.spend_total),
   };
+}
+
+/** Spends already worked out, by their stored tallies: a tree read again (each refresh) prices each session once. */
+const spendsSeen = new Map<string, SessionSpend>();
+
+/** Shared between the records that read it: nobody may change it. */
+function frozen<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function storedSpend(own: string | null, total: string | null): SessionSpend {
+  if (own === null && total === null) return { own: null, total: null };
+  const key = `${own ?? ''}\u0000${total ?? ''}`;
+  let spend = spendsSeen.get(key);
+  if (!spend) {
+    if (spendsSeen.size >= 5000) spendsSeen.clear();
+    spend = frozen(sessionSpendOf(parseTally(own), parseTally(total), DEFAULT_PRICES));
+    spendsSeen.set(key, spend);
+  }
+  return spend;
 }
 
 /**

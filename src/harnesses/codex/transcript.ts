@@ -120,6 +120,7 @@ function codexUsage(payload: Obj, model: string | undefined, at: string | undefi
     // Newer Codex counts cache writes too (cache_write_input_tokens); older ones did not.
     cacheWriteTokens: tokenCount(last.cache_write_input_tokens),
     costUsd: null,
+    ...(at ? { at } : {}),
   };
 }
 

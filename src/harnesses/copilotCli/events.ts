@@ -79,6 +79,7 @@ function cliUsage(data: Obj, record: Obj): TurnUsage | undefined {
     cacheReadTokens: tokenCount(usage.cacheReadTokens),
     cacheWriteTokens: tokenCount(usage.cacheWriteTokens),
     costUsd: null,
+    ...(typeof record.timestamp === 'string' ? { at: record.timestamp } : {}),
   };
 }
 
