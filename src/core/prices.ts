@@ -1,5 +1,5 @@
 // The price table: USD per million tokens of each kind, by model, shipped as data and overridable
-// in DIR/config.json (`prices`, docs/configuration.md). It prices only what a harness did not
+// in DIR/config.json (`prices`, docs/storage.md "Spend"). It prices only what a harness did not
 // report a cost for (core/spend.ts); a model it does not know keeps its tokens and gets no price.
 
 import { z } from 'zod';
