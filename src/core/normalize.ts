@@ -6,7 +6,7 @@
 // appending to them.
 
 import type { Role, Turn } from './types';
-import { tokenCount, type TurnUsage } from './spend';
+import { tokenCount, type TurnUsage } from './usage';
 
 /** The formats every harness shares; harness parsers add their own names (`claude-code-jsonl`…). */
 export type TranscriptFormat = 'messages-json' | 'plain' | (string & {});

@@ -5,25 +5,10 @@
 
 import { z } from 'zod';
 import { priceOf, type PriceTable } from './prices';
+import type { TurnUsage } from './usage';
 
-/**
- * The usage of one model request, carried by the turn it produced. `key` names the request within
- * its session (Claude Code's message id, Codex's running total…): a transcript read again, or a
- * request split over several lines, is counted once.
- */
-export interface TurnUsage {
-  key: string;
-  /** The model as the harness names it; null when the transcript does not say. */
-  model: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  /** The cost in USD when the harness reports it (OpenCode); null: estimate it from the price table. */
-  costUsd: number | null;
-  /** When the request was recorded, for a usage recorded apart from its turn (else the turn's time). */
-  at?: string;
-}
+export type { TurnUsage } from './usage';
+export { tokenCount } from './usage';
 
 /** The stored sums of one model's requests (short keys: a row holds one per model, per session). */
 export interface ModelTally {
@@ -190,14 +175,6 @@ export function totalTokens(s: Pick<Spend, 'inputTokens' | 'outputTokens' | 'cac
 /** The session's stored tallies as its record's `spend`. */
 export function sessionSpendOf(own: SpendTally | null, total: SpendTally | null, prices: PriceTable): SessionSpend {
   return { own: spendOf(own, prices), total: spendOf(total, prices) };
-}
-
-/** More tokens than any one request could use: a count past it is not believed. */
-const MAX_REQUEST_TOKENS = 1e12;
-
-/** Non-negative whole token counts from a harness's number-or-anything field (anything else, or absurdly large, is 0). */
-export function tokenCount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 && value < MAX_REQUEST_TOKENS ? Math.round(value) : 0;
 }
 
 /**

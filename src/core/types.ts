@@ -1,6 +1,6 @@
 // Shared vocabulary of Baton. Pure types: no runtime imports, usable from every layer.
 
-import type { TurnUsage } from './spend';
+import type { TurnUsage } from './usage';
 
 export type Role = 'user' | 'assistant' | 'tool' | 'system';
 

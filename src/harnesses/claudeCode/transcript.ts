@@ -14,7 +14,7 @@ import {
   type TranscriptParser,
 } from '../../core/normalize';
 import type { Role } from '../../core/types';
-import { tokenCount, type TurnUsage } from '../../core/spend';
+import { tokenCount, type TurnUsage } from '../../core/usage';
 
 export const CLAUDE_CODE_JSONL = 'claude-code-jsonl';
 

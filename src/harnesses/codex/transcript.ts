@@ -16,7 +16,7 @@ import {
   type Obj,
   type TranscriptParser,
 } from '../../core/normalize';
-import { tokenCount, type TurnUsage } from '../../core/spend';
+import { tokenCount, type TurnUsage } from '../../core/usage';
 
 export const CODEX_JSONL = 'codex-jsonl';
 

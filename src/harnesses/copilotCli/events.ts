@@ -18,7 +18,7 @@ import {
   type TranscriptParser,
 } from '../../core/normalize';
 import type { Turn } from '../../core/types';
-import { tokenCount, type TurnUsage } from '../../core/spend';
+import { tokenCount, type TurnUsage } from '../../core/usage';
 
 export const COPILOT_CLI_JSONL = 'copilot-cli-events';
 
