@@ -8,6 +8,12 @@ import { Store } from '../../src/store/store';
 import type { Turn } from '../../src/core/types';
 import type { Spend, TurnUsage } from '../../src/core/spend';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { MIGRATIONS } from '../../src/store/schema';
+import { loadSqlJs } from '../../src/store/engine/sqljs';
+import { registerFunctions } from '../../src/store/engine/engine';
+import { writeSnapshot } from '../../src/store/engine/snapshot';
+import { forgetStatements } from '../../src/store/db';
+import { layout } from '../../src/node/paths';
 
 const user = (text: string): Turn => ({ role: 'user', text });
 let requests = 0;
@@ -135,5 +141,38 @@ describe('spend per session (real store on disk)', function () {
     const [parent, child] = await Promise.all([spendOf('late-parent'), spendOf('late-child')]);
     assert.equal(parent.own, null);
     assert.deepEqual(tokens(parent.total), tokens(child.total));
+  });
+
+  it('a store from before spend (version 12) opens with migration 13: its sessions report nothing, then count what comes', async () => {
+    await store.close();
+    const SQL = await loadSqlJs();
+    const old = new SQL.Database();
+    registerFunctions(old);
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 12)) {
+      old.exec(migration.sql);
+      migration.after?.(old);
+    }
+    old.exec('PRAGMA user_version = 12');
+    old.run("INSERT INTO agents (id, read_policy, created_at) VALUES ('default', 'shared', '2026-01-01T00:00:00.000Z')");
+    for (const [key, parent] of [
+      ['old-root', null],
+      ['old-child', 'old-root'],
+    ])
+      old.run(
+        "INSERT INTO sessions (agent_id, session_key, harness, parent_session_key, created_at, updated_at) VALUES ('default', ?, 'claude-code', ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+        [key, parent],
+      );
+    dir = tempDir();
+    forgetStatements(old);
+    writeSnapshot(layout(dir).snapshotDir, 0, old.export());
+    old.close();
+
+    store = await Store.open({ dataDir: dir, compactBytes: 1 << 30 });
+    assert.ok(store.report.migrations.includes(13), `migrations applied: ${store.report.migrations.join(', ')}`);
+    assert.deepEqual(await spendOf('old-root'), { own: null, total: null });
+    await store.write('recordTranscript', { key: 'old-child', turns: [user('c'), reply('c1')] });
+    const [root, child] = await Promise.all([spendOf('old-root'), spendOf('old-child')]);
+    assert.equal(root.own, null);
+    assert.deepEqual(tokens(root.total), tokens(child.own));
   });
 });

@@ -166,14 +166,19 @@ describe('spend read from each harness transcript', () => {
       assert.ok(requests >= files.length, `${requests} requests in ${files.length} rollouts`);
     });
 
-    it('takes nothing from a token_count without usage (info null)', () => {
+    it('takes nothing from a token_count without usage (info null), and the cached input as the cache read', () => {
+      const last = { input_tokens: 900, cached_input_tokens: 700, output_tokens: 40, total_tokens: 940 };
       const turns = codexTranscript.parse([
         { type: 'turn_context', timestamp: 't', payload: { model: 'gpt-5-codex' } },
         { type: 'response_item', timestamp: 't', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] } },
         { type: 'event_msg', timestamp: 't', payload: { type: 'token_count', info: null } },
+        { type: 'response_item', timestamp: 't', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'again' }] } },
+        { type: 'event_msg', timestamp: 't', payload: { type: 'token_count', info: { total_token_usage: { total_tokens: 940 }, last_token_usage: last } } },
       ]);
-      assert.equal(turns.length, 1);
-      assert.equal(turns[0].usage, undefined);
+      assert.deepEqual(
+        turns.map((t) => t.usage && [t.usage.model, t.usage.inputTokens, t.usage.cacheReadTokens, t.usage.outputTokens]),
+        [undefined, ['gpt-5-codex', 200, 700, 40]],
+      );
     });
   });
 
