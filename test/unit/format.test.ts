@@ -82,6 +82,25 @@ describe('sessionLine / renderSessionTable', () => {
     assert.equal(sessionLine(session('k'), NOW), 'k  claude-code  active  3 turns  5m ago');
   });
 
+  it("shows a session's tokens and cost with its sub-agents', estimated marked ~, and nothing when none was reported", () => {
+    const total = {
+      models: ['claude-sonnet-4-5'],
+      requests: 3,
+      inputTokens: 1200,
+      outputTokens: 300,
+      cacheReadTokens: 10_000,
+      cacheWriteTokens: 0,
+      costUsd: 0.0123,
+      costBasis: 'estimated' as const,
+      costComplete: true,
+      byModel: [],
+    };
+    assert.equal(sessionLine(session('k', { spend: { own: null, total } }), NOW), 'k  claude-code  active  3 turns  12k tokens $0.01~  5m ago');
+    const unpriced = { ...total, costUsd: null, costBasis: null };
+    assert.equal(sessionLine(session('k', { spend: { own: null, total: unpriced } }), NOW), 'k  claude-code  active  3 turns  12k tokens  5m ago');
+    assert.equal(sessionLine(session('k', { spend: { own: null, total: null } }), NOW), 'k  claude-code  active  3 turns  5m ago');
+  });
+
   it('renders one line per session', () => {
     const table = renderSessionTable([session('a'), session('b', { updatedAt: ago(2 * 86_400_000) })], NOW);
     assert.deepEqual(table.split('\n'), ['a  claude-code  active  3 turns  5m ago', 'b  claude-code  active  3 turns  2d ago']);
