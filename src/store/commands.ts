@@ -154,7 +154,12 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
  */
 function recordUsage(ctx: CommandContext, agentId: string, key: string, sid: number, turns: Turn[]): void {
   const fresh = new Map<string, Turn & { usage: TurnUsage }>();
-  for (const turn of turns) if (turn.usage && !fresh.has(turn.usage.key)) fresh.set(turn.usage.key, turn as Turn & { usage: TurnUsage });
+  for (const turn of turns) {
+    if (!turn.usage) continue;
+    // Lines of one message repeat its usage; were a stream's later line to count more output, the later count is the whole.
+    const seen = fresh.get(turn.usage.key);
+    if (!seen || turn.usage.outputTokens > seen.usage.outputTokens) fresh.set(turn.usage.key, turn as Turn & { usage: TurnUsage });
+  }
   if (fresh.size === 0) return;
   const stored = storedUsageKeys(ctx.db, sid, [...fresh.keys()]);
   const entries: UsageEntry[] = [];

@@ -80,6 +80,15 @@ describe('spend per session (real store on disk)', function () {
     assert.ok(Math.abs(own.costUsd! - expected) <= 1e-6, `${own.costUsd} vs ${expected}`);
   });
 
+  it("takes the larger output count when a message's lines disagree (a stream's later line counts all of it)", async () => {
+    const early = reply('part one', { outputTokens: 40 });
+    const late: Turn = { role: 'tool', text: 'Bash({"command":"ls"})', usage: { ...early.usage!, outputTokens: 90 } };
+    await store.write('recordTranscript', { key: 'split', harness: 'claude-code', turns: [user('go'), early, late] });
+    const own = (await spendOf('split')).own!;
+    assert.equal(own.requests, 1);
+    assert.equal(own.outputTokens, 90);
+  });
+
   it('keeps a reported cost as reported, and leaves an unknown model without a price', async () => {
     await store.write('recordTranscript', { key: 'oc', harness: 'opencode', turns: [reply('x', { model: 'some-new-model', costUsd: 0.0123 })] });
     let own = (await spendOf('oc')).own!;
