@@ -10,6 +10,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { BatonError } from './core/errors';
 import { renderMarkdownSession, renderSessionTable, renderTree } from './core/format';
 import { formatHits, HIT_FORMATS } from './core/searchHits';
+import { renderSpendReport } from './core/spendReport';
 import { resolveDataDir } from './node/paths';
 import { openAccess, type Access } from './cli/access';
 import { registerDoctorCommand } from './cli/doctorCommand';
@@ -42,6 +43,14 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number.');
   return n;
+}
+
+/** `--since`: an ISO 8601 date or time as given, or `Nd` (the last N days) as the time N days ago. */
+function sinceDate(value: string): string {
+  const days = /^(\d{1,5})d$/.exec(value.trim());
+  if (days) return new Date(Date.now() - Number(days[1]) * 86_400_000).toISOString();
+  if (Number.isNaN(Date.parse(value))) throw new InvalidArgumentError('expected an ISO 8601 date or time (2026-11-01) or a number of days (7d).');
+  return value;
 }
 
 /** What `baton sessions` says when it lists nothing: with no filter, how sessions get recorded. */
@@ -94,6 +103,21 @@ export function buildProgram(): Command {
         }
         const { sessions, total } = await api.call('listSessions', { query: { all: '1', project: opts.project, limit: String(opts.limit) } });
         out(opts.json ? JSON.stringify({ sessions, count: sessions.length, total }, null, 2) : renderSessionTable(sessions) || noSessions(opts.project));
+      });
+    });
+
+  program
+    .command('spend')
+    .description('what the sessions spent (models, tokens, cost): totals by day, project, harness, model and the top sessions')
+    .addOption(dataDirOption())
+    .option('--since <date>', 'only requests since this date or time (ISO 8601, e.g. 2026-11-01), or the last N days (7d)', sinceDate)
+    .option('--project <path>', 'only sessions of this project')
+    .option('--top <n>', 'how many top sessions', positiveInt, 10)
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { dataDir?: string; since?: string; project?: string; top: number; json?: boolean }) => {
+      await withStore(opts.dataDir, async ({ api }) => {
+        const report = await api.call('spend', { query: { since: opts.since, project: opts.project, top: String(opts.top) } });
+        out(opts.json ? JSON.stringify(report, null, 2) : renderSpendReport(report));
       });
     });
 

@@ -27,14 +27,19 @@ type Obj = Record<string, unknown>;
 
 /**
  * Codex's bookkeeping that no reader of a rollout needs and that makes up most of its size: the
- * instructions it repeats in every thread's session_meta, its world-state snapshots and token
- * counts. Returns the line to keep (possibly slimmed), or null to drop it.
+ * instructions it repeats in every thread's session_meta, its world-state snapshots, and the rate
+ * limits of its token counts (the counts stay: they are the threads' spend, docs/harnesses.md).
+ * Returns the line to keep (possibly slimmed), or null to drop it.
  */
 function slim(line: string): string | null {
   if (!line.trim()) return null;
   const record = JSON.parse(line) as { type?: string; payload?: Obj };
   if (record.type === 'world_state' || record.type === 'token_usage_record') return null;
-  if (record.type === 'event_msg' && record.payload?.type === 'token_count') return null;
+  if (record.type === 'event_msg' && record.payload?.type === 'token_count') {
+    if (!record.payload.info) return null;
+    delete record.payload.rate_limits;
+    return JSON.stringify(record);
+  }
   if (record.type === 'session_meta' && record.payload) {
     delete record.payload.base_instructions;
     return JSON.stringify(record);

@@ -88,6 +88,12 @@ export const ROUTES = {
   claudeCodeHook: route('POST', '/api/hooks/claude-code', 'hooks', "Claude Code's HTTP hooks: the raw hook payload in, the hook's output back."),
   listSessions: route('GET', '/api/sessions', 'recall', 'Sessions, newest first: active ones by default; all=1, roots=1 or parent=KEY for the tree.'),
   sessionTree: route('GET', '/api/sessions/tree', 'recall', 'Root sessions with their sub-agents nested.'),
+  spend: route(
+    'GET',
+    '/api/spend',
+    'recall',
+    'What the readable sessions spent (models, tokens, cost) since a time, of a project: totals by day, project, harness, model and the top sessions.',
+  ),
   summaries: route('GET', '/api/sessions/summaries', 'recall', 'Summary nodes (session ends, compactions, checkpoints), newest first.'),
   expandSummary: route('POST', '/api/sessions/summaries/expand', 'recall', 'A summary node with its sources and, on request, the transcript it covers.'),
   search: route('POST', '/api/sessions/search', 'recall', 'Full-text search over every readable transcript.'),

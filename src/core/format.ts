@@ -1,12 +1,14 @@
 // Plain-text renderings shared by the CLI, the chat participant and exports.
 
 import type { SessionRecord } from './session';
+import { compactCount, totalTokens, usd } from './spend';
 
 /** What a rendering reads of a session (a store record and an API session view both have it). */
 export type SessionLike = Pick<
   SessionRecord,
   'key' | 'harness' | 'harnessAgentType' | 'status' | 'bypassed' | 'turnCount' | 'updatedAt' | 'project' | 'agentId' | 'parentSessionKey' | 'createdAt'
->;
+> &
+  Partial<Pick<SessionRecord, 'spend'>>;
 
 export interface TreeLike extends SessionLike {
   children: TreeLike[];
@@ -25,7 +27,15 @@ export function age(iso: string, now = Date.now()): string {
 export function sessionLine(s: SessionLike, now = Date.now()): string {
   const flags = [s.status, s.bypassed ? 'bypassed' : ''].filter(Boolean).join(',');
   const agent = s.harnessAgentType ? ` ${s.harnessAgentType}` : '';
-  return `${s.key}  ${s.harness}${agent}  ${flags}  ${s.turnCount} turns  ${age(s.updatedAt, now)} ago${s.project ? '  ' + s.project : ''}`;
+  return `${s.key}  ${s.harness}${agent}  ${flags}  ${s.turnCount} turns${spendText(s)}  ${age(s.updatedAt, now)} ago${s.project ? '  ' + s.project : ''}`;
+}
+
+/** "  12k tokens $0.12~": the session's spend with its sub-agents' (~ estimated); nothing when none was reported. */
+function spendText(s: SessionLike): string {
+  const total = s.spend?.total;
+  if (!total) return '';
+  const cost = total.costUsd === null ? '' : ` ${usd(total.costUsd)}${total.costBasis === 'estimated' ? '~' : ''}`;
+  return `  ${compactCount(totalTokens(total))} tokens${cost}`;
 }
 
 export function renderSessionTable(sessions: SessionLike[], now = Date.now()): string {

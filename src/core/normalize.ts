@@ -6,6 +6,7 @@
 // appending to them.
 
 import type { Role, Turn } from './types';
+import { tokenCount, type TurnUsage } from './usage';
 
 /** The formats every harness shares; harness parsers add their own names (`claude-code-jsonl`…). */
 export type TranscriptFormat = 'messages-json' | 'plain' | (string & {});
@@ -38,6 +39,10 @@ export interface LineParseState {
   open?: { role: Role; key: string };
   /** Facts a parser learned about the whole file so far (Claude Code: a main thread was seen). */
   flags: Record<string, boolean>;
+  /** The model the records so far last named, for formats that name it once per turn (Codex's turn_context). */
+  model?: string;
+  /** A request's usage read before any turn could carry it: the next turn takes it (TurnSink.attachUsage). */
+  pendingUsage?: TurnUsage;
 }
 
 export type LineParseResult = { turns: Turn[]; state: LineParseState } | { restart: Record<string, boolean> };
@@ -158,9 +163,10 @@ function fromMessageList(messages: Obj[], base = 0): Turn[] {
     const at = toIso(m.timestamp ?? m.createdAt ?? m.created_at ?? asObj(info.time)?.created);
     const mergeKey = `message:${index}`;
     const body = Array.isArray(m.parts) ? m.parts : m.content;
+    const usage = role === 'assistant' ? (openCodeUsage(info) ?? givenUsage(m.usage)) : givenUsage(m.usage);
 
-    if (typeof body === 'string') sink.push(role, bodyText(role, body), at, mergeKey);
-    else if (Array.isArray(body)) for (const part of body) messagePart(part, role, at, mergeKey, sink);
+    if (typeof body === 'string') sink.push(role, bodyText(role, body), at, mergeKey, usage);
+    else if (Array.isArray(body)) for (const part of body) messagePart(part, role, at, mergeKey, sink, usage);
 
     // OpenAI chat shape: assistant {tool_calls: [{function: {name, arguments}}]}
     if (Array.isArray(m.tool_calls)) {
@@ -178,9 +184,51 @@ function bodyText(role: Role, text: unknown): string | undefined {
   return role === 'tool' ? toolResultText(text) : asString(text);
 }
 
-function messagePart(part: unknown, role: Role, at: string | undefined, mergeKey: string, sink: TurnSink): void {
+/**
+ * An OpenCode assistant message's request (`{info: {id, modelID, tokens, cost, time.completed}}`),
+ * once it is finished: a message still streaming has no final tokens yet, and the store keeps the
+ * first usage of a key. OpenCode writes a cost of 0 for a model it has no price for: not reported.
+ */
+function openCodeUsage(info: Obj): TurnUsage | undefined {
+  const tokens = asObj(info.tokens);
+  const key = asString(info.id);
+  if (!tokens || !key || asObj(info.time)?.completed === undefined) return undefined;
+  const cache = asObj(tokens.cache);
+  const usage: TurnUsage = {
+    key,
+    model: asString(info.modelID) ?? null,
+    inputTokens: tokenCount(tokens.input),
+    // Reasoning is billed as output; OpenCode counts it apart.
+    outputTokens: tokenCount(tokens.output) + tokenCount(tokens.reasoning),
+    cacheReadTokens: tokenCount(cache?.read),
+    cacheWriteTokens: tokenCount(cache?.write),
+    costUsd: null,
+  };
+  const cost = info.cost;
+  if (typeof cost === 'number' && Number.isFinite(cost) && cost > 0) usage.costUsd = cost;
+  return usage;
+}
+
+/** A message's `usage` in Baton's own shape (core/spend.ts TurnUsage), as a harness's own lists carry it (Copilot CLI's sub-agents). */
+function givenUsage(value: unknown): TurnUsage | undefined {
+  const u = asObj(value);
+  const key = asString(u?.key);
+  if (!u || !key || key.length > 200) return undefined;
+  const model = asString(u.model);
+  return {
+    key,
+    model: model !== undefined && model.length <= 200 ? model : null,
+    inputTokens: tokenCount(u.inputTokens),
+    outputTokens: tokenCount(u.outputTokens),
+    cacheReadTokens: tokenCount(u.cacheReadTokens),
+    cacheWriteTokens: tokenCount(u.cacheWriteTokens),
+    costUsd: typeof u.costUsd === 'number' && Number.isFinite(u.costUsd) && u.costUsd >= 0 ? u.costUsd : null,
+  };
+}
+
+function messagePart(part: unknown, role: Role, at: string | undefined, mergeKey: string, sink: TurnSink, usage?: TurnUsage): void {
   if (typeof part === 'string') {
-    sink.push(role, bodyText(role, part), at, mergeKey);
+    sink.push(role, bodyText(role, part), at, mergeKey, usage);
     return;
   }
   const p = asObj(part);
@@ -190,12 +238,12 @@ function messagePart(part: unknown, role: Role, at: string | undefined, mergeKey
     case 'input_text':
     case 'output_text':
       // Synthetic text (added by plugins, e.g. Baton's own context) is kept: the model saw it.
-      sink.push(role, bodyText(role, p.text), at, mergeKey);
+      sink.push(role, bodyText(role, p.text), at, mergeKey, usage);
       return;
     case 'tool': {
       // OpenCode: one part holds the call and, once finished, its output or error.
       const state = asObj(p.state) ?? {};
-      sink.push('tool', toolCallText(p.tool, state.input), at);
+      sink.push('tool', toolCallText(p.tool, state.input), at, undefined, usage);
       const error = asString(state.error);
       sink.push('tool', error !== undefined ? `Error: ${error}` : toolResultText(state.output), at);
       return;
@@ -204,7 +252,7 @@ function messagePart(part: unknown, role: Role, at: string | undefined, mergeKey
     case 'toolCall':
     case 'tool-call':
     case 'function_call':
-      sink.push('tool', toolCallText(p.name ?? p.toolName, p.input ?? p.arguments ?? p.args), at);
+      sink.push('tool', toolCallText(p.name ?? p.toolName, p.input ?? p.arguments ?? p.args), at, undefined, usage);
       return;
     case 'tool_result':
     case 'toolResult':
@@ -265,7 +313,16 @@ export class TurnSink {
   /** Set when a push would have merged into the turn a previous parse ended with (`carried`). */
   mergedIntoCarried = false;
 
-  constructor(private readonly carried?: { role: Role; key: string }) {}
+  constructor(
+    private readonly carried?: { role: Role; key: string },
+    /** Usage a previous parse could not give to a turn (LineParseState.pendingUsage). */
+    private pendingUsage?: TurnUsage,
+  ) {}
+
+  /** Usage still waiting for a turn: the parse state keeps it for the next read. */
+  get waitingUsage(): TurnUsage | undefined {
+    return this.pendingUsage;
+  }
 
   /** The last turn's role and merge key while a following push could still merge into it. */
   get open(): { role: Role; key: string } | undefined {
@@ -274,17 +331,34 @@ export class TurnSink {
     return this.carried;
   }
 
-  push(role: Role, text: string | undefined, at?: string, mergeKey?: string): void {
+  /** `usage`: the model request the text came from (core/spend.ts); a turn keeps the first it is given. */
+  push(role: Role, text: string | undefined, at?: string, mergeKey?: string, usage?: TurnUsage): void {
     const clean = cleanText(text ?? '');
     if (clean === '') return;
     const last = this.turns[this.turns.length - 1];
     if (!last && mergeKey !== undefined && this.carried?.key === mergeKey && this.carried.role === role) this.mergedIntoCarried = true;
     if (mergeKey !== undefined && mergeKey === this.openKey && last?.role === role) {
       last.text += '\n\n' + clean;
+      if (usage && !last.usage) last.usage = usage;
       return;
     }
-    this.turns.push(at !== undefined ? { role, text: clean, at } : { role, text: clean });
+    const turn: Turn = at !== undefined ? { role, text: clean, at } : { role, text: clean };
+    const carried = usage ?? this.pendingUsage;
+    if (carried) turn.usage = carried;
+    if (carried === this.pendingUsage) this.pendingUsage = undefined;
+    this.turns.push(turn);
     this.openKey = mergeKey;
+  }
+
+  /**
+   * Usage of a request recorded apart from its text: after it (Codex's token_count event; `last`:
+   * the last turn of this parse without usage takes it, else the next turn pushed) or before it
+   * (Copilot CLI's usage record; `next`: the next turn pushed takes it).
+   */
+  attachUsage(usage: TurnUsage, to: 'last' | 'next' = 'last'): void {
+    const last = this.turns[this.turns.length - 1];
+    if (to === 'last' && last && !last.usage) last.usage = usage;
+    else this.pendingUsage = usage;
   }
 }
 

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import type { LineageSource } from './types';
+import { sessionSpendSchema } from './spend';
 
 const nullableString = z.string().nullable();
 
@@ -31,6 +32,8 @@ export const sessionRecordSchema = z.object({
   turnCount: z.number(),
   charCount: z.number(),
   childCount: z.number(),
+  /** Models, tokens and cost: the session's own requests and rolled up over its descendants (core/spend.ts). */
+  spend: sessionSpendSchema,
 });
 
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;

@@ -1,5 +1,7 @@
 // Shared vocabulary of Baton. Pure types: no runtime imports, usable from every layer.
 
+import type { TurnUsage } from './usage';
+
 export type Role = 'user' | 'assistant' | 'tool' | 'system';
 
 /** One normalised transcript turn, as stored. `at` is an ISO time when the source had one. */
@@ -7,6 +9,8 @@ export interface Turn {
   role: Role;
   text: string;
   at?: string;
+  /** The model request this turn came from, when the transcript reports its usage (core/spend.ts). Not part of the turn's identity. */
+  usage?: TurnUsage;
 }
 
 export type ReadPolicy = 'shared' | 'isolated';

@@ -9,6 +9,7 @@ import { DEFAULT_PROFILE_RULES, INHERIT_PROFILES, mergeProfileRules, type Inheri
 import { harnessTranscriptRoots } from '../harnesses/registry';
 import { DEFAULT_START_MEMORY_BUDGET } from '../core/startMemories';
 import { DEFAULT_TURN_POOL } from '../core/turnSelection';
+import { DEFAULT_PRICES, mergePrices, modelPriceSchema, type PriceTable } from '../core/prices';
 
 export const DEFAULT_PORT = 7433;
 
@@ -59,6 +60,8 @@ export interface ServerConfig {
   runFilesMaxBytes: number;
   /** A child running longer is ended and its run fails (a runner may set its own). */
   runTimeoutMs: number;
+  /** USD per million tokens by model: the shipped table (core/prices.ts) with DIR/config.json's `prices` over it. */
+  prices: PriceTable;
 }
 
 export interface RunnerConfig {
@@ -142,6 +145,7 @@ const fileSchema = z
       .min(0)
       .max(8 * 1024 * 1024),
     runTimeoutMs: z.number().int().min(100).max(86_400_000),
+    prices: z.record(z.string().min(1).max(200), modelPriceSchema).refine((table) => Object.keys(table).length <= 1000, 'at most 1000 models'),
   })
   .partial()
   .strict();
@@ -177,6 +181,7 @@ export function defaultConfig(dataDir: string): ServerConfig {
     runOutputMaxBytes: 4 * 1024 * 1024,
     runFilesMaxBytes: 64 * 1024,
     runTimeoutMs: 10 * 60_000,
+    prices: DEFAULT_PRICES,
   };
 }
 
@@ -204,7 +209,10 @@ export function loadConfig(dataDir: string, overrides: Partial<ServerConfig> = {
   }
   // Profile rules merge over the defaults: naming one agent type does not forget the others.
   const inheritProfiles = mergeProfileRules(mergeProfileRules(base.inheritProfiles, fromFile.inheritProfiles), overrides.inheritProfiles);
-  const config = { ...base, ...fromFile, ...overrides, inheritProfiles };
+  // Prices merge over the shipped table: naming one model does not forget the others.
+  const fromFilePrices = mergePrices(fromFile.prices);
+  const prices = overrides.prices ? { ...fromFilePrices, ...overrides.prices } : fromFilePrices;
+  const config = { ...base, ...fromFile, ...overrides, inheritProfiles, prices };
   if (config.defaultRunner !== undefined && !Object.hasOwn(config.runners, config.defaultRunner))
     throw new BatonError('invalid_request', `${file}: defaultRunner: "${config.defaultRunner}" is not one of the runners`);
   return config;

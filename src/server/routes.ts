@@ -26,6 +26,8 @@ import type { TokenService } from './tokenService';
 import type { BackgroundWork } from './jobs';
 import { readScope, writeAgent, type Caller } from './security';
 import { sessionStatus, type SessionService } from './sessionService';
+import type { PriceTable } from '../core/prices';
+import { buildSpendReport } from '../core/spendReport';
 import { writeHolderTranscript } from './holderTranscript';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { httpHookHarness } from '../harnesses/registry';
@@ -335,19 +337,27 @@ export function buildHandlers(svc: Services): Handlers {
         limit: query.limit,
         offset: query.offset,
       });
-      return { sessions: list.map((x) => sessionStatus(x, svc.config.claimTtlMs)), count: list.length, total };
+      return { sessions: list.map((x) => sessionStatus(x, svc.config.claimTtlMs, svc.config.prices)), count: list.length, total };
     },
 
     sessionTree: async ({ query }, ctx) => {
       const roots = await store.read('tree', { scope: readScope(ctx.caller), project: query.project });
-      return { roots: roots.map((r) => withTtl(r, svc.config.claimTtlMs)), count: roots.length };
+      return { roots: roots.map((r) => withTtl(r, svc.config.claimTtlMs, svc.config.prices)), count: roots.length };
+    },
+
+    spend: async ({ query }, ctx) => {
+      // A date alone means from its start (UTC); stored request times are ISO 8601 UTC.
+      const since = query.since ? new Date(Date.parse(query.since)).toISOString() : undefined;
+      const sums = await store.read('spendSums', { scope: readScope(ctx.caller), since, project: query.project });
+      return buildSpendReport(sums, { since, project: query.project, top: query.top }, svc.config.prices);
     },
 
     summaries: async ({ query }, ctx) => memory.summaries(ctx.caller, { sessionKey: query.sessionKey, agentId: query.agentId, limit: query.limit }),
     expandSummary: async ({ body }, ctx) => memory.expand(ctx.caller, body),
     search: async ({ body }, ctx) => sessions.search(ctx.caller, body),
     // Reads by key take the agent whose row they mean (docs/security.md, "Reads by key name the agent").
-    getSession: async ({ query }, ctx) => sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key, query.agentId), svc.config.claimTtlMs),
+    getSession: async ({ query }, ctx) =>
+      sessionStatus(await sessions.getSession(ctx.caller, ctx.params.key, query.agentId), svc.config.claimTtlMs, svc.config.prices),
     transcript: async ({ query }, ctx) => sessions.transcript(ctx.caller, ctx.params.key, query.agentId),
     turns: async ({ query }, ctx) =>
       store.read('turns', { scope: readScope(ctx.caller), key: ctx.params.key, agentId: query.agentId, from: query.from, limit: query.limit }),
@@ -440,6 +450,10 @@ export function buildHandlers(svc: Services): Handlers {
 }
 
 /** A tree node as a client sees it: the session's status fields, its children likewise. */
-function withTtl(node: Parameters<typeof sessionStatus>[0] & { children: unknown[] }, ttlMs: number): ResponseOf<'sessionTree'>['roots'][number] {
-  return { ...node, ...sessionStatus(node, ttlMs), children: (node.children as Array<typeof node>).map((c) => withTtl(c, ttlMs)) };
+function withTtl(
+  node: Parameters<typeof sessionStatus>[0] & { children: unknown[] },
+  ttlMs: number,
+  prices: PriceTable,
+): ResponseOf<'sessionTree'>['roots'][number] {
+  return { ...node, ...sessionStatus(node, ttlMs, prices), children: (node.children as Array<typeof node>).map((c) => withTtl(c, ttlMs, prices)) };
 }

@@ -9,6 +9,8 @@ import { redactSecrets } from '../core/redact';
 import { formatSubagentDigest } from '../core/subagentDigest';
 import type { ExecutionMode, Turn } from '../core/types';
 import type { SessionRecord } from '../core/session';
+import { repriceSessionSpend } from '../core/spend';
+import { DEFAULT_PRICES, type PriceTable } from '../core/prices';
 import type { ParentWriter } from '../core/agents';
 import { claimExpiresAt, stripSessionPrefix } from '../core/sessionKey';
 import type { StoreAccess } from '../store/store';
@@ -104,9 +106,11 @@ export function parentWriter(caller: Caller, agentId: string | undefined): Paren
   return { agentId: writeAgent(caller, agentId), admin: caller.agentId === null };
 }
 
-/** The documented session-status shape: every field of the record, and when its claim expires. */
-export function sessionStatus(s: SessionRecord, ttlMs?: number) {
-  return { ...s, expiresAt: claimExpiresAt(s.claimedAt, ttlMs) };
+/** The documented session-status shape: every field of the record, when its claim expires, and its spend priced with the configured table. */
+export function sessionStatus(s: SessionRecord, ttlMs?: number, prices?: PriceTable) {
+  // The store priced it with the shipped table: only a configured one prices it again.
+  const repriced = prices && prices !== DEFAULT_PRICES ? { spend: repriceSessionSpend(s.spend, prices) } : {};
+  return { ...s, expiresAt: claimExpiresAt(s.claimedAt, ttlMs), ...repriced };
 }
 
 /** The cursor key (and identity) of a session's inline message lists. */

@@ -11,6 +11,7 @@ import { TOOL_PRESET_NAMES } from '../core/subagentTools';
 import type { ApiClient } from '../api/client';
 import { DEFAULT_AGENT } from '../core/agents';
 import { formatHits, HIT_FORMATS, type HitFormat } from '../core/searchHits';
+import { spendLine } from '../core/spend';
 import { parentFromKey } from '../harnesses/registry';
 
 export type ToolSurface = 'mcp' | 'lm';
@@ -197,7 +198,7 @@ export const TOOLS: ToolDefinition[] = [
     input: { project: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 200 }, activeOnly: { type: 'boolean' } },
     mcp: {
       name: 'list_sessions',
-      description: 'Recent sessions (newest first) with harness, status, parent and turn count.',
+      description: 'Recent sessions (newest first) with harness, status, parent, turn count, and spend (models, tokens, cost: own and with sub-agents).',
       properties: ['project', 'limit', 'activeOnly'],
     },
     async run(args, ctx) {
@@ -206,7 +207,7 @@ export const TOOLS: ToolDefinition[] = [
       });
       const lines = sessions.map(
         (s) =>
-          `- ${s.key} ${s.harness} ${s.status}${s.parentSessionKey ? ` child of ${s.parentSessionKey}` : ''}, ${s.turnCount} turns, updated ${s.updatedAt}`,
+          `- ${s.key} ${s.harness} ${s.status}${s.parentSessionKey ? ` child of ${s.parentSessionKey}` : ''}, ${s.turnCount} turns, updated ${s.updatedAt}; ${spendLine(s.spend.total)}${s.childCount > 0 && s.spend.own !== null ? ` with sub-agents (own: ${spendLine(s.spend.own)})` : ''}`,
       );
       return {
         text: lines.join('\n') || 'No sessions.',
@@ -219,6 +220,7 @@ export const TOOLS: ToolDefinition[] = [
             project: s.project,
             updatedAt: s.updatedAt,
             turnCount: s.turnCount,
+            spend: s.spend,
           })),
         },
       };

@@ -13,6 +13,9 @@ import { findOwnSessionRow, getRun, type findSessionRow, stripSessionPrefix } fr
 import { DEFAULT_AGENT, mayWriteRun, requireWritableSessionRow, writableSessionRow } from './ownership';
 import type { RunFields, SessionFields, StoreRecord } from './records';
 import type { FileReadCursor, TranscriptFileCursor } from '../core/fileCursor';
+import type { TurnUsage } from '../core/spend';
+import { turnHash } from '../core/hash';
+import { storedUsageKeys, type UsageEntry } from './spendTally';
 
 export interface CommandContext {
   db: Database;
@@ -116,6 +119,9 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
       at: ctx.now(),
     });
   }
+  // A request whose usage the read found after its turn (that turn stored by an earlier read) waits in the parse state: it counts now, with the newest turn.
+  const waiting = args.file?.cursor.parse.pendingUsage;
+  recordUsage(ctx, agentId, key, sid, waiting ? [...args.turns, { role: 'system', text: '', usage: waiting }] : args.turns);
   nameUntitledSession(ctx, agentId, key, row.title, plan.append);
   if (args.file) {
     // The file continues the session's cursor only when that cursor now describes all of it read so far.
@@ -138,6 +144,54 @@ export function recordTranscript(ctx: CommandContext, args: RecordTranscriptArgs
     charCount: after.char_count,
     ...(args.file ? { fileKept: plan.sourceChars !== null } : {}),
   };
+}
+
+/**
+ * The usage the turns carry (core/spend.ts), each request once: in the same command as the turns,
+ * so the session's and its ancestors' tallies change with them (spendTally.ts). Read from every
+ * turn given, not only the ones appended: a request whose turn was stored before (from a hook's
+ * payload, or a read that stopped mid-message) still counts once.
+ */
+function recordUsage(ctx: CommandContext, agentId: string, key: string, sid: number, turns: Turn[]): void {
+  const fresh = new Map<string, Turn & { usage: TurnUsage }>();
+  for (const turn of turns) {
+    if (!turn.usage) continue;
+    // Lines of one message repeat its usage; were a stream's later line to count more output, the later count is the whole.
+    const seen = fresh.get(turn.usage.key);
+    if (!seen || turn.usage.outputTokens > seen.usage.outputTokens) fresh.set(turn.usage.key, turn as Turn & { usage: TurnUsage });
+  }
+  if (fresh.size === 0) return;
+  const stored = storedUsageKeys(ctx.db, sid, [...fresh.keys()]);
+  const entries: UsageEntry[] = [];
+  for (const turn of fresh.values()) {
+    if (stored.has(turn.usage.key)) continue;
+    const seq =
+      turn.text === ''
+        ? one<{ seq: number }>(ctx.db, 'SELECT turn_count AS seq FROM sessions WHERE id = ? AND turn_count > 0', [sid])
+        : one<{ seq: number }>(ctx.db, 'SELECT seq FROM transcript_turns WHERE session_id = ? AND hash = ? ORDER BY seq DESC LIMIT 1', [
+            sid,
+            turnHash(turn.role, turn.text),
+          ]);
+    const u = turn.usage;
+    // Only the fields the journal keeps, bounded: a transcript is the harness's, not Baton's.
+    entries.push({
+      key: u.key.slice(0, 200),
+      model: u.model === null ? null : u.model.slice(0, 200),
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cacheReadTokens: u.cacheReadTokens,
+      cacheWriteTokens: u.cacheWriteTokens,
+      costUsd: u.costUsd,
+      seq: seq?.seq ?? null,
+      at: boundedTime(u.at) ?? boundedTime(turn.at) ?? ctx.now(),
+    });
+  }
+  if (entries.length > 0) ctx.emit({ t: 'usage', agentId, key, entries });
+}
+
+/** A time a transcript gave, when it is one (ISO 8601, at most 40 characters): spend is grouped by its day. */
+function boundedTime(at: string | undefined): string | undefined {
+  return at !== undefined && at.length <= 40 && !Number.isNaN(Date.parse(at)) ? at : undefined;
 }
 
 /** Forgets where a session's reads of a transcript stopped: the next one starts from the beginning. */

@@ -19,6 +19,8 @@ import type { ParentWriter, Scope } from '../core/agents';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { ConstraintSource } from '../core/constraintBudget';
 import { scopeSql } from './scopeSql';
+import { parseTally, sessionSpendOf, type SessionSpend } from '../core/spend';
+import { DEFAULT_PRICES } from '../core/prices';
 import { activeConstraints, constraintOrigin, constraintSource, inactiveEntityNames, sessionConstraints, sessionFocus } from './ruleQueries';
 
 /** 'all' for admin callers; otherwise the caller's agent plus every agent whose read policy is shared. */
@@ -65,6 +67,8 @@ interface SessionRow {
   turn_count: number;
   char_count: number;
   child_count?: number;
+  spend_own: string | null;
+  spend_total: string | null;
 }
 
 const SESSION_SELECT = `SELECT s.*, (SELECT COUNT(*) FROM sessions c WHERE c.parent_session_key = s.session_key AND c.agent_id = s.agent_id) AS child_count FROM sessions s`;
@@ -93,7 +97,33 @@ function toSession(row: SessionRow): SessionRecord {
     turnCount: row.turn_count,
     charCount: row.char_count,
     childCount: row.child_count ?? 0,
+    // Priced with the shipped table here; the server prices it again with the configured one (sessionService.ts sessionStatus).
+    spend: storedSpend(row.spend_own, row.spend_total),
   };
+}
+
+/** Spends already worked out, by their stored tallies: a tree read again (each refresh) prices each session once. */
+const spendsSeen = new Map<string, SessionSpend>();
+
+/** Shared between the records that read it: nobody may change it. */
+function frozen<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function storedSpend(own: string | null, total: string | null): SessionSpend {
+  if (own === null && total === null) return { own: null, total: null };
+  const key = `${own ?? ''}\u0000${total ?? ''}`;
+  let spend = spendsSeen.get(key);
+  if (!spend) {
+    if (spendsSeen.size >= 5000) spendsSeen.clear();
+    spend = frozen(sessionSpendOf(parseTally(own), parseTally(total), DEFAULT_PRICES));
+    spendsSeen.set(key, spend);
+  }
+  return spend;
 }
 
 /**

@@ -11,6 +11,7 @@ import { sessionSubagents } from './subagentQueries';
 import { sessionSearch, type SessionSearchArgs } from './sessionSearch';
 import { writableSessionRow } from './ownership';
 import * as jobs from './jobs';
+import { spendSums, type SpendWindow } from './spendQueries';
 import type { TranscriptFileCursor } from '../core/fileCursor';
 import type { ParentWriter } from '../core/agents';
 
@@ -44,6 +45,8 @@ export const READ_QUERIES = {
     return found ? (JSON.parse(found.cursor) as TranscriptFileCursor) : null;
   },
   listSessions: (db: Database, a: { scope: q.Scope } & q.ListOptions) => q.listSessions(db, a.scope, a),
+  /** What the readable sessions spent in a window, summed per group and model (spendQueries.ts). */
+  spendSums: (db: Database, a: { scope: q.Scope } & SpendWindow) => spendSums(db, a.scope, a),
   tree: (db: Database, a: { scope: q.Scope; project?: string; limit?: number }) => q.sessionTree(db, a.scope, a),
   transcript: (db: Database, a: KeyRead) => {
     const row = sessionRowOrThrow(db, a);

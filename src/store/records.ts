@@ -11,6 +11,7 @@ import { renderTurn } from '../core/normalize';
 import { lastId, metaNumber, one, run, setMetaNumber, utf8 } from './db';
 import { sealSegment, segmentText, type StoredSegment } from './segmentText';
 import { applyJobRecord, type JobRecord } from './jobs';
+import { adoptChildrenTallies, applyUsage, moveBetweenParents, type UsageEntry } from './spendTally';
 
 /**
  * Segments grow up to this many characters; a longer turn gets a segment of its own. Search indexes
@@ -81,6 +82,8 @@ export type StoreRecord =
       cursor: TranscriptCursor;
       at: string;
     }
+  /** Model requests' usage read with a session's turns (spendTally.ts), written in the same command as them. */
+  | { t: 'usage'; agentId: string; key: string; entries: UsageEntry[] }
   /** Where a transcript file's read stopped; null forgets it (the next read is a full one). */
   | { t: 'transcriptFile'; agentId: string; key: string; path: string; cursor: TranscriptFileCursor | null; at: string }
   | {
@@ -222,8 +225,12 @@ function sessionId(db: Database, agentId: string, key: string): number {
 
 function applySession(db: Database, rec: Extract<StoreRecord, { t: 'session' }>): void {
   const entries = Object.entries(rec.set).filter(([, v]) => v !== undefined) as Array<[keyof SessionFields, unknown]>;
-  const exists = one(db, 'SELECT id FROM sessions WHERE agent_id = ? AND session_key = ?', [rec.agentId, rec.key]);
-  if (!exists) {
+  const current = one<{ id: number; parent_session_key: string | null }>(
+    db,
+    'SELECT id, parent_session_key FROM sessions WHERE agent_id = ? AND session_key = ?',
+    [rec.agentId, rec.key],
+  );
+  if (!current) {
     const cols = ['agent_id', 'session_key', 'created_at', 'updated_at', ...entries.map(([k]) => SESSION_COLUMNS[k])];
     const vals = [rec.agentId, rec.key, rec.at, rec.at, ...entries.map(([, v]) => toSql(v))];
     if (!rec.set.harness) {
@@ -231,8 +238,12 @@ function applySession(db: Database, rec: Extract<StoreRecord, { t: 'session' }>)
       vals.push('unknown');
     }
     run(db, `INSERT INTO sessions (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, vals);
+    adoptChildrenTallies(db, lastId(db));
     return;
   }
+  // A new parent takes the session's rolled-up spend from the old one (spendTally.ts).
+  const reparented = rec.set.parentSessionKey !== undefined && (rec.set.parentSessionKey ?? null) !== current.parent_session_key;
+  const joinNewParent = reparented ? moveBetweenParents(db, current.id) : null;
   const sets = entries.map(([k]) => `${SESSION_COLUMNS[k]} = ?`);
   run(db, `UPDATE sessions SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE agent_id = ? AND session_key = ?`, [
     ...entries.map(([, v]) => toSql(v)),
@@ -240,6 +251,7 @@ function applySession(db: Database, rec: Extract<StoreRecord, { t: 'session' }>)
     rec.agentId,
     rec.key,
   ]);
+  joinNewParent?.();
 }
 
 function applyTurns(db: Database, rec: Extract<StoreRecord, { t: 'turns' }>): void {
@@ -372,6 +384,9 @@ export function applyRecord(db: Database, rec: StoreRecord): void {
       return;
     case 'turns':
       applyTurns(db, rec);
+      return;
+    case 'usage':
+      applyUsage(db, sessionId(db, rec.agentId, rec.key), rec.entries);
       return;
     case 'transcriptFile': {
       const sid = sessionId(db, rec.agentId, rec.key);

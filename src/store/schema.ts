@@ -397,6 +397,33 @@ ALTER TABLE subagent_runs ADD COLUMN tools TEXT;
     sql: `CREATE INDEX subagent_runs_by_runner ON subagent_runs (runner, created_at);`,
   },
   {
+    // What each session spent (docs/storage.md, "Spend"): the usage of every model request, by the
+    // turn it came with (turn_usage; its key counts a request read twice once), and per session the
+    // sums of its own requests and of its own plus all its descendants' (JSON tallies by model,
+    // core/spend.ts), kept in the same write as the turn so no read walks the tree. NULL: nothing
+    // reported. Sessions stored before have no usage: their tallies start empty.
+    version: 13,
+    name: 'spend per session',
+    sql: `
+ALTER TABLE sessions ADD COLUMN spend_own TEXT;
+ALTER TABLE sessions ADD COLUMN spend_total TEXT;
+CREATE TABLE turn_usage (
+  session_id         INTEGER NOT NULL REFERENCES sessions(id),
+  usage_key          TEXT NOT NULL,
+  seq                INTEGER,
+  model              TEXT,
+  input_tokens       INTEGER NOT NULL,
+  output_tokens      INTEGER NOT NULL,
+  cache_read_tokens  INTEGER NOT NULL,
+  cache_write_tokens INTEGER NOT NULL,
+  cost_usd           REAL,
+  at                 TEXT NOT NULL,
+  PRIMARY KEY (session_id, usage_key)
+) WITHOUT ROWID;
+CREATE INDEX turn_usage_by_time ON turn_usage (at);
+`,
+  },
+  {
     // What a sub-agent was asked to do, from its spawn call (docs/inheritance.md, "The child's
     // task"): the inherited block is chosen by it; NULL when the harness did not say.
     version: 14,

@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import { age } from '../core/format';
+import { spendLine } from '../core/spend';
 import { DEFAULT_AGENT } from '../core/agents';
 import type { BatonHost } from './host';
 import type { InheritedChild } from '../client/batonClient';
@@ -194,12 +195,14 @@ export class Panels extends Disposable {
       session.harnessAgentType,
       session.status,
       `${session.turnCount} turns`,
+      // The session's spend with its sub-agents' (only when its harness reported any).
+      session.spend.total && spendLine(session.spend.total),
       `updated ${age(session.updatedAt)} ago`,
       session.project,
     ]
       .filter(Boolean)
       .join(' · ');
-    post({ type: 'init', state, title: session.title ?? session.key, total: session.turnCount, meta });
+    post({ type: 'init', state, title: session.title ?? session.key, total: session.turnCount, meta, spend: session.spend });
   }
 
   private async sendInherited(state: InheritedState, post: (m: ToWebview) => void): Promise<void> {

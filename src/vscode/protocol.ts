@@ -3,6 +3,7 @@
 // the host answers with its state, so a reloaded (deserialised) view is filled the same way.
 
 import type { InheritedChild, InheritedView, TurnView } from '../client/batonClient';
+import type { SessionSpend } from '../core/spend';
 
 export interface TranscriptState {
   kind: 'transcript';
@@ -47,7 +48,8 @@ export type FromWebview =
   | ({ type: 'rendered' } & InheritedRendered);
 
 export type ToWebview =
-  | { type: 'init'; state: TranscriptState; title: string; total: number; meta: string }
+  /** `spend`: the session's own and rolled-up spend (core/spend.ts), for a view that shows more than `meta`'s line. */
+  | { type: 'init'; state: TranscriptState; title: string; total: number; meta: string; spend: SessionSpend }
   | { type: 'turns'; from: number; turns: TurnView[]; total: number }
   | { type: 'inherited'; state: InheritedState; view: InheritedView; title: string }
   | { type: 'error'; message: string };

@@ -22,6 +22,8 @@ import { e2eReport, hooksLogText, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
 
 const AGENT_PROMPT = 'Investigate the auth module and report back';
+const MODEL = 'claude-sonnet-4-5-20250929';
+const USAGE = { input: 1234, output: 567, cacheRead: 8900, cacheWrite: 321 };
 const INHERIT_HEADING = 'Inherited from Parent Session';
 
 describe('Claude Code end to end (real CLI, scripted Messages API, live Baton daemon)', function () {
@@ -78,6 +80,9 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
       parentFinal,
       otherText: 'OK.',
       dumpFile: process.env.BATON_TEST_DUMP_REQUESTS || undefined,
+      // Known numbers and a priced model: what the transcripts, and so the stored spend, must show.
+      usage: USAGE,
+      model: MODEL,
     });
     daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [path.join(configDir, 'projects')] } });
 
@@ -201,4 +206,73 @@ describe('Claude Code end to end (real CLI, scripted Messages API, live Baton da
       `search for ${marker} finds ${parentKey}: ${searched.stdout}${diagnostics()}`,
     );
   });
+
+  it("(f) the stored spend of the parent and its sub-agent is what their transcripts report, the parent's total carrying the child's", async () => {
+    const { sessions } = await storedSessions(dataDir, batonEnv);
+    const listed = JSON.parse((await baton(['sessions', '--json', '--data-dir', dataDir], batonEnv)).stdout) as {
+      sessions: Array<{ key: string; spend: { own: Spend | null; total: Spend | null } }>;
+    };
+    const spendOf = (key: string) => listed.sessions.find((s) => s.key === key)!.spend;
+    const child = sessions.find((s) => s.parentSessionKey === parentKey);
+    assert.ok(child, `a child of ${parentKey}${diagnostics()}`);
+
+    // Independently of Baton's parser: each message id of Claude Code's own file once.
+    const fromTranscript = (file: string) => {
+      const ids = new Map<string, { model: string; usage: Record<string, number> }>();
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        if (!line.trim()) continue;
+        const r = JSON.parse(line) as { type?: string; message?: { id: string; model: string; usage?: Record<string, number> } };
+        if (r.type === 'assistant' && r.message?.usage && !ids.has(r.message.id)) ids.set(r.message.id, { model: r.message.model, usage: r.message.usage });
+      }
+      const all = [...ids.values()];
+      const sum = (k: string) => all.reduce((n, m) => n + (m.usage[k] ?? 0), 0);
+      return {
+        models: [...new Set(all.map((m) => m.model))],
+        requests: all.length,
+        tokens: [sum('input_tokens'), sum('output_tokens'), sum('cache_read_input_tokens'), sum('cache_creation_input_tokens')],
+      };
+    };
+    const projectDir = fs
+      .readdirSync(path.join(configDir, 'projects'))
+      .map((d) => path.join(configDir, 'projects', d))
+      .find((d) => fs.existsSync(path.join(d, `${parentKey}.jsonl`)))!;
+    const parentFile = fromTranscript(path.join(projectDir, `${parentKey}.jsonl`));
+    const childFile = fromTranscript(path.join(projectDir, parentKey, 'subagents', `agent-${child.harnessAgentId}.jsonl`));
+    const tokens = (s: Spend | null) => (s ? [s.inputTokens, s.outputTokens, s.cacheReadTokens, s.cacheWriteTokens] : null);
+
+    const parent = spendOf(parentKey);
+    const sub = spendOf(child.key);
+    const why = `\n--- parent ${JSON.stringify(parent)}\n--- child ${JSON.stringify(sub)}\n--- files ${JSON.stringify({ parentFile, childFile })}${diagnostics()}`;
+    // The parent asked twice (the Agent call, the final answer), the sub-agent at least once; every request reported the scripted usage.
+    assert.ok(parentFile.requests >= 2 && childFile.requests >= 1, why);
+    assert.deepEqual(parentFile.models, [MODEL], why);
+    assert.deepEqual(parentFile.tokens.slice(2), [USAGE.cacheRead * parentFile.requests, USAGE.cacheWrite * parentFile.requests], why);
+    assert.equal(parent.own?.requests, parentFile.requests, why);
+    assert.deepEqual(tokens(parent.own), parentFile.tokens, why);
+    assert.deepEqual(parent.own?.models, [MODEL], why);
+    assert.equal(sub.own?.requests, childFile.requests, why);
+    assert.deepEqual(tokens(sub.own), childFile.tokens, why);
+    assert.deepEqual(tokens(sub.total), tokens(sub.own), why);
+    assert.deepEqual(
+      tokens(parent.total),
+      parentFile.tokens.map((n, i) => n + childFile.tokens[i]),
+      why,
+    );
+    // Priced from the shipped table (Sonnet 4.5: $3 / $15 / $0.30 / $3.75 per million tokens).
+    const [input, output, read, write] = tokens(parent.total)!;
+    const expectedUsd = (input * 3 + output * 15 + read * 0.3 + write * 3.75) / 1e6;
+    assert.equal(parent.total?.costBasis, 'estimated', why);
+    assert.ok(Math.abs(parent.total!.costUsd! - expectedUsd) <= 2e-6, `${parent.total?.costUsd} vs ${expectedUsd}${why}`);
+  });
 });
+
+interface Spend {
+  models: string[];
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number | null;
+  costBasis: string | null;
+}

@@ -91,6 +91,10 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
     assert.deepEqual((search.structuredContent as { hits: Array<{ sessionKey: string }> }).hits.map((h) => h.sessionKey).sort(), ['other', 'parent']);
     const listed = await client.callTool({ name: 'list_sessions', arguments: {} });
     assert.match(textOf(listed), /parent\/agent-1 claude-code active child of parent/);
+    // Spend: these sessions' transcripts report none, which the list says (never a zero).
+    assert.match(textOf(listed), /parent\/agent-1 .*; spend not reported/);
+    const listedSessions = (listed.structuredContent as { sessions: Array<{ key: string; spend: unknown }> }).sessions;
+    assert.deepEqual(listedSessions.find((s) => s.key === 'parent/agent-1')?.spend, { own: null, total: null });
     const noDefault = await client.callTool({ name: 'session_transcript', arguments: {} });
     assert.equal(noDefault.isError, true);
     assert.match(textOf(noDefault), /Name a sessionKey/);

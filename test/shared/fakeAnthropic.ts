@@ -53,6 +53,10 @@ export interface FakeAnthropicScript {
   otherText?: string;
   /** While developing: append every request (one JSON line each) to this file. */
   dumpFile?: string;
+  /** The usage every reply reports (default: 12 input, 20 output, no cache), so a test knows what a transcript must record. */
+  usage?: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** The model every reply names (default: the model the request asked for). */
+  model?: string;
   /**
    * A longer script (scripts/demo/record-demo.ts): answers any request it knows, before the roles
    * above are looked at; undefined falls through to them.
@@ -181,7 +185,8 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
     }
   };
 
-  const usage = { input_tokens: 12, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const given = script.usage ?? { input: 12, output: 20, cacheRead: 0, cacheWrite: 0 };
+  const usage = { input_tokens: given.input, output_tokens: 0, cache_creation_input_tokens: given.cacheWrite, cache_read_input_tokens: given.cacheRead };
 
   const writeStream = (res: http.ServerResponse, model: string, blocks: Block[], stopReason: string) => {
     res.writeHead(200, {
@@ -220,7 +225,7 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
       }
       send('content_block_stop', { index });
     });
-    send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } });
+    send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: given.output } });
     send('message_stop', {});
     res.end();
   };
@@ -241,7 +246,7 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
         if (record.method === 'POST' && url.pathname === '/v1/messages') {
           record.role = classify(body, req.headers);
           record.stream = body?.stream === true;
-          const model = typeof body?.model === 'string' ? body.model : 'claude-fake';
+          const model = script.model ?? (typeof body?.model === 'string' ? body.model : 'claude-fake');
           const { blocks, stopReason } = script.respond?.(body, req.headers) ?? reply(record.role);
           if (record.stream) writeStream(res, model, blocks, stopReason);
           else
@@ -253,7 +258,7 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
               content: blocks,
               stop_reason: stopReason,
               stop_sequence: null,
-              usage: { ...usage, output_tokens: 20 },
+              usage: { ...usage, output_tokens: given.output },
             });
         } else if (record.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
           writeJson(res, 200, { input_tokens: Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4)) });

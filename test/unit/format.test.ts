@@ -29,6 +29,7 @@ function session(key: string, over: Partial<SessionRecord> = {}): SessionRecord 
     turnCount: 3,
     charCount: 120,
     childCount: 0,
+    spend: { own: null, total: null },
     ...over,
   };
 }
@@ -80,6 +81,25 @@ describe('sessionLine / renderSessionTable', () => {
 
   it('omits the agent type and project when absent', () => {
     assert.equal(sessionLine(session('k'), NOW), 'k  claude-code  active  3 turns  5m ago');
+  });
+
+  it("shows a session's tokens and cost with its sub-agents', estimated marked ~, and nothing when none was reported", () => {
+    const total = {
+      models: ['claude-sonnet-4-5'],
+      requests: 3,
+      inputTokens: 1200,
+      outputTokens: 300,
+      cacheReadTokens: 10_000,
+      cacheWriteTokens: 0,
+      costUsd: 0.0123,
+      costBasis: 'estimated' as const,
+      costComplete: true,
+      byModel: [],
+    };
+    assert.equal(sessionLine(session('k', { spend: { own: null, total } }), NOW), 'k  claude-code  active  3 turns  12k tokens $0.01~  5m ago');
+    const unpriced = { ...total, costUsd: null, costBasis: null };
+    assert.equal(sessionLine(session('k', { spend: { own: null, total: unpriced } }), NOW), 'k  claude-code  active  3 turns  12k tokens  5m ago');
+    assert.equal(sessionLine(session('k', { spend: { own: null, total: null } }), NOW), 'k  claude-code  active  3 turns  5m ago');
   });
 
   it('renders one line per session', () => {

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { INHERIT_PROFILES } from '../../core/inheritProfiles';
 import { sessionRecordSchema } from '../../core/session';
+import { spendReportSchema } from '../../core/spendReport';
 import { agentId, agentQuery, flagQuery, intQuery, nullableString, optionalKey, textQuery } from './common';
 
 export const bypassBody = z.object({ enabled: z.boolean(), agentId }).loose();
@@ -34,6 +35,18 @@ export const listSessionsQuery = z.object({
   offset: intQuery(0, 0, 10_000_000),
 });
 export const projectQuery = z.object({ project: textQuery });
+export const spendQuery = z.object({
+  /** An ISO 8601 time or date: only requests at or after it. */
+  since: z
+    .string()
+    .trim()
+    .max(40)
+    .refine((v) => !Number.isNaN(Date.parse(v)), 'since: an ISO 8601 date or time (2026-11-01, 2026-11-01T09:00:00Z)')
+    .optional(),
+  project: textQuery,
+  /** How many top sessions (default 10). */
+  top: intQuery(10, 1, 1000),
+});
 export const turnsQuery = z.object({ from: intQuery(1, 1, 1e9), limit: intQuery(200, 1, 2000), agentId: agentQuery });
 
 export const inheritedQuery = z.object({
@@ -69,6 +82,7 @@ export const inheritSections = z
 export const SESSION_SCHEMAS = {
   listSessions: { query: listSessionsQuery, response: z.object({ sessions: z.array(sessionView), count: z.number(), total: z.number() }).loose() },
   sessionTree: { query: projectQuery, response: z.object({ roots: z.array(treeNode), count: z.number() }).loose() },
+  spend: { query: spendQuery, response: spendReportSchema },
   getSession: { query: sessionReadQuery, response: sessionView },
   transcript: { query: sessionReadQuery, response: z.object({ sessionKey: z.string(), agentId: z.string(), content: z.string() }).loose() },
   turns: {

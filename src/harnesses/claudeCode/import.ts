@@ -134,6 +134,16 @@ export interface ParsedTranscript {
   records: number;
 }
 
+/** An assistant message's model and the token counts of its usage: its spend (transcript.ts claudeUsage). */
+function requestOf(message: Obj): Obj {
+  const usage = asObj(message.usage);
+  if (message.role !== 'assistant' || !usage) return {};
+  const counts: Obj = {};
+  for (const k of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'])
+    if (typeof usage[k] === 'number') counts[k] = usage[k];
+  return { model: message.model, usage: counts };
+}
+
 /** Null when the file holds no Claude Code record at all. */
 export function parseClaudeTranscript(raw: string): ParsedTranscript | null {
   const out: string[] = [];
@@ -154,9 +164,9 @@ export function parseClaudeTranscript(raw: string): ParsedTranscript | null {
     if (cwd === undefined && typeof r.cwd === 'string' && r.cwd) cwd = r.cwd;
     if (!['user', 'assistant', 'summary', 'system'].includes(r.type)) continue;
     const kept: Obj = { type: r.type };
-    for (const k of ['isSidechain', 'isMeta', 'isCompactSummary', 'timestamp', 'summary', 'content']) if (r[k] !== undefined) kept[k] = r[k];
+    for (const k of ['isSidechain', 'isMeta', 'isCompactSummary', 'timestamp', 'summary', 'content', 'costUSD']) if (r[k] !== undefined) kept[k] = r[k];
     const message = asObj(r.message);
-    if (message) kept.message = { id: message.id, role: message.role, content: keepBlocks(message.content) };
+    if (message) kept.message = { id: message.id, role: message.role, content: keepBlocks(message.content), ...requestOf(message) };
     out.push(JSON.stringify(kept));
   }
   return records === 0 ? null : { text: out.join('\n') + (out.length ? '\n' : ''), cwd, startedAt, records };

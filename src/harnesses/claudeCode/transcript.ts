@@ -14,6 +14,7 @@ import {
   type TranscriptParser,
 } from '../../core/normalize';
 import type { Role } from '../../core/types';
+import { tokenCount, type TurnUsage } from '../../core/usage';
 
 export const CLAUDE_CODE_JSONL = 'claude-code-jsonl';
 
@@ -70,7 +71,7 @@ function fromClaudeCode(records: Obj[], state: LineParseState): LineParseResult 
         if (message) claudeUser(message, r, at, index, sink);
         return;
       case 'assistant':
-        if (message) claudeAssistant(message, at, index, sink);
+        if (message) claudeAssistant(message, at, index, sink, claudeUsage(message, r));
         return;
       default:
         return; // attachments, file-history snapshots, queue operations, future types
@@ -114,19 +115,44 @@ function claudeUser(message: Obj, line: Obj, at: string | undefined, index: numb
   }
 }
 
-function claudeAssistant(message: Obj, at: string | undefined, index: number, sink: TurnSink): void {
+/** The model Claude Code names for messages it made up itself (an API error shown as a reply): no request was made. */
+const SYNTHETIC_MODEL = '<synthetic>';
+
+/**
+ * The request an assistant line came from: `message.model` and `message.usage` (uncached input,
+ * output, cache read, cache creation), keyed by `message.id`: every line of a message repeats the
+ * same usage, and the store counts a key once. `costUSD` on the line (older versions) is the cost.
+ */
+function claudeUsage(message: Obj, line: Obj): TurnUsage | undefined {
+  const usage = asObj(message.usage);
+  const model = asString(message.model) ?? null;
+  if (!usage || model === SYNTHETIC_MODEL) return undefined;
+  const key = asString(message.id) ?? asString(line.requestId) ?? asString(line.uuid);
+  if (!key) return undefined;
+  return {
+    key,
+    model,
+    inputTokens: tokenCount(usage.input_tokens),
+    outputTokens: tokenCount(usage.output_tokens),
+    cacheReadTokens: tokenCount(usage.cache_read_input_tokens),
+    cacheWriteTokens: tokenCount(usage.cache_creation_input_tokens),
+    costUsd: typeof line.costUSD === 'number' && Number.isFinite(line.costUSD) && line.costUSD >= 0 ? line.costUSD : null,
+  };
+}
+
+function claudeAssistant(message: Obj, at: string | undefined, index: number, sink: TurnSink, usage: TurnUsage | undefined): void {
   // Claude Code writes one line per content block, all sharing message.id: merge them back.
   const mergeKey = asString(message.id) ?? `line:${index}`;
   const content = message.content;
   if (typeof content === 'string') {
-    sink.push('assistant', content, at, mergeKey);
+    sink.push('assistant', content, at, mergeKey, usage);
     return;
   }
   if (!Array.isArray(content)) return;
   for (const block of content) {
     const b = asObj(block);
-    if (b?.type === 'text') sink.push('assistant', asString(b.text), at, mergeKey);
-    else if (b?.type === 'tool_use') sink.push('tool', toolCallText(b.name, b.input), at);
+    if (b?.type === 'text') sink.push('assistant', asString(b.text), at, mergeKey, usage);
+    else if (b?.type === 'tool_use') sink.push('tool', toolCallText(b.name, b.input), at, undefined, usage);
     // thinking / redacted_thinking are dropped: private reasoning, often huge
   }
 }

@@ -127,9 +127,14 @@ export interface ReducedRollout {
   records: number;
 }
 
+/** A token_count's running total and last request's counts, without the rest (context window, rate limits). */
+function tokenInfo(info: Obj): Obj {
+  return { total_token_usage: info.total_token_usage, last_token_usage: info.last_token_usage };
+}
+
 /**
- * The rollout reduced to what Baton reads (response items but private reasoning, and compaction
- * summaries): the same turns, a fraction of the size. Null when no line is a JSON record.
+ * The rollout reduced to what Baton reads (response items but private reasoning, compaction
+ * summaries, and the models and token counts of its spend): the same turns, a fraction of the size. Null when no line is a JSON record.
  */
 export function reduceRollout(raw: string): ReducedRollout | null {
   const out: string[] = [];
@@ -148,6 +153,11 @@ export function reduceRollout(raw: string): ReducedRollout | null {
     if (!payload) continue;
     if (r.type === 'compacted' || (r.type === 'response_item' && payload.type !== 'reasoning'))
       out.push(JSON.stringify({ timestamp: r.timestamp, type: r.type, payload }));
+    // The spend (transcript.ts codexUsage): each turn's model, each request's token counts.
+    else if (r.type === 'turn_context' && typeof payload.model === 'string')
+      out.push(JSON.stringify({ timestamp: r.timestamp, type: r.type, payload: { model: payload.model } }));
+    else if (r.type === 'event_msg' && payload.type === 'token_count' && asObj(payload.info))
+      out.push(JSON.stringify({ timestamp: r.timestamp, type: r.type, payload: { type: payload.type, info: tokenInfo(asObj(payload.info)!) } }));
   }
   return records === 0 ? null : { text: out.join('\n') + (out.length ? '\n' : ''), records };
 }

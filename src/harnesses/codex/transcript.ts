@@ -16,6 +16,7 @@ import {
   type Obj,
   type TranscriptParser,
 } from '../../core/normalize';
+import { tokenCount, type TurnUsage } from '../../core/usage';
 
 export const CODEX_JSONL = 'codex-jsonl';
 
@@ -44,11 +45,19 @@ const SUBAGENT_NOTIFICATION = '<subagent_notification>';
 
 /** Line by line with no state across lines: Codex never merges pushes (no merge keys). */
 function fromCodex(records: Obj[], state: LineParseState): LineParseResult {
-  const sink = new TurnSink(state.open);
+  const sink = new TurnSink(state.open, state.pendingUsage);
+  let model = state.model;
   for (const r of records) {
     const at = asString(r.timestamp);
     const p = asObj(r.payload);
     if (!p) continue;
+    // Each turn's context names its model; the requests after it used that model.
+    if (r.type === 'turn_context') model = asString(p.model) ?? model;
+    if (r.type === 'event_msg' && p.type === 'token_count') {
+      const usage = codexUsage(p, model, at);
+      if (usage) sink.attachUsage(usage);
+      continue;
+    }
     // The compaction summary replaces the history the model sees from then on.
     if (r.type === 'compacted') sink.push('system', asString(p.message), at);
     // response_item is what the model saw; event_msg repeats the same messages for UIs.
@@ -80,7 +89,39 @@ function fromCodex(records: Obj[], state: LineParseState): LineParseResult {
     }
   }
   if (sink.mergedIntoCarried) return { restart: {} };
-  return { turns: sink.turns, state: { records: state.records + records.length, open: sink.open, flags: {} } };
+  const waiting = sink.waitingUsage;
+  return {
+    turns: sink.turns,
+    state: { records: state.records + records.length, open: sink.open, flags: {}, ...(model ? { model } : {}), ...(waiting ? { pendingUsage: waiting } : {}) },
+  };
+}
+
+/**
+ * One request's usage from a token_count event: `last_token_usage` is that request's (the totals
+ * are running sums), its input counting the cached part, which is the cache read. Keyed by the
+ * running total, so the event Codex repeats with the same totals counts once. `info` is null when
+ * the model API reported no usage.
+ */
+function codexUsage(payload: Obj, model: string | undefined, at: string | undefined): TurnUsage | undefined {
+  const info = asObj(payload.info);
+  const last = asObj(info?.last_token_usage);
+  const total = asObj(info?.total_token_usage);
+  if (!last) return undefined;
+  const cached = tokenCount(last.cached_input_tokens);
+  const runningTotal = typeof total?.total_tokens === 'number' ? total.total_tokens : undefined;
+  const key = runningTotal !== undefined ? `total:${runningTotal}` : at ? `at:${at}` : undefined;
+  if (!key) return undefined;
+  return {
+    key,
+    model: model ?? null,
+    inputTokens: Math.max(0, tokenCount(last.input_tokens) - cached),
+    outputTokens: tokenCount(last.output_tokens),
+    cacheReadTokens: cached,
+    // Newer Codex counts cache writes too (cache_write_input_tokens); older ones did not.
+    cacheWriteTokens: tokenCount(last.cache_write_input_tokens),
+    costUsd: null,
+    ...(at ? { at } : {}),
+  };
 }
 
 /** Older Codex wrapped shell output as the JSON string `{"output": "...", "metadata": {...}}`. */

@@ -18,6 +18,7 @@ import {
   type TranscriptParser,
 } from '../../core/normalize';
 import type { Turn } from '../../core/types';
+import { tokenCount, type TurnUsage } from '../../core/usage';
 
 export const COPILOT_CLI_JSONL = 'copilot-cli-events';
 
@@ -60,6 +61,28 @@ function resultText(data: Obj): string | undefined {
   return message ? `error: ${message}` : undefined;
 }
 
+/**
+ * A request's usage from a `session.usage_record` (written just before the reply it produced):
+ * model and the four token counts, keyed by the API call's usage id. Its `cost` is not in dollars
+ * (Copilot counts premium requests), so the price table estimates the cost (docs/harnesses.md, "Spend").
+ */
+function cliUsage(data: Obj, record: Obj): TurnUsage | undefined {
+  const usage = asObj(data.usage);
+  if (!usage) return undefined;
+  const key = asString(asObj(usage.accounting)?.usageId) ?? asString(usage.apiCallId) ?? asString(record.id);
+  if (!key) return undefined;
+  return {
+    key,
+    model: asString(usage.model) ?? null,
+    inputTokens: tokenCount(usage.inputTokens),
+    outputTokens: tokenCount(usage.outputTokens),
+    cacheReadTokens: tokenCount(usage.cacheReadTokens),
+    cacheWriteTokens: tokenCount(usage.cacheWriteTokens),
+    costUsd: null,
+    ...(typeof record.timestamp === 'string' ? { at: record.timestamp } : {}),
+  };
+}
+
 /** The turns of `owner`'s records (undefined: the session's own), pushed into `sink`. */
 function pushTurns(records: Obj[], owner: string | undefined, sink: TurnSink): void {
   for (const r of records) {
@@ -84,6 +107,11 @@ function pushTurns(records: Obj[], owner: string | undefined, sink: TurnSink): v
       case 'tool.execution_complete':
         sink.push('tool', resultText(data), at);
         break;
+      case 'session.usage_record': {
+        const usage = cliUsage(data, r);
+        if (usage) sink.attachUsage(usage, 'next');
+        break;
+      }
       case 'session.compaction_complete':
         sink.push('system', asString(data.summaryContent) ?? asString(data.summary), at);
         break;
@@ -102,10 +130,11 @@ export function cliTurns(records: Obj[], owner?: string): Turn[] {
 
 /** The session's own turns, line by line: only an assistant message split over lines merges. */
 function fromRecords(records: Obj[], state: LineParseState): LineParseResult {
-  const sink = new TurnSink(state.open);
+  const sink = new TurnSink(state.open, state.pendingUsage);
   pushTurns(records, undefined, sink);
   if (sink.mergedIntoCarried) return { restart: {} };
-  return { turns: sink.turns, state: { records: state.records + records.length, open: sink.open, flags: {} } };
+  const waiting = sink.waitingUsage;
+  return { turns: sink.turns, state: { records: state.records + records.length, open: sink.open, flags: {}, ...(waiting ? { pendingUsage: waiting } : {}) } };
 }
 
 export const copilotCliTranscript: TranscriptParser = {
@@ -215,6 +244,6 @@ export function sessionStartOf(records: Obj[]): { sessionId?: string; cwd?: stri
  * A sub-agent's turns as the hooks send them (a message list): import sends the same, so a
  * session imported after its live hooks gains nothing.
  */
-export function turnMessages(turns: Turn[]): Array<{ role: string; content: string }> {
-  return turns.map((t) => ({ role: t.role, content: t.text }));
+export function turnMessages(turns: Turn[]): Array<{ role: string; content: string; usage?: TurnUsage }> {
+  return turns.map((t) => ({ role: t.role, content: t.text, ...(t.usage ? { usage: t.usage } : {}) }));
 }

@@ -16,14 +16,22 @@ export interface OpenCodePart {
 
 /** A message with its parts: what `client.session.messages` answers and `opencode export` prints. */
 export interface OpenCodeMessage {
-  info?: { role?: string; time?: { created?: number } };
+  info?: {
+    role?: string;
+    time?: { created?: number; completed?: number };
+    /** An assistant message's request (docs/harnesses.md, "Spend"): its id, model, tokens and cost. */
+    id?: string;
+    modelID?: string;
+    tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } };
+    cost?: number;
+  };
   parts?: OpenCodePart[];
 }
 
 /** A message list Baton reads as OpenCode ([{info, parts}]), without what it would drop anyway. */
 export function slimMessages(messages: OpenCodeMessage[]): OpenCodeMessage[] {
   return messages.map((m) => ({
-    info: { role: m.info && m.info.role, time: { created: m.info && m.info.time && m.info.time.created } },
+    info: slimInfo(m.info || {}),
     parts: (Array.isArray(m.parts) ? m.parts : []).flatMap((p): OpenCodePart[] => {
       if (p && p.type === 'text' && !p.synthetic && !p.ignored) return [{ type: 'text', text: p.text }];
       if (p && p.type === 'tool') {
@@ -33,4 +41,17 @@ export function slimMessages(messages: OpenCodeMessage[]): OpenCodeMessage[] {
       return []; // reasoning, step markers, files, patches, snapshots
     }),
   }));
+}
+
+/** The fields of a message's info Baton reads: role and times, and an assistant's request (its usage, core/normalize.ts). */
+function slimInfo(info: NonNullable<OpenCodeMessage['info']>): NonNullable<OpenCodeMessage['info']> {
+  const time = info.time || {};
+  const slim: NonNullable<OpenCodeMessage['info']> = { role: info.role, time: { created: time.created } };
+  if (info.role !== 'assistant') return slim;
+  if (time.completed !== undefined) slim.time = { created: time.created, completed: time.completed };
+  if (info.id !== undefined) slim.id = info.id;
+  if (info.modelID !== undefined) slim.modelID = info.modelID;
+  if (info.tokens !== undefined) slim.tokens = info.tokens;
+  if (info.cost !== undefined) slim.cost = info.cost;
+  return slim;
 }
