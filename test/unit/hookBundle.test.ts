@@ -48,9 +48,15 @@ describe('the hook bundle (src/hook.ts)', function () {
       'no store or server code in the hook bundle',
     );
     assert.deepEqual(
-      inputs.filter((f) => /^src\/harnesses\/.*(install|trust|jsoncSettings|settingsFile)\.ts$/.test(f)),
+      inputs.filter((f) => /^src\/harnesses\/.*(install|trust|jsoncSettings)\.ts$/.test(f)),
       [],
       'no installer in the hook bundle (the hook command loads harnesses/hookMappings.ts, not the registry)',
+    );
+    // The one settings writer it carries: Claude Code's SessionStart hook points Baton's HTTP hook
+    // entries at a server that came back on another port (claudeCode/httpHookUrl.ts).
+    assert.deepEqual(
+      inputs.filter((f) => /^src\/harnesses\/.*settingsFile\.ts$/.test(f)),
+      inputs.includes('src/harnesses/claudeCode/httpHookUrl.ts') ? ['src/harnesses/settingsFile.ts'] : [],
     );
     assert.ok(inputs.includes('src/api/routes.ts'), 'the hook names routes from the route table');
     const bytes = result.outputFiles[0].contents.byteLength;
