@@ -3,6 +3,7 @@
 // the host answers with its state, so a reloaded (deserialised) view is filled the same way.
 
 import type { InheritedChild, InheritedView, TurnView } from '../client/batonClient';
+import type { SpendBreakdown } from '../core/spendFormat';
 
 export interface TranscriptState {
   kind: 'transcript';
@@ -35,13 +36,30 @@ export interface InheritedRendered {
   budget: string;
 }
 
-export type PanelState = TranscriptState | InheritedState;
+export interface SpendState {
+  kind: 'spend';
+  sessionKey: string;
+  /** Whose session of the key (keys are per agent); without it the key's newest session. */
+  agentId?: string;
+}
+
+/** What the Spend view draws: a session tree's tokens by child and by model (core/spendFormat.ts spendBreakdown). */
+export interface SpendViewData {
+  breakdown: SpendBreakdown;
+  /** Children of the session, and how many of them the view lists (at most one page). */
+  childCount: number;
+  childrenShown: number;
+}
+
+export type PanelState = TranscriptState | InheritedState | SpendState;
 
 export type FromWebview =
   | { type: 'ready' }
   | { type: 'loadTurns'; from: number; limit: number }
   | { type: 'copy'; text: string }
   | { type: 'openSession'; sessionKey: string }
+  /** The Spend view's child rows: open that child's own Spend view. */
+  | { type: 'openSpend'; sessionKey: string }
   /** The preview's picker: show the block a child of this agent type (or profile) would get. */
   | { type: 'previewFor'; child: InheritedChild }
   | ({ type: 'rendered' } & InheritedRendered);
@@ -50,4 +68,5 @@ export type ToWebview =
   | { type: 'init'; state: TranscriptState; title: string; total: number; meta: string }
   | { type: 'turns'; from: number; turns: TurnView[]; total: number }
   | { type: 'inherited'; state: InheritedState; view: InheritedView; title: string }
+  | { type: 'spend'; state: SpendState; view: SpendViewData; title: string }
   | { type: 'error'; message: string };
