@@ -100,12 +100,26 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     childrenShown < childCount ? `the ${childrenShown.toLocaleString('en-US')} newest of ${childCount.toLocaleString('en-US')} sub-agents listed` : '',
     '~ estimated from the price table, ≥ some models have no price',
   ].filter(Boolean);
-  app.append(
-    header,
-    el('p', { className: 'muted meta', text: notes.join(' · ') }),
-    section('By sub-agent', 'type-hierarchy-sub', breakdown.byChild, 'Session', 'No sub-agents.'),
-    section('By model', 'symbol-method', breakdown.byModel, 'Model', 'No model reported its usage in this tree.'),
-  );
+  const summary = el('p', { className: 'muted meta', text: notes.join(' · ') });
+  const sections = {
+    'By sub-agent': section('By sub-agent', 'type-hierarchy-sub', breakdown.byChild, 'Session', 'No sub-agents.'),
+    'By model': section('By model', 'symbol-method', breakdown.byModel, 'Model', 'No model reported its usage in this tree.'),
+  };
+  app.append(header, summary, ...Object.values(sections));
+  // What was drawn, read back from the page: the host publishes it (Panels.onDidRenderSpend) and the extension-host tests check it.
+  const read = (f: (s: HTMLElement) => string[]) => Object.fromEntries(Object.entries(sections).map(([title, s]) => [title, f(s)]));
+  vscode.postMessage({
+    type: 'spendRendered',
+    summary: summary.textContent ?? '',
+    bars: read((s) => Array.from(s.querySelectorAll('li.bar')).map((li) => li.getAttribute('aria-label') ?? '')),
+    tables: read((s) =>
+      Array.from(s.querySelectorAll('table.figures tbody tr')).map((tr) =>
+        Array.from(tr.children)
+          .map((c) => c.textContent ?? '')
+          .join(' | '),
+      ),
+    ),
+  });
 });
 
 vscode.postMessage({ type: 'ready' });

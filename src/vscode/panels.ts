@@ -8,7 +8,7 @@ import { spendBreakdown } from '../core/spendFormat';
 import { DEFAULT_AGENT } from '../core/agents';
 import type { BatonHost } from './host';
 import type { InheritedChild } from '../client/batonClient';
-import type { FromWebview, InheritedRendered, InheritedState, PanelState, SpendState, ToWebview, TranscriptState } from './protocol';
+import type { FromWebview, InheritedRendered, InheritedState, PanelState, SpendRendered, SpendState, ToWebview, TranscriptState } from './protocol';
 import { webviewHtml, webviewOptions } from './webviewHtml';
 import { Disposable, toDisposable } from '../core/disposable';
 
@@ -48,6 +48,9 @@ export class Panels extends Disposable {
   private readonly renderedEmitter = this._register(new vscode.EventEmitter<{ sessionKey: string } & InheritedRendered>());
   /** Each time an inherited preview has drawn a block: what it shows (profile, picker, origins, budget). */
   readonly onDidRenderInherited = this.renderedEmitter.event;
+  private readonly spendRenderedEmitter = this._register(new vscode.EventEmitter<{ sessionKey: string } & SpendRendered>());
+  /** Each time a Spend view has drawn: its summary, bars and tables as shown. */
+  readonly onDidRenderSpend = this.spendRenderedEmitter.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -210,6 +213,12 @@ export class Panels extends Disposable {
         if (state.kind !== 'inherited') return;
         const { type: _type, ...shown } = msg;
         this.renderedEmitter.fire({ sessionKey: state.sessionKey, ...shown });
+        return;
+      }
+      case 'spendRendered': {
+        if (state.kind !== 'spend') return;
+        const { type: _type, ...shown } = msg;
+        this.spendRenderedEmitter.fire({ sessionKey: state.sessionKey, ...shown });
         return;
       }
     }

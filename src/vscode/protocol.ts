@@ -51,6 +51,16 @@ export interface SpendViewData {
   childrenShown: number;
 }
 
+/** What the Spend view drew, read back from its DOM after each render (Panels.onDidRenderSpend; tests check it). */
+export interface SpendRendered {
+  /** The summary line, as shown. */
+  summary: string;
+  /** Each bar's spoken label, by section ("By sub-agent", then "By model"), in order. */
+  bars: Record<string, string[]>;
+  /** Each table's body rows, cells joined by " | ". */
+  tables: Record<string, string[]>;
+}
+
 export type PanelState = TranscriptState | InheritedState | SpendState;
 
 export type FromWebview =
@@ -62,7 +72,8 @@ export type FromWebview =
   | { type: 'openSpend'; sessionKey: string }
   /** The preview's picker: show the block a child of this agent type (or profile) would get. */
   | { type: 'previewFor'; child: InheritedChild }
-  | ({ type: 'rendered' } & InheritedRendered);
+  | ({ type: 'rendered' } & InheritedRendered)
+  | ({ type: 'spendRendered' } & SpendRendered);
 
 export type ToWebview =
   | { type: 'init'; state: TranscriptState; title: string; total: number; meta: string }
