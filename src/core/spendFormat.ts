@@ -1,4 +1,4 @@
-// How a session's spend reads in the editor (docs/vscode-host.md, "Spend"): the compact line of a
+// How a session's spend reads in the editor (README.md, "Spend"): the compact line of a
 // tree node ("opus-4-1 · 12.3k tok · ~$0.41", "Σ 48k tok · ~$1.90" on a parent), the tooltip's
 // full breakdown, the order of "Sort Sessions by Spend", and the rows of the Spend view (by child,
 // by model). Pure: the surfaces in src/vscode and media/ only draw what these return.

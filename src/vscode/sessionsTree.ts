@@ -2,7 +2,7 @@
 // level per expand), refreshed from the endpoint's event stream (no polling), filtered to this
 // workspace's project or showing all, newest activity first. A session with active constraints
 // (the rules its sub-agents inherit) shows them under a "Constraints (n)" node. Each session shows
-// its model and spend, and its sub-agents' rolled-up total (docs/vscode-host.md, "Spend"); the
+// its model and spend, and its sub-agents' rolled-up total (README.md, "Spend"); the
 // levels can be sorted by spend instead of activity.
 
 import * as vscode from 'vscode';

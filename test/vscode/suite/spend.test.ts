@@ -1,4 +1,4 @@
-// Spend in the Sessions tree against the running leader (docs/vscode-host.md, "Spend"): sessions
+// Spend in the Sessions tree against the running leader (README.md, "Spend"): sessions
 // made by real hooks, their turns carrying the usage of the model requests they came from written
 // with the store's own write command (the one the harness readers use), and the tree's items read
 // back: a parent shows its own spend and its sub-agents' summed total, updated as their turns
