@@ -56,7 +56,7 @@ await esbuild.build({
 // Webview scripts run in the browser sandbox of a webview: bundled separately, for the browser.
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { transcript: 'media/transcript.ts', inherited: 'media/inherited.ts' },
+  entryPoints: { transcript: 'media/transcript.ts', inherited: 'media/inherited.ts', spend: 'media/spend.ts' },
   outdir: path.join(dist, 'webview'),
   bundle: true,
   platform: 'browser',

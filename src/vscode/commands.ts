@@ -139,6 +139,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const session = await pickSession(deps, target);
       if (session) panels.showInherited(session.key, {}, session.agentId, options?.preserveFocus === true);
     }),
+    reg('baton.showSpend', async (target: Target) => {
+      const session = await pickSession(deps, target);
+      if (session) return panels.showSpend(session.key, session.agentId);
+    }),
     reg('baton.copyKey', async (target: Target) => {
       const session = await pickSession(deps, target);
       if (!session) return;
@@ -234,6 +238,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     reg('baton.loadMoreSessions', (parentKey: string | null, agentId?: string) => tree.loadMore(parentKey ?? null, agentId)),
     reg('baton.showAllProjects', () => tree.setFilter('all')),
     reg('baton.showWorkspaceProject', () => tree.setFilter('workspace')),
+    // A toggle: most rolled-up tokens first, or back to newest activity first. Answers the new state.
+    reg('baton.sortBySpend', () => {
+      tree.setSortBySpend(!tree.sortedBySpend);
+      return tree.sortedBySpend;
+    }),
+    reg('baton.sortByActivity', () => tree.setSortBySpend(false)),
     reg('baton.installHooks', async (harness?: string, scope?: 'project' | 'user') => {
       requireTrust('Installing hooks');
       // Every harness of the registry that can be installed, with the scopes it offers.

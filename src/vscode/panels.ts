@@ -1,18 +1,26 @@
-// The transcript viewer and the inherited-context preview: webview panels that talk to the
-// extension host over the typed protocol (protocol.ts) and come back after a reload (serializers).
+// The transcript viewer, the inherited-context preview and the Spend view: webview panels that
+// talk to the extension host over the typed protocol (protocol.ts) and come back after a reload
+// (serializers).
 
 import * as vscode from 'vscode';
 import { age } from '../core/format';
 import { spendLine } from '../core/spend';
+import { spendBreakdown } from '../core/spendFormat';
 import { DEFAULT_AGENT } from '../core/agents';
 import type { BatonHost } from './host';
 import type { InheritedChild } from '../client/batonClient';
-import type { FromWebview, InheritedRendered, InheritedState, PanelState, ToWebview, TranscriptState } from './protocol';
+import type { FromWebview, InheritedRendered, InheritedState, PanelState, SpendRendered, SpendState, ToWebview, TranscriptState } from './protocol';
 import { webviewHtml, webviewOptions } from './webviewHtml';
 import { Disposable, toDisposable } from '../core/disposable';
 
 export const TRANSCRIPT_VIEW = 'baton.transcript';
 export const INHERITED_VIEW = 'baton.inherited';
+export const SPEND_VIEW = 'baton.spend';
+
+const VIEW_TYPES: Record<PanelState['kind'], string> = { transcript: TRANSCRIPT_VIEW, inherited: INHERITED_VIEW, spend: SPEND_VIEW };
+const TITLES: Record<PanelState['kind'], string> = { transcript: 'Transcript', inherited: 'Inherited ←', spend: 'Spend' };
+/** The Spend view lists at most this many children (one page, as the tree). */
+const SPEND_CHILDREN = 500;
 
 function shortKey(key: string): string {
   return key.length > 28 ? `${key.slice(0, 12)}…${key.slice(-12)}` : key;
@@ -41,6 +49,9 @@ export class Panels extends Disposable {
   private readonly renderedEmitter = this._register(new vscode.EventEmitter<{ sessionKey: string } & InheritedRendered>());
   /** Each time an inherited preview has drawn a block: what it shows (profile, picker, origins, budget). */
   readonly onDidRenderInherited = this.renderedEmitter.event;
+  private readonly spendRenderedEmitter = this._register(new vscode.EventEmitter<{ sessionKey: string } & SpendRendered>());
+  /** Each time a Spend view has drawn: its summary, bars and tables as shown. */
+  readonly onDidRenderSpend = this.spendRenderedEmitter.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -56,6 +67,11 @@ export class Panels extends Disposable {
     this._register(
       vscode.window.registerWebviewPanelSerializer(INHERITED_VIEW, {
         deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'inherited'),
+      }),
+    );
+    this._register(
+      vscode.window.registerWebviewPanelSerializer(SPEND_VIEW, {
+        deserializeWebviewPanel: async (panel, state) => this.restore(panel, state as PanelState | undefined, 'spend'),
       }),
     );
   }
@@ -74,6 +90,11 @@ export class Panels extends Disposable {
    */
   showInherited(sessionKey: string, child: InheritedChild = {}, agentId?: string, preserveFocus = false): vscode.WebviewPanel {
     return this.show({ kind: 'inherited', sessionKey, agentId, ...child }, preserveFocus);
+  }
+
+  /** Open (or focus) the Spend view of a session's tree: its tokens by child and by model. */
+  showSpend(sessionKey: string, agentId?: string): vscode.WebviewPanel {
+    return this.show({ kind: 'spend', sessionKey, agentId });
   }
 
   /** The preview's picker: re-renders an open preview for another agent type or profile, in place. */
@@ -107,8 +128,8 @@ export class Panels extends Disposable {
       return existing.panel;
     }
     const panel = vscode.window.createWebviewPanel(
-      state.kind === 'transcript' ? TRANSCRIPT_VIEW : INHERITED_VIEW,
-      `${state.kind === 'transcript' ? 'Transcript' : 'Inherited ←'} ${shortKey(state.sessionKey)}${agentSuffix(state.agentId)}`,
+      VIEW_TYPES[state.kind],
+      `${TITLES[state.kind]} ${shortKey(state.sessionKey)}${agentSuffix(state.agentId)}`,
       { viewColumn: vscode.ViewColumn.Active, preserveFocus },
       webviewOptions(this.extensionUri),
     );
@@ -147,6 +168,20 @@ export class Panels extends Disposable {
         ),
       );
     }
+    if (state.kind === 'spend') {
+      // Live: turns arriving anywhere in the tree change its totals. Events come in bursts, and a
+      // child's turn names the child, not this session: redraw once per burst, whatever changed.
+      let pending: NodeJS.Timeout | undefined;
+      subs.push(
+        this.host.onDidChangeSessions(() => {
+          pending ??= setTimeout(() => {
+            pending = undefined;
+            void this.sendSpend(entry.state as SpendState, post).catch(() => undefined);
+          }, 300);
+        }),
+        { dispose: () => clearTimeout(pending) },
+      );
+    }
     panel.onDidDispose(() => {
       this.open.delete(id);
       for (const s of subs) s.dispose();
@@ -159,6 +194,7 @@ export class Panels extends Disposable {
     switch (msg.type) {
       case 'ready':
         if (state.kind === 'inherited') return this.sendInherited(state, post);
+        if (state.kind === 'spend') return this.sendSpend(state, post);
         return this.sendInit(state, post);
       case 'loadTurns': {
         if (state.kind !== 'transcript') return;
@@ -174,6 +210,10 @@ export class Panels extends Disposable {
         // A session the view names (a rule's origin) belongs to the agent of the one it shows.
         this.showTranscript(msg.sessionKey, undefined, undefined, state.agentId);
         return;
+      case 'openSpend':
+        // A child of the session shown: the same agent's.
+        this.showSpend(msg.sessionKey, state.agentId);
+        return;
       case 'previewFor':
         if (state.kind === 'inherited') return this.previewFor(state.sessionKey, msg.child, state.agentId);
         return;
@@ -181,6 +221,12 @@ export class Panels extends Disposable {
         if (state.kind !== 'inherited') return;
         const { type: _type, ...shown } = msg;
         this.renderedEmitter.fire({ sessionKey: state.sessionKey, ...shown });
+        return;
+      }
+      case 'spendRendered': {
+        if (state.kind !== 'spend') return;
+        const { type: _type, ...shown } = msg;
+        this.spendRenderedEmitter.fire({ sessionKey: state.sessionKey, ...shown });
         return;
       }
     }
@@ -203,6 +249,15 @@ export class Panels extends Disposable {
       .filter(Boolean)
       .join(' · ');
     post({ type: 'init', state, title: session.title ?? session.key, total: session.turnCount, meta, spend: session.spend });
+  }
+
+  private async sendSpend(state: SpendState, post: (m: ToWebview) => void): Promise<void> {
+    const client = await this.host.requireClient();
+    const session = await client.getSession(state.sessionKey, state.agentId);
+    if (!session) throw new Error(`Session ${state.sessionKey} is not in the store.`);
+    const { sessions: children, total } = await client.listSessions({ parent: session.key, agentId: session.agentId, limit: SPEND_CHILDREN });
+    const view = { breakdown: spendBreakdown(session, children), childCount: total, childrenShown: children.length };
+    post({ type: 'spend', state, view, title: `Spend of ${session.title ?? session.key}` });
   }
 
   private async sendInherited(state: InheritedState, post: (m: ToWebview) => void): Promise<void> {

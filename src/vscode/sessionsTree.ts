@@ -1,11 +1,14 @@
 // The Sessions tree: root sessions with their sub-agents nested to any depth, loaded lazily (one
 // level per expand), refreshed from the endpoint's event stream (no polling), filtered to this
 // workspace's project or showing all, newest activity first. A session with active constraints
-// (the rules its sub-agents inherit) shows them under a "Constraints (n)" node.
+// (the rules its sub-agents inherit) shows them under a "Constraints (n)" node. Each session shows
+// its model and spend, and its sub-agents' rolled-up total (README.md, "Spend"); the
+// levels can be sorted by spend instead of activity.
 
 import * as vscode from 'vscode';
 import type { ConstraintListView, SessionView } from '../client/batonClient';
 import { age } from '../core/format';
+import { bySpend, spendDescription, spendTooltipLines } from '../core/spendFormat';
 import { constraintOrigin } from '../store/ruleQueries';
 import { DEFAULT_AGENT } from '../core/agents';
 import type { BatonHost } from './host';
@@ -114,6 +117,7 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
   /** The last loaded counts, for getTreeItem (sync): a session with constraints expands. */
   private countsNow = new Map<string, number>();
   private showAll: boolean;
+  private spendOrder = false;
   /** Keys of the last loaded roots (for "is it empty", tests and reveal). */
   rootKeys: string[] = [];
 
@@ -137,6 +141,17 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
   setFilter(filter: 'workspace' | 'all'): void {
     this.showAll = filter === 'all';
     void vscode.commands.executeCommand('setContext', 'baton.showAllProjects', this.showAll);
+    this.refresh();
+  }
+
+  /** True: each level lists its sessions most rolled-up tokens first, not newest activity first. */
+  get sortedBySpend(): boolean {
+    return this.spendOrder;
+  }
+
+  setSortBySpend(on: boolean): void {
+    this.spendOrder = on;
+    void vscode.commands.executeCommand('setContext', 'baton.sortBySpend', on);
     this.refresh();
   }
 
@@ -196,11 +211,14 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     if (element instanceof ConstraintsNode) return element.constraints.map((c) => new ConstraintNode(element, c));
     const parentKey = element?.key ?? null;
     const limit = this.limits.get(element ? sessionId(element.agentId, element.key) : '') ?? PAGE;
-    const [{ sessions, total }, constraints] = await Promise.all([
+    const [{ sessions: listed, total }, constraints] = await Promise.all([
       this.level(parentKey, limit, element?.agentId),
       element ? this.sessionConstraints(element.key, element.agentId) : Promise.resolve([]),
       this.counts(),
     ]);
+    // The endpoint pages a level newest first: the spend order sorts the loaded page (the rest
+    // stays behind "Load more"), most rolled-up tokens first, ties by activity.
+    const sessions = this.spendOrder ? [...listed].sort(bySpend) : listed;
     if (!element) {
       this.rootKeys = sessions.map((s) => s.key);
       void vscode.commands.executeCommand('setContext', 'baton.empty', sessions.length === 0);
@@ -276,7 +294,8 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
     const item = new vscode.TreeItem(sessionLabel(s), expands ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = itemId(s);
     item.iconPath = statusIcon(s);
-    item.description = [s.harness, `${age(s.updatedAt)} ago`, `${s.turnCount} turns`].join(' · ');
+    // Spend is read from the session as listed: every refresh (live events included) re-reads it.
+    item.description = [s.harness, `${age(s.updatedAt)} ago`, `${s.turnCount} turns`, spendDescription(s.spend)].filter(Boolean).join(' · ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${sessionLabel(s)}**\n\n`);
     const rows: Array<[string, string | null]> = [
@@ -291,6 +310,7 @@ export class SessionsTree extends Disposable implements vscode.TreeDataProvider<
       ['Ended', s.endedAt ? `${new Date(s.endedAt).toLocaleString()}${s.endReason ? ` (${s.endReason})` : ''}` : null],
     ];
     for (const [name, value] of rows) if (value) tip.appendText(`${name}: ${value}\n`);
+    tip.appendText(`\n${spendTooltipLines(s.spend).join('\n')}\n`);
     item.tooltip = tip;
     item.contextValue = ['session', s.status, s.bypassed ? 'bypassed' : 'live'].join('.');
     item.command = { command: 'baton.openTranscript', title: 'Open Transcript', arguments: [node] };

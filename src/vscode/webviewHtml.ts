@@ -17,7 +17,7 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   };
 }
 
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, script: 'transcript' | 'inherited', title: string): string {
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, script: 'transcript' | 'inherited' | 'spend', title: string): string {
   const n = nonce();
   const asset = (...parts: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', ...parts));
   const csp = [

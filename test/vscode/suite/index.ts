@@ -11,6 +11,7 @@ import Mocha from 'mocha';
 const files: Array<[name: string, load: () => unknown]> = [
   ['host.test.ts', () => require('./host.test')],
   ['tree.test.ts', () => require('./tree.test')],
+  ['spend.test.ts', () => require('./spend.test')],
   ['commands.test.ts', () => require('./commands.test')],
   ['webviews.test.ts', () => require('./webviews.test')],
   ['terminal.test.ts', () => require('./terminal.test')],
