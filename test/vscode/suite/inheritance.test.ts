@@ -279,7 +279,7 @@ describe('Inheritance in VS Code: the preview and the profile settings', () => {
       await waitFor(
         () =>
           warnings.seen.includes(
-            'Baton settings: baton.inherit.agentTypeProfiles: "vs17-bad" must map to one of "full", "digest", "routing", "none" (got "most"); that entry is ignored.',
+            'Baton settings: baton.inherit.agentTypeProfiles: "vs17-bad" must map to one of "full", "digest", "routing", "fork", "none" (got "most"); that entry is ignored.',
           ),
         10_000,
         `the warning (seen: ${JSON.stringify(warnings.seen)})`,
