@@ -17,6 +17,7 @@ const entries = {
   hook: 'src/hook.ts',
   storeWorker: 'src/store/engine/storeWorker.ts',
   compactorWorker: 'src/store/engine/compactorWorker.ts',
+  transcriptWorker: 'src/server/transcriptWorker.ts',
 };
 const present = Object.fromEntries(Object.entries(entries).filter(([, file]) => fs.existsSync(path.join(root, file))));
 
