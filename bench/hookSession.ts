@@ -1,0 +1,111 @@
+// The end-to-end part of bench/hookCost.ts: the real Claude Code CLI (node_modules/.bin/claude)
+// driven by a scripted model on 127.0.0.1 (test/shared/fakeAnthropic.ts) through a session of N
+// prompts, `claude -p` for the first and `claude -p --continue` for each next one, once in a
+// project without hooks and once in a project where `baton install claude-code` put Baton's
+// hooks, feeding a `baton serve` of its own. Offline and bounded: HOME, CLAUDE_CONFIG_DIR and temp
+// folders are fresh, every claude run is killed after CLAUDE_TIMEOUT_MS.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { baton, CLAUDE_TIMEOUT_MS, claudeBin, claudeEnv, cleanEnv, run } from '../test/shared/claudeCli';
+import { startFakeAnthropic } from '../test/shared/fakeAnthropic';
+
+const ROOT = path.resolve(__dirname, '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+export interface SessionCost {
+  version: string;
+  prompts: number;
+  how: string;
+  runs: Array<{ label: string; totalMs: number }>;
+  notes: string[];
+}
+
+async function startServe(dataDir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('serve did not start in 30 s')), 30_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  return child;
+}
+
+/** The hook types `baton install claude-code` wrote, per event (command, http). */
+function installedHookTypes(project: string): string {
+  const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')) as {
+    hooks: Record<string, Array<{ hooks: Array<{ type: string }> }>>;
+  };
+  const types = new Map<string, string[]>();
+  for (const [event, groups] of Object.entries(settings.hooks))
+    for (const type of new Set(groups.flatMap((g) => g.hooks.map((h) => h.type)))) types.set(type, [...(types.get(type) ?? []), event]);
+  return [...types].map(([type, events]) => `${type} (${events.join(', ')})`).join('; ');
+}
+
+/** Runs the N-prompt session in `project`; the total wall time of the claude runs. */
+async function session(prompts: number, project: string, env: NodeJS.ProcessEnv): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < prompts; i++) {
+    const args = ['-p', `Prompt ${i + 1}: note the checkout detail number ${i + 1}.`, '--output-format', 'json', ...(i > 0 ? ['--continue'] : [])];
+    const r = await run(claudeBin(), args, { cwd: project, env, timeoutMs: CLAUDE_TIMEOUT_MS });
+    if (r.code !== 0 || r.timedOut) throw new Error(`claude exited ${r.code}${r.timedOut ? ' (timed out)' : ''} at prompt ${i + 1}: ${r.stderr.slice(0, 500)}`);
+    total += r.ms;
+  }
+  return total;
+}
+
+export async function claudeSessionCost(prompts: number, work: string): Promise<SessionCost | null> {
+  if (!fs.existsSync(claudeBin())) {
+    process.stderr.write(`[hook-cost] no Claude Code CLI at ${claudeBin()}: the session part is skipped\n`);
+    return null;
+  }
+  const dirs = Object.fromEntries(['home', 'tmp', 'config-none', 'config-baton', 'project-none', 'project-baton', 'data'].map((n) => [n, path.join(work, n)]));
+  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const base = cleanEnv(dirs.home, dirs.tmp);
+  const fake = await startFakeAnthropic({
+    parentPromptIncludes: 'never-in-this-session',
+    agentPrompt: 'never-in-this-session',
+    subagentReply: 'OK.',
+    parentFinal: 'OK.',
+    respond: () => ({ blocks: [{ type: 'text', text: 'Noted.' }], stopReason: 'end_turn' }),
+  });
+  let server: ChildProcess | null = null;
+  try {
+    fs.writeFileSync(path.join(dirs.data, 'config.json'), JSON.stringify({ transcriptRoots: [path.join(dirs['config-baton'], 'projects')] }));
+    server = await startServe(dirs.data, base);
+    const installed = await baton(['install', 'claude-code', '--project', dirs['project-baton'], '--data-dir', dirs.data], base);
+    if (installed.code !== 0) throw new Error(`baton install claude-code failed: ${installed.stderr}`);
+    const version = (await run(claudeBin(), ['--version'], { cwd: dirs.home, env: base, timeoutMs: 30_000 })).stdout.trim();
+    const envFor = (config: string) => claudeEnv(base, { configDir: dirs[config], tmp: dirs.tmp, fakeUrl: fake.url });
+    process.stderr.write(`[hook-cost] Claude Code ${version}: ${prompts} prompts without hooks, then with Baton's…\n`);
+    const none = await session(prompts, dirs['project-none'], envFor('config-none'));
+    const withBaton = await session(prompts, dirs['project-baton'], envFor('config-baton'));
+    const log = path.join(dirs.data, 'hooks.log');
+    const failures = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0;
+    return {
+      version,
+      prompts,
+      how: `\`claude -p\` for the first prompt, \`claude -p --continue\` for each next one (one process per prompt, as a script drives it); the scripted model answers every request at once. Baton's hooks as \`baton install claude-code\` writes them: ${installedHookTypes(dirs['project-baton'])}.`,
+      runs: [
+        { label: 'none', totalMs: none },
+        { label: 'Baton', totalMs: withBaton },
+      ],
+      notes: [`hooks.log lines (one per failed hook): ${failures}`, `model requests the scripted server answered: ${fake.messages().length}`],
+    };
+  } finally {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      server.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    }
+    await fake.close();
+  }
+}
