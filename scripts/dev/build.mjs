@@ -74,6 +74,10 @@ fs.mkdirSync(path.join(dist, 'codicons'), { recursive: true });
 for (const file of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, file), path.join(dist, 'codicons', file));
 
 fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
+// Node looks for the nearest package.json of every module it loads, to tell CommonJS from ES
+// modules; one beside the bundles answers at once (the manifest above is 30 KB to read and parse
+// on every hook start).
+fs.writeFileSync(path.join(dist, 'package.json'), '{ "type": "commonjs" }\n');
 // The hook command loads each built-in only when an event uses it (scripts/dev/lazyBuiltins.mjs).
 for (const name of ['hook.js', 'hookMain.js']) {
   const file = path.join(dist, name);
