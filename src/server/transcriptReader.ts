@@ -76,6 +76,14 @@ function running(): Worker {
 }
 
 /**
+ * Starts the worker ahead of the first read (a server calls it as it starts): the first hook that
+ * names a file then waits for the read only, not for a thread to start and load the parsers.
+ */
+export function startTranscriptReader(): void {
+  running();
+}
+
+/**
  * Reads a transcript a hook payload names on the transcript worker (readNamedTranscript in
  * transcriptSource.ts, with the same answers and refusals); `cursorFor` runs here, on the main
  * thread, when the worker knows the file's real path.
