@@ -83,6 +83,11 @@ export function startTranscriptReader(): void {
   running();
 }
 
+/** The reader thread now, if one runs (for checks of what happens when it dies). */
+export function transcriptReaderThread(): Worker | null {
+  return worker;
+}
+
 /**
  * Reads a transcript a hook payload names on the transcript worker (readNamedTranscript in
  * transcriptSource.ts, with the same answers and refusals); `cursorFor` runs here, on the main

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { rawRequest, sleep, startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tmp';
+import { transcriptReaderThread } from '../../src/server/transcriptReader';
 
 const MB = 1024 * 1024;
 
@@ -83,5 +84,26 @@ describe('transcripts are read off the main thread (real HTTP on 127.0.0.1, a re
     const turns = (await s.store.read('turns', { scope: 'all', key: 'large', limit: 10 })).turns;
     assert.equal(turns[0]?.text, 'question 0 about the walrus module');
     assert.ok(turns.length === 10, 'the turns of the large transcript are stored');
+  });
+
+  it('a reader thread that dies fails the read in flight with a clear error, and the next read starts a new one', async () => {
+    const file = path.join(root, 'dies.jsonl');
+    fs.writeFileSync(file, largeClaudeTranscript(64 * MB));
+    const reader = transcriptReaderThread();
+    assert.ok(reader, 'the server started its reader thread');
+    const hook = post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'dies', transcriptPath: file });
+    await sleep(50);
+    await reader.terminate();
+    const res = await hook;
+    assert.equal(res.status, 503, res.text);
+    assert.match(res.json.error, /transcript reader stopped/);
+
+    const small = path.join(root, 'after.jsonl');
+    fs.writeFileSync(small, largeClaudeTranscript(1));
+    const again = await post('/api/hooks/user-prompt-submit', { harness: 'claude-code', sessionKey: 'after', transcriptPath: small });
+    assert.equal(again.status, 200, again.text);
+    assert.notEqual(transcriptReaderThread(), reader, 'a new thread');
+    const turns = (await s.store.read('turns', { scope: 'all', key: 'after', limit: 10 })).turns;
+    assert.equal(turns[0]?.text, 'question 0 about the walrus module');
   });
 });
