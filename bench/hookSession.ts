@@ -50,16 +50,12 @@ function installedHookTypes(project: string): string {
   return [...types].map(([type, events]) => `${type} (${events.join(', ')})`).join('; ');
 }
 
-/** Runs the N-prompt session in `project`; the total wall time of the claude runs. */
-async function session(prompts: number, project: string, env: NodeJS.ProcessEnv): Promise<number> {
-  let total = 0;
-  for (let i = 0; i < prompts; i++) {
-    const args = ['-p', `Prompt ${i + 1}: note the checkout detail number ${i + 1}.`, '--output-format', 'json', ...(i > 0 ? ['--continue'] : [])];
-    const r = await run(claudeBin(), args, { cwd: project, env, timeoutMs: CLAUDE_TIMEOUT_MS });
-    if (r.code !== 0 || r.timedOut) throw new Error(`claude exited ${r.code}${r.timedOut ? ' (timed out)' : ''} at prompt ${i + 1}: ${r.stderr.slice(0, 500)}`);
-    total += r.ms;
-  }
-  return total;
+/** One prompt of the session in `project` (the first starts it, each next one continues it); its wall time. */
+async function prompt(i: number, project: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const args = ['-p', `Prompt ${i + 1}: note the checkout detail number ${i + 1}.`, '--output-format', 'json', ...(i > 0 ? ['--continue'] : [])];
+  const r = await run(claudeBin(), args, { cwd: project, env, timeoutMs: CLAUDE_TIMEOUT_MS });
+  if (r.code !== 0 || r.timedOut) throw new Error(`claude exited ${r.code}${r.timedOut ? ' (timed out)' : ''} at prompt ${i + 1}: ${r.stderr.slice(0, 500)}`);
+  return r.ms;
 }
 
 export async function claudeSessionCost(prompts: number, work: string): Promise<SessionCost | null> {
@@ -85,15 +81,20 @@ export async function claudeSessionCost(prompts: number, work: string): Promise<
     if (installed.code !== 0) throw new Error(`baton install claude-code failed: ${installed.stderr}`);
     const version = (await run(claudeBin(), ['--version'], { cwd: dirs.home, env: base, timeoutMs: 30_000 })).stdout.trim();
     const envFor = (config: string) => claudeEnv(base, { configDir: dirs[config], tmp: dirs.tmp, fakeUrl: fake.url });
-    process.stderr.write(`[hook-cost] Claude Code ${version}: ${prompts} prompts without hooks, then with Baton's…\n`);
-    const none = await session(prompts, dirs['project-none'], envFor('config-none'));
-    const withBaton = await session(prompts, dirs['project-baton'], envFor('config-baton'));
+    process.stderr.write(`[hook-cost] Claude Code ${version}: ${prompts} prompts, each without hooks and then with Baton's…\n`);
+    // The two sessions advance prompt by prompt, so load from elsewhere falls on both alike.
+    let none = 0;
+    let withBaton = 0;
+    for (let i = 0; i < prompts; i++) {
+      none += await prompt(i, dirs['project-none'], envFor('config-none'));
+      withBaton += await prompt(i, dirs['project-baton'], envFor('config-baton'));
+    }
     const log = path.join(dirs.data, 'hooks.log');
     const failures = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0;
     return {
       version,
       prompts,
-      how: `\`claude -p\` for the first prompt, \`claude -p --continue\` for each next one (one process per prompt, as a script drives it); the scripted model answers every request at once. Baton's hooks as \`baton install claude-code\` writes them: ${installedHookTypes(dirs['project-baton'])}.`,
+      how: `\`claude -p\` for the first prompt, \`claude -p --continue\` for each next one (one process per prompt, as a script drives it; the two sessions alternate prompt by prompt); the scripted model answers every request at once. Baton's hooks as \`baton install claude-code\` writes them: ${installedHookTypes(dirs['project-baton'])}.`,
       runs: [
         { label: 'none', totalMs: none },
         { label: 'Baton', totalMs: withBaton },
