@@ -15,7 +15,6 @@ import { MemoryService } from './memoryService';
 import { RuleService } from './ruleService';
 import { RunService } from './runService';
 import { SessionService } from './sessionService';
-import { startTranscriptReader } from './transcriptReader';
 import { TokenService } from './tokenService';
 import { SessionArtifacts } from './artifacts';
 import { backgroundWork, type BackgroundWork } from './jobs';
@@ -49,8 +48,6 @@ export function composeServices(options: ComposeOptions): ComposedServices {
   const { store, config, dataDir } = options;
   const logger = options.logger ?? silentLogger;
   const sessions = new SessionService(store, config);
-  // Only a server that writes reads the files hooks name; its reader thread is ready before the first hook.
-  if (!options.readOnly) startTranscriptReader();
   const inherit = new InheritService(store);
   const rules = new RuleService(store);
   const tokens = new TokenService(store);
