@@ -331,6 +331,18 @@ harness handing the event over to having the answer, with the floors measured in
 payloads are the recorded hook inputs of test/fixtures (VS Code agent mode, Copilot CLI) and the
 connector tests' payloads with the recorded Claude Code session and sub-agent (Claude Code, Codex).
 The server is \`baton serve\` on 127.0.0.1 in its own process; every session is fresh per iteration.
+
+How to read it: a command hook is the Node floor, plus the hook's own start (compare "node
+dist/hook.js, endpoint down" with the floor), plus one exchange with the server (the HTTP rows are
+that exchange alone). On a loaded machine every wait in that exchange is a chance to lose the CPU,
+so the command rows grow faster with load than the floor does; compare rows of one run only.
+
+Below the Node floor there is no Node start per event: the harness's own HTTP hooks (Claude Code's
+\`type: "http"\`, \`baton install claude-code --http\`) pay the exchange alone; for harnesses that
+only run commands, a native hook client (a small static binary, or \`curl\` in a shell script)
+starts in 1–5 ms but must do what \`src/connectors/runHook.ts\` does (find the endpoint, one
+deadline, one hooks.log line per failure, bounded reads of the files a payload names, the
+harness's output) in a second language, built per platform (docs/harnesses.md, "What a hook costs").
 `;
 
 async function main(): Promise<void> {

@@ -25,5 +25,11 @@ try {
 }
 // Not bundled into this file (a path, not a name the bundler follows): loaded as a module of its
 // own, so the cache applies to it. dist/hookMain.js beside this bundle; src/hookMain.ts from source.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- a run-time path on purpose (see above)
-require(path.join(__dirname, 'hookMain'));
+try {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a run-time path on purpose (see above)
+  require(path.join(__dirname, 'hookMain'));
+} catch (err) {
+  // A broken install (the hook command missing beside this file) must not fail the harness's turn either.
+  process.stderr.write(`baton hook: could not load the hook command: ${(err as Error).message}\n`);
+  process.exit(0);
+}

@@ -3,10 +3,11 @@
 // event uses it. Through the built hook as a harness runs it, with Node's own module log.
 
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { runHook } from '../helpers/hookProcess';
+import { HOOK, runHook } from '../helpers/hookProcess';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
 /** The built-in modules a hook process loaded, from Node's module log. */
@@ -51,5 +52,26 @@ describe('the hook command loads only what the event uses (dist/hook.js, NODE_DE
     assert.match(JSON.parse(r.stdout).hookSpecificOutput.additionalContext, /STARTUP-MARK/);
     assert.ok(builtinsLoaded(r.stderr).has('node:http'));
     assert.ok(!builtinsLoaded(r.stderr).has('node:crypto'), 'crypto is loaded only by an event that writes a state file');
+  });
+
+  it('a launcher without the hook command beside it (a broken install) still exits 0 with nothing on stdout', async () => {
+    const alone = tempDir('baton-hook-alone-');
+    fs.copyFileSync(HOOK, path.join(alone, 'hook.js'));
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(alone, 'hook.js'), 'claude-code', '--data-dir', tempDir()], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c));
+      child.stderr.on('data', (c: Buffer) => (stderr += c));
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.on('close', (status) => {
+        clearTimeout(kill);
+        resolve({ status, stdout, stderr });
+      });
+      child.stdin.end(JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'x' }));
+    });
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /could not load the hook command/);
   });
 });
