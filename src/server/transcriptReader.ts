@@ -7,18 +7,10 @@
 
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { BatonError, type ErrorCode } from '../core/errors';
+import { BatonError } from '../core/errors';
 import type { TranscriptFileCursor } from '../core/fileCursor';
 import type { NamedTranscriptRequest, TranscriptRead } from './transcriptSource';
-
-/** Main thread to worker: a read to do, or the session's cursor a read asked for. */
-export type ToTranscriptWorker =
-  | { kind: 'read'; id: number; request: NamedTranscriptRequest }
-  | { kind: 'cursor'; id: number; cursor: TranscriptFileCursor | null; error?: { code: ErrorCode; message: string } };
-
-/** Worker to main thread: a read needs the session's cursor for the file's real path, or is done. */
-type FromTranscriptWorker =
-  { kind: 'cursor'; id: number; realPath: string } | { kind: 'done'; id: number; value?: TranscriptRead; error?: { code: ErrorCode; message: string } };
+import { crossError, uncrossError, type FromTranscriptWorker, type ToTranscriptWorker } from './transcriptMessages';
 
 interface Pending {
   resolve: (read: TranscriptRead) => void;
@@ -56,16 +48,13 @@ function running(): Worker {
     if (msg.kind === 'cursor') {
       waiter.cursorFor(msg.realPath).then(
         (cursor) => w.postMessage({ kind: 'cursor', id: msg.id, cursor } satisfies ToTranscriptWorker),
-        (err: unknown) => {
-          const error = err instanceof BatonError ? { code: err.code, message: err.message } : { code: 'internal' as const, message: String(err) };
-          w.postMessage({ kind: 'cursor', id: msg.id, cursor: null, error } satisfies ToTranscriptWorker);
-        },
+        (err: unknown) => w.postMessage({ kind: 'cursor', id: msg.id, cursor: null, error: crossError(err) } satisfies ToTranscriptWorker),
       );
       return;
     }
     pending.delete(msg.id);
     if (pending.size === 0) w.unref();
-    if (msg.error) waiter.reject(new BatonError(msg.error.code, msg.error.message));
+    if (msg.error) waiter.reject(uncrossError(msg.error));
     else waiter.resolve(msg.value!);
   });
   w.on('error', (err) => failAll(w, err));

@@ -4,10 +4,9 @@
 // store: the session's cursor is asked of the main thread, which asks the store.
 
 import { parentPort } from 'node:worker_threads';
-import { BatonError } from '../core/errors';
 import type { TranscriptFileCursor } from '../core/fileCursor';
 import { readNamedTranscript } from './transcriptSource';
-import type { ToTranscriptWorker } from './transcriptReader';
+import { crossError, uncrossError, type ToTranscriptWorker } from './transcriptMessages';
 
 const port = parentPort!;
 /** Reads waiting for the main thread's answer to "what is this session's cursor for this file". */
@@ -17,7 +16,7 @@ port.on('message', (msg: ToTranscriptWorker) => {
   if (msg.kind === 'cursor') {
     const waiter = cursorWaiters.get(msg.id);
     cursorWaiters.delete(msg.id);
-    if (msg.error) waiter?.reject(new BatonError(msg.error.code, msg.error.message));
+    if (msg.error) waiter?.reject(uncrossError(msg.error));
     else waiter?.resolve(msg.cursor);
     return;
   }
@@ -31,9 +30,7 @@ port.on('message', (msg: ToTranscriptWorker) => {
     (value) => port.postMessage({ kind: 'done', id, value }),
     (err: unknown) => {
       cursorWaiters.delete(id);
-      const error =
-        err instanceof BatonError ? { code: err.code, message: err.message } : { code: 'internal', message: (err as Error)?.message ?? String(err) };
-      port.postMessage({ kind: 'done', id, error });
+      port.postMessage({ kind: 'done', id, error: crossError(err) });
     },
   );
 });
