@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { hookMappingsPlugin } from './hookMappingsPlugin.mjs';
+import { lazyBuiltins } from './lazyBuiltins.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
@@ -15,8 +16,10 @@ const entries = {
   extension: 'src/extension.ts',
   cli: 'src/cli.ts',
   hook: 'src/hook.ts',
+  hookMain: 'src/hookMain.ts',
   storeWorker: 'src/store/engine/storeWorker.ts',
   compactorWorker: 'src/store/engine/compactorWorker.ts',
+  transcriptWorker: 'src/server/transcriptWorker.ts',
 };
 const present = Object.fromEntries(Object.entries(entries).filter(([, file]) => fs.existsSync(path.join(root, file))));
 
@@ -71,6 +74,15 @@ fs.mkdirSync(path.join(dist, 'codicons'), { recursive: true });
 for (const file of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, file), path.join(dist, 'codicons', file));
 
 fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
+// Node looks for the nearest package.json of every module it loads, to tell CommonJS from ES
+// modules; one beside the bundles answers at once (the manifest above is 30 KB to read and parse
+// on every hook start).
+fs.writeFileSync(path.join(dist, 'package.json'), '{ "type": "commonjs" }\n');
+// The hook command loads each built-in only when an event uses it (scripts/dev/lazyBuiltins.mjs).
+for (const name of ['hook.js', 'hookMain.js']) {
+  const file = path.join(dist, name);
+  if (fs.existsSync(file)) fs.writeFileSync(file, lazyBuiltins(fs.readFileSync(file, 'utf8')));
+}
 const cli = path.join(dist, 'cli.js');
 if (fs.existsSync(cli)) {
   const text = fs.readFileSync(cli, 'utf8');

@@ -23,6 +23,7 @@ import { harnessById, httpHookHarness } from '../harnesses/registry';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import type { SessionService } from './sessionService';
 import { composeServices } from './services';
+import { startTranscriptReader } from './transcriptReader';
 import { handleMcp } from './mcp';
 
 export interface ServerOptions {
@@ -65,6 +66,9 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
     recovery: () => store.report.events,
     storage: async () => (await store.status()).storage,
   });
+  // The reader of the files hooks name is ready before the first hook (docs/architecture.md, "Threads");
+  // an in-process API (a CLI command) starts it only if a call reads one.
+  startTranscriptReader();
   const events = new EventHub(async (agentId) => (await store.read('agentPolicy', { agentId })) === 'shared');
   // Before any request: runs a crashed server left unfinished are failed, their children ended (docs/runs.md).
   await runs.reconcile();

@@ -19,7 +19,8 @@ import type { ReadResult } from '../store/reads';
 import type { TurnPool } from '../store/queries';
 import type { ServerConfig } from './config';
 import { readScope, writeAgent, type Caller } from './security';
-import { continuesFrom, readTranscriptLines, withTranscriptFile, type ByteWindow, type TranscriptRead } from './transcriptSource';
+import { readTranscriptLines, type ByteWindow, type TranscriptRead } from './transcriptSource';
+import { readTranscriptOffThread } from './transcriptReader';
 import { decideLineage, normalizeTranscript, parentFromKey, reparentSource } from '../harnesses/registry';
 import { tailMark, type TranscriptFileCursor } from '../core/fileCursor';
 import { hashText } from '../core/hash';
@@ -320,16 +321,12 @@ export class SessionService {
     const key = input.sessionKey;
     // From where the last read stopped when the file is still that one; once again in full when
     // it was rewritten, or when the session's cursor moved on since (docs/storage.md).
+    // Read, checked and parsed on the transcript worker: the main thread only answers with the cursor.
     const readFile = (full: boolean) =>
-      withTranscriptFile(transcriptPath, this.config.transcriptRoots, async (file) => {
-        const from = full ? null : await this.store.read('transcriptFile', { agentId, key, path: file.path });
-        const resumed =
-          from && (await continuesFrom(file, from)) ? await readTranscriptLines(file, from, input.harness, this.config.maxTranscriptBytes) : 'restart';
-        if (resumed !== 'restart') return resumed;
-        const whole = await readTranscriptLines(file, null, input.harness, this.config.maxTranscriptBytes);
-        if (whole === 'restart') throw new BatonError('internal', 'a transcript read from its start could not be parsed consistently');
-        return whole;
-      });
+      readTranscriptOffThread(
+        { transcriptPath, roots: this.config.transcriptRoots, harness: input.harness, maxBytes: this.config.maxTranscriptBytes, full },
+        (path) => this.store.read('transcriptFile', { agentId, key, path }),
+      );
     // Another hook of the session may have written in between (stale): its read moved the cursor,
     // so read on from there once more before reading the whole file again.
     for (let attempt = 0; attempt < 2; attempt++) {

@@ -169,3 +169,33 @@ export async function continuesFrom(file: ByteWindow, cursor: TranscriptFileCurs
   const now = await file.read(cursor.offset - tail.length, tail.length);
   return Buffer.compare(Buffer.from(now), tail) === 0;
 }
+
+/** What a read of a named transcript needs; everything in it crosses to the transcript worker as it is. */
+export interface NamedTranscriptRequest {
+  transcriptPath: string;
+  roots: string[];
+  harness: string;
+  maxBytes: number;
+  /** Read from the start, whatever the session's cursor says. */
+  full: boolean;
+}
+
+/**
+ * Reads a transcript a hook payload names: from where the session's last read stopped when the
+ * file is still that one (`cursorFor` gives that cursor by the file's real path), once again in
+ * full when it was rewritten (docs/storage.md, "Transcript file cursors").
+ */
+export function readNamedTranscript(
+  request: NamedTranscriptRequest,
+  cursorFor: (realPath: string) => Promise<TranscriptFileCursor | null>,
+): Promise<TranscriptRead> {
+  const { harness, maxBytes } = request;
+  return withTranscriptFile(request.transcriptPath, request.roots, async (file) => {
+    const from = request.full ? null : await cursorFor(file.path);
+    const resumed = from && (await continuesFrom(file, from)) ? await readTranscriptLines(file, from, harness, maxBytes) : 'restart';
+    if (resumed !== 'restart') return resumed;
+    const whole = await readTranscriptLines(file, null, harness, maxBytes);
+    if (whole === 'restart') throw new BatonError('internal', 'a transcript read from its start could not be parsed consistently');
+    return whole;
+  });
+}

@@ -10,6 +10,8 @@ export const HOOK = path.join(ROOT, 'dist', 'hook.js');
 export interface HookProcessResult {
   status: number | null;
   stdout: string;
+  /** What it wrote to stderr (a hook writes nothing there itself; Node's NODE_DEBUG output lands here). */
+  stderr: string;
   /** Wall time of the whole process, start to exit. */
   ms: number;
   /** Peak resident memory in MB, when asked for (runHookMeasured); null otherwise or when killed. */
@@ -33,7 +35,7 @@ function spawnHook(harness: string, dataDir: string, payload: unknown, env: Node
     child.on('close', (status) => {
       clearTimeout(kill);
       const rss = /max-rss-kb (\d+)/.exec(stderr);
-      resolve({ status, stdout, ms: Date.now() - started, maxRssMb: rss ? Number(rss[1]) / 1024 : null });
+      resolve({ status, stdout, stderr, ms: Date.now() - started, maxRssMb: rss ? Number(rss[1]) / 1024 : null });
     });
     child.stdin.on('error', () => undefined); // a hook may exit before reading all of its stdin
     child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));

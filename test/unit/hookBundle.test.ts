@@ -19,13 +19,13 @@ async function pluginModule(): Promise<HookMappingsPluginModule> {
   return (await import(pathToFileURL(path.join(ROOT, 'scripts', 'dev', 'hookMappingsPlugin.mjs')).href)) as HookMappingsPluginModule;
 }
 
-describe('the hook bundle (src/hook.ts)', function () {
+describe('the hook bundle (src/hookMain.ts, which dist/hook.js loads)', function () {
   this.timeout(60_000);
 
   it('bundles without the store, sql.js or zod, and stays under 100 KB', async () => {
     const result = await esbuild.build({
       absWorkingDir: ROOT,
-      entryPoints: ['src/hook.ts'],
+      entryPoints: ['src/hookMain.ts'],
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -61,6 +61,23 @@ describe('the hook bundle (src/hook.ts)', function () {
     assert.ok(inputs.includes('src/api/routes.ts'), 'the hook names routes from the route table');
     const bytes = result.outputFiles[0].contents.byteLength;
     assert.ok(bytes < 100 * 1024, `the hook bundle is ${bytes} bytes`);
+  });
+
+  it('the launcher (src/hook.ts, dist/hook.js) bundles nothing of the hook command: it loads it as a module of its own, after the compile cache is on', async () => {
+    const result = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: ['src/hook.ts'],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      write: false,
+      metafile: true,
+      outfile: 'hook.js',
+      logLevel: 'silent',
+    });
+    assert.deepEqual(Object.keys(result.metafile.inputs), ['src/hook.ts']);
+    assert.ok(result.outputFiles[0].contents.byteLength < 4 * 1024, `the launcher is ${result.outputFiles[0].contents.byteLength} bytes`);
   });
 
   it("lists exactly the registry's hook harnesses, each with the registry's mapping, from the harness folders", async () => {
