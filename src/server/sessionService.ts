@@ -229,7 +229,8 @@ export class SessionService {
       readableAgent: caller.agentId ?? 'all',
       claimTtlMs: this.config.claimTtlMs,
       inheritTailChars: this.config.tailChars,
-      inheritTurnPool: this.turnPoolFor(task),
+      // Read only for a child with a task: this one's, or the one stored at its earlier start.
+      inheritTurnPool: { maxTurns: this.config.inheritPoolTurns, maxChars: this.config.inheritPoolChars },
       // Taken (and ledgered) in the same write: a concurrent second start cannot take them again.
       startMemories:
         this.config.startMemories && input.injectMemories !== false
@@ -254,7 +255,7 @@ export class SessionService {
     const chosen = this.profileFor(started.agentId, spawn?.fork ? 'fork' : input.harnessAgentType);
     // A child started again under its id (a resume) whose host discards what is answered gets no second block.
     const resumed = started.skipped && Boolean(input.harnessAgentId) && input.resumeContext === 'discarded';
-    const inherited = started.parentSessionKey && !resumed ? this.blockFrom(started.inheritSources ?? null, chosen, task, spawn) : null;
+    const inherited = started.parentSessionKey && !resumed ? this.blockFrom(started.inheritSources ?? null, chosen, started.task ?? task, spawn) : null;
     const told = started.startMemories;
     // The memories come after a child's inherited block, within a budget of their own.
     const inject = [inherited?.text ?? '', told?.text ?? ''].filter((part) => part.trim()).join('\n\n');

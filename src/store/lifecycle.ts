@@ -52,7 +52,7 @@ export interface StartSessionArgs {
   claimTtlMs?: number;
   /** When given and the session has a parent: also return what its inherited block is built from (saves a round trip). */
   inheritTailChars?: number;
-  /** With inheritTailChars, for a child with a task: also read the parent's turns to choose from, within these bounds. */
+  /** With inheritTailChars, for a child with a task (given now or stored before): also read the parent's turns to choose from, within these bounds. */
   inheritTurnPool?: TurnPool;
   /** When given: the memories the session is told at its start, taken in the same write (docs/memory.md). */
   startMemories?: StartMemoryBudget;
@@ -68,6 +68,8 @@ export interface StartSessionResult {
   lineageSource: LineageSource | null;
   inheritSources?: ReturnType<typeof inheritSources>;
   startMemories?: StartMemories;
+  /** The session's task: given now, or stored at an earlier start (a start again without one keeps choosing by it). */
+  task?: string | null;
 }
 
 export function startSession(ctx: CommandContext, args: StartSessionArgs): StartSessionResult {
@@ -75,7 +77,10 @@ export function startSession(ctx: CommandContext, args: StartSessionArgs): Start
   if (args.inheritTailChars === undefined || !started.parentSessionKey || started.bypassed) return started;
   // The one parent resolver: the writer's own row first; the admin's hooks never get another agent's.
   const writer = { agentId: started.agentId, admin: args.readableAgent === 'all' };
-  const sources = inheritSources(ctx.db, writer, started.parentSessionKey, args.inheritTailChars, args.inheritTurnPool);
+  // The parent's turns are read for the block only when the child has a task to choose them by.
+  const task = args.task ?? (started.created ? null : (findSessionRow(ctx.db, { agentId: started.agentId }, started.sessionKey)?.task ?? null));
+  const sources = inheritSources(ctx.db, writer, started.parentSessionKey, args.inheritTailChars, task ? args.inheritTurnPool : undefined);
+  started.task = task;
   return { ...started, inheritSources: sources && started.lineageSource === 'project-recency' ? { ...sources, inferredParent: true } : sources };
 }
 
@@ -101,6 +106,8 @@ function startOrResume(ctx: CommandContext, args: StartSessionArgs): StartSessio
     const set: Parameters<typeof upsertSession>[1] = { agentId: existing.agent_id, key, status: 'active', endedAt: null, endReason: null };
     if (args.runtimePath) Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now() });
     if (!existing.parent_session_key && args.explicitParent) Object.assign(set, { parentSessionKey: args.explicitParent, lineageSource: 'explicit' });
+    // A task learned after the first start (OpenCode's child sends its prompt after it was created).
+    if (args.task && !existing.task) set.task = args.task;
     upsertSession(ctx, set);
     const after = findSessionRow(ctx.db, { agentId: existing.agent_id }, key)!;
     return {

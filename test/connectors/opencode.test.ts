@@ -195,15 +195,21 @@ describe('OpenCode plugin (real Baton server)', function () {
   });
 
   it("puts exactly the inherited block into the child's system prompt, once per request", async () => {
-    // What a child of the parent receives now (the parent has not changed since the child started).
-    const preview = await fetch(`${daemon.server.url}/api/sessions/${encodeURIComponent(PARENT)}/inherited`, {
-      headers: { authorization: `Bearer ${daemon.token}` },
-    }).then((r) => r.json() as Promise<Obj>);
+    // What a child of the parent with this child's task receives now (the parent has not changed
+    // since the child started): its first prompt is its task, and the plugin asked again with it.
+    assert.equal((await session(CHILD))?.task, messagesFixture.childPrompt, "the child's first prompt is stored as its task");
+    const preview = await fetch(
+      `${daemon.server.url}/api/sessions/${encodeURIComponent(PARENT)}/inherited?task=${encodeURIComponent(messagesFixture.childPrompt)}`,
+      {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      },
+    ).then((r) => r.json() as Promise<Obj>);
     assert.equal(preview.empty, false);
     const system = await transform(hooks, CHILD);
     assert.equal(system.length, 2);
     block = system[1];
-    assert.equal(block, preview.block, 'the block the server computed for this child');
+    assert.equal(block, preview.block, 'the block the server computed for this child and its task');
+    assert.ok(block.includes('(for the task)'), 'chosen for the task');
     assert.ok(block.startsWith(INHERIT_HEADING));
     assert.ok(block.includes('OPENCODE-PARENT-4417'), "the block carries the parent's prompt");
     assert.ok(block.includes(`session ${PARENT}`));

@@ -116,5 +116,7 @@ describe('OpenCode end to end (real opencode run, scripted Chat Completions, plu
     assert.equal(children.length, 1, `one child of ${roots[0].key}: ${listed.stdout}${diagnostics()}`);
     assert.match(children[0].key, /^ses_/);
     assert.notEqual(children[0].key, roots[0].key);
+    // Its first prompt is its task: the plugin asked for the block again with it, and it is stored.
+    assert.equal((children[0] as { task?: string | null }).task, AGENT_PROMPT, `the child's task: ${listed.stdout}${diagnostics()}`);
   });
 });

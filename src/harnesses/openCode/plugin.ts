@@ -242,6 +242,26 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
     return pending;
   }
 
+  /** Children whose block was chosen again for their task (their first prompt). */
+  const tasked = new Set<string>();
+
+  /**
+   * A task sub-agent's first prompt is its task: the block it was answered at its start (before
+   * OpenCode sent the prompt) is asked for again with that task, so the parent's turns in it are
+   * chosen for what the child was asked (docs/inheritance.md, "The child's task"). Before its first
+   * model request: the system transform adds whichever block is held then.
+   */
+  async function chooseForTask(id: string, session: Started, task: string, event: string): Promise<void> {
+    if (!session.parentID || tasked.has(id)) return;
+    tasked.add(id);
+    const reply = await post(
+      'sessionStart',
+      { harness: HARNESS, sessionKey: id, parentSessionKey: session.parentID, project: directory, task: task.slice(0, 20_000), injectMemories: false },
+      event,
+    );
+    if (reply && typeof reply.inject === 'string') started.set(id, Promise.resolve({ parentID: session.parentID, inject: keepMemories(id, reply.inject) }));
+  }
+
   /** The parent OpenCode named at start, repeated at the end: a changed parent is re-recorded ('opencode-parent'). */
   async function parentOf(id: string): Promise<Pick<EndFields, 'parentSessionKey'>> {
     const session = await started.get(id);
@@ -273,6 +293,7 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
         await post('sessionEnd', { harness: HARNESS, sessionKey: id, project: directory, reason: 'deleted', ...(await parentOf(id)) }, type);
         started.delete(id);
         toldMemories.delete(id);
+        tasked.delete(id);
         return;
       default:
         return;
@@ -292,9 +313,10 @@ export const BatonPlugin = async ({ client, directory }: PluginInput) => {
       try {
         const id = input && input.sessionID;
         if (typeof id !== 'string' || !id) return;
-        await ensureStarted(id, undefined, 'chat.message');
+        const session = await ensureStarted(id, undefined, 'chat.message');
         const userPrompt = promptText(output && output.parts);
         if (userPrompt) await post('userPromptSubmit', { harness: HARNESS, sessionKey: id, project: directory, userPrompt }, 'chat.message');
+        if (userPrompt && session) await chooseForTask(id, session, userPrompt, 'chat.message');
       } catch (err) {
         log('chat.message', errorClassOf(err));
       }
