@@ -10,6 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, extension, waitFor, type BatonApi } from './helpers';
+import { totalTokens, type SessionSpend } from '../../../src/core/spend';
+import { compactTokens } from '../../../src/core/spendFormat';
 
 describe('Explore a demo', function () {
   this.timeout(120_000);
@@ -64,6 +66,33 @@ describe('Explore a demo', function () {
     assert.equal(baton.tree.filter, 'all');
     await waitFor(() => baton.tree.getChildren().then((roots) => roots.some((n) => n.key === featured)), 30_000, 'the tree lists the demo sessions');
     await waitFor(() => /demo data/.test(baton.statusBar.text), 10_000, `status bar says demo data (${baton.statusBar.text})`);
+  });
+
+  it("shows models and spend on every Claude Code, Codex and OpenCode node, parents carrying their children's totals", async () => {
+    const client = baton.host.client!;
+    const tokens = (s: SessionSpend['total']) => (s ? totalTokens(s) : 0);
+    const roots = (await baton.tree.getChildren()).filter((n) => ['claude-code', 'codex', 'opencode'].includes(n.session.harness));
+    assert.ok(roots.length >= 3, `demo roots of the three harnesses: ${roots.map((n) => n.key).join(', ')}`);
+    let parents = 0;
+    for (const root of roots) {
+      // Session nodes only (a parent also lists its constraints).
+      const nodes = [root, ...(await baton.tree.getChildren(root)).filter((n) => (n as { session?: { spend?: unknown } }).session?.spend !== undefined)];
+      for (const node of nodes) {
+        const spend = (node.session as unknown as { spend: SessionSpend }).spend;
+        const description = String(baton.tree.getTreeItem(node).description ?? '');
+        assert.ok(spend.own && spend.own.models.length > 0, `${node.key} (${node.session.harness}) has its own model and spend`);
+        assert.match(description, / tok/, `${node.key}'s row shows its spend: ${description}`);
+      }
+      const { sessions: children } = await client.listSessions({ parent: root.key, limit: 500 });
+      if (children.length === 0) continue;
+      parents++;
+      const spend = (root.session as unknown as { spend: SessionSpend }).spend;
+      // The rolled-up total is the parent's own plus every child's total, as the store summed it in the writes.
+      const summed = tokens(spend.own) + children.reduce((n, c) => n + tokens((c as unknown as { spend: SessionSpend }).spend.total), 0);
+      assert.equal(tokens(spend.total), summed, `${root.key}: total = own + children`);
+      assert.ok(String(baton.tree.getTreeItem(root).description).includes(`Σ ${compactTokens(summed)} tok`), `${root.key} carries its children's total`);
+    }
+    assert.ok(parents >= 3, `parents with sub-agents among the demo roots: ${parents}`);
   });
 
   it('"Leave Demo" switches back to the data directory the window had', async () => {
