@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
 import { baton, run, type RunResult, cleanEnv } from '../shared/claudeCli';
-import { responsesText, startFakeResponses, type FakeResponses } from '../shared/fakeResponses';
+import { codexFakeConfig, responsesText, startFakeResponses, type FakeResponses } from '../shared/fakeResponses';
 import { requireHarnessCli } from '../shared/harnessClis';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
@@ -62,20 +62,7 @@ describe('Codex end to end (real codex exec, scripted Responses API, hooks from 
 
     fake = await startFakeResponses({ parentPromptIncludes: marker, agentPrompt: AGENT_PROMPT, subagentReply, parentFinal });
     // Codex's model: a custom provider that is the fake.
-    fs.writeFileSync(
-      path.join(codexHome, 'config.toml'),
-      [
-        'model = "gpt-fake"',
-        'model_provider = "fake"',
-        '',
-        '[model_providers.fake]',
-        'name = "fake"',
-        `base_url = "${fake.url}"`,
-        'wire_api = "responses"',
-        'env_key = "BATON_E2E_FAKE_KEY"',
-        '',
-      ].join('\n'),
-    );
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), codexFakeConfig(fake.url));
     daemon = await startDaemon({ dataDir, port: 0, config: { transcriptRoots: [path.join(codexHome, 'sessions')] } });
 
     // A clean environment with the cached codex on PATH, as a user who installed it has.

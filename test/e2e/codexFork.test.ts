@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { CLI } from '../helpers/child';
 import { baton, run, type RunResult, cleanEnv } from '../shared/claudeCli';
-import { responsesText, startFakeResponses, type FakeResponses } from '../shared/fakeResponses';
+import { codexFakeConfig, responsesCall, responsesMessage, responsesText, startFakeResponses, type FakeResponses } from '../shared/fakeResponses';
 import { requireHarnessCli } from '../shared/harnessClis';
 import { e2eReport, storedSessions } from '../helpers/e2eReport';
 import { cleanupTempDirs, tempFolders } from '../helpers/tmp';
@@ -30,24 +30,9 @@ describe('Codex forks end to end (real codex exec, spawn_agent with fork_context
   let daemon: Daemon | undefined;
   let env: NodeJS.ProcessEnv;
   let codex: RunResult | undefined;
-  let n = 0;
 
-  const call = (callId: string, name: string, args: object) => ({
-    type: 'function_call',
-    id: `fc_${++n}`,
-    call_id: callId,
-    namespace: 'multi_agent_v1',
-    name,
-    arguments: JSON.stringify(args),
-    status: 'completed',
-  });
-  const message = (text: string) => ({
-    type: 'message',
-    role: 'assistant',
-    id: `msg_${++n}`,
-    status: 'completed',
-    content: [{ type: 'output_text', text, annotations: [] }],
-  });
+  const call = responsesCall;
+  const message = responsesMessage;
   const diagnostics = () =>
     e2eReport({ runs: [['codex', codex]], requests: fake?.requests.map((r) => `${r.seq} ${r.headers['thread-id'] ?? ''}`), dataDir: dirs?.dataDir });
 
@@ -74,20 +59,7 @@ describe('Codex forks end to end (real codex exec, spawn_agent with fork_context
         return [message('PARENT-DONE')];
       },
     });
-    fs.writeFileSync(
-      path.join(dirs.codexHome, 'config.toml'),
-      [
-        'model = "gpt-fake"',
-        'model_provider = "fake"',
-        '',
-        '[model_providers.fake]',
-        'name = "fake"',
-        `base_url = "${fake.url}"`,
-        'wire_api = "responses"',
-        'env_key = "BATON_E2E_FAKE_KEY"',
-        '',
-      ].join('\n'),
-    );
+    fs.writeFileSync(path.join(dirs.codexHome, 'config.toml'), codexFakeConfig(fake.url));
     daemon = await startDaemon({ dataDir: dirs.dataDir, port: 0, config: { transcriptRoots: [path.join(dirs.codexHome, 'sessions')] } });
     env = cleanEnv(dirs.home, dirs.tmp, {
       PATH: `${path.dirname(codexBin)}:${process.env.PATH}`,

@@ -68,6 +68,41 @@ function outputFor(body: Json, callId: string | null): Json | undefined {
   return (Array.isArray(body?.input) ? body.input : []).find((i: Json) => i?.type === 'function_call_output' && i.call_id === callId);
 }
 
+let itemSeq = 0;
+
+/** An assistant message item of a reply. */
+export function responsesMessage(text: string): Json {
+  return { type: 'message', role: 'assistant', id: `msg_${++itemSeq}`, status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+/** A function call item of a reply, in Codex's multi-agent namespace (spawn_agent, wait_agent). */
+export function responsesCall(callId: string, name: string, args: object): Json {
+  return {
+    type: 'function_call',
+    id: `fc_${++itemSeq}`,
+    call_id: callId,
+    namespace: 'multi_agent_v1',
+    name,
+    arguments: JSON.stringify(args),
+    status: 'completed',
+  };
+}
+
+/** Codex's config.toml with the fake as its model provider (the key comes from BATON_E2E_FAKE_KEY). */
+export function codexFakeConfig(fakeUrl: string): string {
+  return [
+    'model = "gpt-fake"',
+    'model_provider = "fake"',
+    '',
+    '[model_providers.fake]',
+    'name = "fake"',
+    `base_url = "${fakeUrl}"`,
+    'wire_api = "responses"',
+    'env_key = "BATON_E2E_FAKE_KEY"',
+    '',
+  ].join('\n');
+}
+
 export async function startFakeResponses(script: FakeResponsesScript): Promise<FakeResponses> {
   const requests: ResponsesRequest[] = [];
   const spawnCallId = 'call_spawn_baton_e2e';
@@ -100,22 +135,8 @@ export async function startFakeResponses(script: FakeResponsesScript): Promise<F
     return /[0-9a-f]{8}-[0-9a-f-]{27}/.exec(text)?.[0] ?? text;
   };
 
-  const message = (text: string) => ({
-    type: 'message',
-    role: 'assistant',
-    id: `msg_${++n}`,
-    status: 'completed',
-    content: [{ type: 'output_text', text, annotations: [] }],
-  });
-  const call = (callId: string, name: string, args: object) => ({
-    type: 'function_call',
-    id: `fc_${++n}`,
-    call_id: callId,
-    namespace: 'multi_agent_v1',
-    name,
-    arguments: JSON.stringify(args),
-    status: 'completed',
-  });
+  const message = responsesMessage;
+  const call = responsesCall;
 
   const itemsFor = (role: ResponsesRole, body: Json): Json[] => {
     switch (role) {
