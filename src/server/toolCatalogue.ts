@@ -165,17 +165,22 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     id: 'inherited',
-    input: { sessionKey: { type: 'string', description: 'The parent session' }, currentSessionKey: currentSessionProperty },
+    input: {
+      sessionKey: { type: 'string', description: 'The parent session' },
+      currentSessionKey: currentSessionProperty,
+      task: { type: 'string', description: "the task the block is for (at most 2,000 characters): the parent's turns are chosen for it" },
+    },
     mcp: {
       name: 'inherited_context',
-      description: "The 'Inherited from Parent Session' block a new sub-agent of a session receives (default: the caller's parent session).",
-      properties: ['sessionKey', 'currentSessionKey'],
+      description:
+        "The 'Inherited from Parent Session' block a new sub-agent of a session receives (default: the caller's parent session); with a task, the parent's turns chosen for that task.",
+      properties: ['sessionKey', 'currentSessionKey', 'task'],
     },
     lm: {
       name: 'baton_get_inherited_context',
       description:
-        'Returns the "Inherited from Parent Session" block for a session: its latest checkpoint summary, the tail of its transcript since then, its focal entities and active constraints. Use it before working on a task delegated by that session. Input: sessionKey (find keys with baton_search_sessions).',
-      properties: ['sessionKey'],
+        'Returns the "Inherited from Parent Session" block for a session: its latest checkpoint summary, the tail of its transcript since then, its focal entities and active constraints. Use it before working on a task delegated by that session. Input: sessionKey (find keys with baton_search_sessions); task (optional): the turns of that session most relevant to it are chosen.',
+      properties: ['sessionKey', 'task'],
       required: ['sessionKey'],
     },
     async run(args, ctx) {
@@ -186,7 +191,8 @@ export const TOOLS: ToolDefinition[] = [
         throw new ToolInputError(ctx.surface === 'lm' ? `Pass "sessionKey": the parent session whose context you want (find keys with ${search}).` : NO_PARENT);
       const read = { params: { key: target.key }, query: { agentId: target.agentId } };
       if (!(await ctx.api.callOrNull('getSession', read))) throw new ToolInputError(`There is no session "${target.key}". Find the right key with ${search}.`);
-      const view = await ctx.api.call('inherited', read);
+      const task = str(args.task)?.trim().slice(0, 2000);
+      const view = await ctx.api.call('inherited', { ...read, query: { ...read.query, ...(task ? { task } : {}) } });
       return {
         text: view.empty || !view.block ? `Session ${target.key} has nothing to inherit yet (no transcript or checkpoint).` : view.block,
         structured: { sessionKey: view.sessionKey, chars: view.chars, estimatedTokens: view.estimatedTokens },

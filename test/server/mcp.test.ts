@@ -82,6 +82,9 @@ describe('MCP endpoint (/mcp, Streamable HTTP)', function () {
     const inherited = await client.callTool({ name: 'inherited_context', arguments: {} });
     assert.match(textOf(inherited), /^## Inherited from Parent Session\n/);
     assert.match(textOf(inherited), /CANARY-88/);
+    // With a task, the parent's turns are chosen for it (docs/inheritance.md, "The child's task").
+    const forTask = await client.callTool({ name: 'inherited_context', arguments: { task: 'check the canary rollout' } });
+    assert.match(textOf(forTask), /\(for the task\):\n.*CANARY-88/);
     await client.close();
   });
 
