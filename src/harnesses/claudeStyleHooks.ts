@@ -146,11 +146,21 @@ const SETTLE_TAIL_BYTES = 1024 * 1024;
 async function settledTranscript(files: PayloadFiles, file: string | undefined, lastMessage: string | undefined, waitMs: number): Promise<string | undefined> {
   if (!file) return undefined;
   const probe = (lastMessage ?? '').trim().slice(0, 200);
-  const deadline = Date.now() + Math.max(0, Math.min(400, waitMs));
+  const text = await tailHolding(files, file, SETTLE_TAIL_BYTES, probe ? JSON.stringify(probe).slice(1, -1) : '', Math.min(400, waitMs));
+  return text !== null ? file : existing(files, file);
+}
+
+/**
+ * The end of a file the harness is still writing, once it holds `probe` (any readable end when
+ * `probe` is empty), polling for at most `waitMs`; null when it never did (or the file cannot be
+ * read, as one outside the roots never is).
+ */
+export async function tailHolding(files: PayloadFiles, file: string, maxBytes: number, probe: string, waitMs: number): Promise<string | null> {
+  const deadline = Date.now() + Math.max(0, waitMs);
   for (;;) {
-    const text = await files.tail(file, SETTLE_TAIL_BYTES);
-    if (text !== null && (!probe || text.includes(JSON.stringify(probe).slice(1, -1)))) return file;
-    if (Date.now() >= deadline) return existing(files, file);
+    const text = await files.tail(file, maxBytes);
+    if (text !== null && (!probe || text.includes(probe))) return text;
+    if (Date.now() >= deadline) return null;
     await new Promise((r) => setTimeout(r, 25));
   }
 }

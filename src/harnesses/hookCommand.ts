@@ -55,3 +55,8 @@ export function withoutOurs(hooks: Record<string, Matcher[]>, harness: string): 
   }
   return out;
 }
+
+/** Adds Baton's entry for `event` after the user's own, in a group with `matcher` when the event hooks only some tools. */
+export function withOurEntry(hooks: Record<string, Matcher[]>, event: string, entry: HookEntry, matcher?: string): void {
+  hooks[event] = [...(hooks[event] ?? []), matcher ? { matcher, hooks: [entry] } : { hooks: [entry] }];
+}

@@ -155,7 +155,7 @@ export class SessionService {
       toolUseId: input.toolUseId,
       agentType: input.agentType?.trim() || 'general-purpose',
       task: input.task?.trim() || null,
-      fork: input.fork === true || input.agentType?.trim() === 'fork',
+      fork: input.fork === true,
       spawningText: input.spawningText?.trim() || null,
     });
     return { recorded: true, waitedMs };

@@ -6,7 +6,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PayloadFiles } from '../../node/payloadFiles';
 import type { ApiPoster, HarnessHooks, HookOutput, HookRun } from '../harness';
-import { CLAUDE_STYLE_EVENTS, handleClaudeStyleEvent, subagentKey, type ClaudeStylePayload, type ClaudeStyleQuirks, type SpawnCall } from '../claudeStyleHooks';
+import {
+  CLAUDE_STYLE_EVENTS,
+  handleClaudeStyleEvent,
+  subagentKey,
+  tailHolding,
+  type ClaudeStylePayload,
+  type ClaudeStyleQuirks,
+  type SpawnCall,
+} from '../claudeStyleHooks';
 import { handleCopilotEvent } from '../copilot/hooks';
 import { isCopilotPayload } from '../copilot/payload';
 import { hookSettingsFiles, repointHttpHooks } from './httpHookUrl';
@@ -71,12 +79,13 @@ async function spawnCall(payload: ClaudeCodePayload, _rootTranscript: string | u
   const agentType = typeof input.subagent_type === 'string' && input.subagent_type.trim() ? input.subagent_type.trim() : 'general-purpose';
   const task = typeof input.prompt === 'string' && input.prompt.trim() ? input.prompt : null;
   if (agentType !== 'fork' || !payload.tool_use_id) return { agentType, task };
+  // A fork: its SubagentStart says so too (agent_type "fork"); the note says it as every harness's does.
   // The file as named, not only when it exists: an HTTP hook can arrive before Claude Code created it.
   const own =
     payload.agent_id && payload.transcript_path && payload.session_id
       ? path.join(path.dirname(payload.transcript_path), payload.session_id, 'subagents', `agent-${payload.agent_id}.jsonl`)
       : payload.transcript_path;
-  return { agentType, task, spawningText: await spawningTextOf(files, own, payload.tool_use_id) };
+  return { agentType, task, fork: true, spawningText: await spawningTextOf(files, own, payload.tool_use_id) };
 }
 
 /** How long the spawn hook waits for Claude Code to write the calling message (an HTTP hook can arrive first). */
@@ -84,14 +93,8 @@ const SPAWN_WRITE_WAIT_MS = 400;
 
 /** The spawning message's text once the transcript holds the call (waiting briefly for it, also for the file), else null. */
 async function spawningTextOf(files: PayloadFiles, transcript: string | undefined, toolUseId: string): Promise<string | null> {
-  if (!transcript) return null;
-  const deadline = Date.now() + SPAWN_WRITE_WAIT_MS;
-  for (;;) {
-    const tail = await files.tail(transcript, SPAWN_TAIL_BYTES);
-    if (tail?.includes(toolUseId)) return spawningMessageText(tail, toolUseId);
-    if (Date.now() >= deadline) return null;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const tail = transcript ? await tailHolding(files, transcript, SPAWN_TAIL_BYTES, toolUseId, SPAWN_WRITE_WAIT_MS) : null;
+  return tail ? spawningMessageText(tail, toolUseId) : null;
 }
 
 const quirks: ClaudeStyleQuirks = {

@@ -7,7 +7,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HOOK_TOKEN_ENV, HTTP_HOOK_TIMEOUT_S, type HookCommandOptions, type HttpHookOptions } from '../harness';
-import { hookCommand, mcpArgs, withoutOurs, type HookEntry, type Matcher } from '../hookCommand';
+import { hookCommand, mcpArgs, withOurEntry, withoutOurs, type HookEntry, type Matcher } from '../hookCommand';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
 import { CLAUDE_CODE_HOOK_EVENTS, CLAUDE_CODE_MATCHERS, HARNESS } from './hooks';
 import { keepOutOfGit, readHookToken, setSettingsEnv } from './hookToken';
@@ -102,8 +102,7 @@ export async function installClaudeCode(
   for (const event of CLAUDE_CODE_EVENTS) {
     const entry = entryFor(event, command, http);
     if (entry.type === 'http') httpEvents.push(event);
-    const matcher = CLAUDE_CODE_MATCHERS[event];
-    hooks[event] = [...(hooks[event] ?? []), matcher ? { matcher, hooks: [entry] } : { hooks: [entry] }];
+    withOurEntry(hooks, event, entry, CLAUDE_CODE_MATCHERS[event]);
   }
   writeJsonFile(file, { ...settings, hooks });
   if (!http || token === undefined) return { file, mcpFile, events: [...CLAUDE_CODE_EVENTS], httpEvents };

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../node/fsync';
 import type { HookCommandOptions } from '../harness';
-import { hookCommand, mcpArgs, withoutOurs, type Matcher } from '../hookCommand';
+import { hookCommand, mcpArgs, withOurEntry, withoutOurs, type Matcher } from '../hookCommand';
 import { readJsonFile, writeJsonFile } from '../settingsFile';
 import { removeTomlTables } from './tomlTables';
 import { batonHookTrust, CODEX_SESSION_END_MAX_TIMEOUT, removeCodexTrust } from './trust';
@@ -39,10 +39,7 @@ export function installCodex(command: HookCommandOptions, home?: string): { file
     command: hookCommand(command, HARNESS),
     timeout: event === 'SessionEnd' ? CODEX_SESSION_END_MAX_TIMEOUT : 5,
   });
-  for (const event of CODEX_EVENTS) {
-    const matcher = CODEX_MATCHERS[event];
-    hooks[event] = [...(hooks[event] ?? []), matcher ? { matcher, hooks: [entry(event)] } : { hooks: [entry(event)] }];
-  }
+  for (const event of CODEX_EVENTS) withOurEntry(hooks, event, entry(event), CODEX_MATCHERS[event]);
   writeJsonFile(file, { ...settings, hooks });
   return { file, events: [...CODEX_EVENTS] };
 }
