@@ -14,6 +14,7 @@
 //
 //   node --import tsx bench/hookCost.ts [--iterations 30] [--prompts 20] [--no-cli] [--write]
 //   --write (or BENCH_WRITE=1) writes bench/RESULTS-hook-cost.md.
+//   BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the server.
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -79,9 +80,17 @@ function timedProcess(
 }
 
 /** `baton serve` on a fresh data directory whose config allows the benchmark's harness folders. */
+/** BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=DIR") goes to the server's node: profiles it. */
+function serverNodeArgs(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 async function startServer(dataDir: string, roots: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; token: string }> {
   fs.writeFileSync(path.join(dataDir, 'config.json'), JSON.stringify({ transcriptRoots: roots }));
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(process.execPath, [...serverNodeArgs(), CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('serve did not start in 30 s')), 30_000);

@@ -1,7 +1,19 @@
-// The hook command itself (dist/hookMain.js, started by dist/hook.js): `hook.js <harness> [--event E] [--data-dir DIR]`.
-// The same as `baton hook`, without loading the whole CLI, because it runs on every prompt.
+// The hook command (dist/hookMain.js, started by dist/hook.js): `hook.js <harness> [--event E] [--data-dir DIR]`.
+// The same as `baton hook`, without loading the whole CLI, because it runs on every prompt. It
+// relays the payload to the server (connectors/hookRelay.ts); the harnesses' mappings
+// (dist/hookLocal.js) load only for an event that must run here.
 
-import { HOOK_HARNESS_IDS as HARNESSES, runHook } from './connectors/runHook';
+import * as path from 'node:path';
+import { runHookCommand } from './connectors/hookRelay';
+import { resolveDataDir } from './node/paths';
+
+type HookLocal = typeof import('./hookLocal');
+
+/** The mappings, loaded on first need: dist/hookLocal.js beside this bundle, src/hookLocal.ts from source. */
+function hookLocal(): HookLocal {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a run-time path on purpose: a bundle of its own, loaded only when needed
+  return require(path.join(__dirname, 'hookLocal')) as HookLocal;
+}
 
 const args = process.argv.slice(2);
 const harness = args[0] ?? '';
@@ -9,8 +21,25 @@ const option = (name: string) => {
   const at = args.indexOf(name);
   return at >= 0 ? args[at + 1] : undefined;
 };
-if (!HARNESSES.includes(harness)) {
-  process.stderr.write(`usage: hook.js <${HARNESSES.join('|')}> [--event E] [--data-dir DIR]\n`);
-  process.exit(0);
+
+async function main(): Promise<void> {
+  // Anything but a harness id: the usage, with the ids the mappings know.
+  if (!/^[a-z][a-z0-9-]{0,39}$/.test(harness) || harness === 'baton') {
+    process.stderr.write(`usage: hook.js <${hookLocal().HOOK_HARNESS_IDS.join('|')}> [--event E] [--data-dir DIR]\n`);
+    return;
+  }
+  const dataDir = resolveDataDir({ flag: option('--data-dir') });
+  const eventFlag = option('--event');
+  await runHookCommand(harness, dataDir, eventFlag, (raw, started) => {
+    const local = hookLocal();
+    if (!local.HOOK_HARNESS_IDS.includes(harness)) {
+      process.stderr.write(`usage: hook.js <${local.HOOK_HARNESS_IDS.join('|')}> [--event E] [--data-dir DIR]\n`);
+      return Promise.resolve();
+    }
+    return local.runHook(harness, dataDir, eventFlag, raw, started);
+  });
 }
-runHook(harness, option('--data-dir'), option('--event')).finally(() => process.exit(0));
+
+main()
+  .catch(() => undefined)
+  .finally(() => process.exit(0));

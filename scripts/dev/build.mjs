@@ -17,6 +17,7 @@ const entries = {
   cli: 'src/cli.ts',
   hook: 'src/hook.ts',
   hookMain: 'src/hookMain.ts',
+  hookLocal: 'src/hookLocal.ts',
   storeWorker: 'src/store/engine/storeWorker.ts',
   compactorWorker: 'src/store/engine/compactorWorker.ts',
   transcriptWorker: 'src/server/transcriptWorker.ts',
@@ -79,7 +80,7 @@ fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dist, 's
 // on every hook start).
 fs.writeFileSync(path.join(dist, 'package.json'), '{ "type": "commonjs" }\n');
 // The hook command loads each built-in only when an event uses it (scripts/dev/lazyBuiltins.mjs).
-for (const name of ['hook.js', 'hookMain.js']) {
+for (const name of ['hook.js', 'hookMain.js', 'hookLocal.js']) {
   const file = path.join(dist, name);
   if (fs.existsSync(file)) fs.writeFileSync(file, lazyBuiltins(fs.readFileSync(file, 'utf8')));
 }

@@ -20,11 +20,7 @@ export interface RouteInfo {
   summary: string;
 }
 
-/**
- * Sent by Baton's hook command and OpenCode plugin on every call, `<harness> <event>`: the server
- * notes per harness and event when hooks last got through (`baton doctor`, "Baton: Check Hooks").
- */
-export const HOOK_HEADER = 'x-baton-hook';
+export { HOOK_EVENT_HEADER, HOOK_HEADER } from './hookHeaders';
 
 const route = (method: Method, path: string, permission: Permission | null, summary: string): RouteInfo => ({ method, path, permission, summary });
 
@@ -85,7 +81,12 @@ export const ROUTES = {
     'remember',
     'Writes MEMORY.md (keeping a backup); 409 while another writer holds the lease.',
   ),
-  claudeCodeHook: route('POST', '/api/hooks/claude-code', 'hooks', "Claude Code's HTTP hooks: the raw hook payload in, the hook's output back."),
+  harnessHook: route(
+    'POST',
+    '/api/hooks/:harness',
+    'hooks',
+    "A harness's raw hook payload (Claude Code's HTTP hooks post it, every hook command relays it): run through the harness's hook mapping, the hook's output back.",
+  ),
   listSessions: route('GET', '/api/sessions', 'recall', 'Sessions, newest first: active ones by default; all=1, roots=1 or parent=KEY for the tree.'),
   sessionTree: route('GET', '/api/sessions/tree', 'recall', 'Root sessions with their sub-agents nested.'),
   spend: route(

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import { Argument, Command, Option } from 'commander';
 import { HOOK_HARNESS_IDS, runHook } from '../connectors/runHook';
+import { runHookCommand } from '../connectors/hookRelay';
 import { runMcpBridge } from '../connectors/mcpBridge';
 import { DEFAULT_AGENT } from '../core/agents';
 import { HOOK_TOKEN_ENV, type HttpHookOptions, type InstallScope } from '../harnesses/harness';
@@ -62,7 +63,8 @@ export function registerConnectorCommands(program: Command, { dataDirOption, out
     .option('--event <name>', 'the event that fired, for harnesses whose payloads do not name it (their installed command gives it)')
     .addOption(dataDirOption())
     .action(async (harness: string, opts: { dataDir?: string; event?: string }) => {
-      await runHook(harness, opts.dataDir, opts.event);
+      const dataDir = resolveDataDir({ flag: opts.dataDir });
+      await runHookCommand(harness, dataDir, opts.event, (raw, started) => runHook(harness, dataDir, opts.event, raw, started));
     });
 
   program

@@ -12,14 +12,11 @@ import { ApiClient, postTransport } from '../api/client';
 import { EndpointProblem, liveEndpoint, logHookProblem, postJson } from '../node/endpointCall';
 import { HOOK_MAPPINGS } from '../harnesses/hookMappings';
 import { withTranscriptChunks } from './transcriptChunks';
-import { resolveDataDir } from '../node/paths';
+import { HOOK_BUDGET_MS } from './hookRelay';
 import { HOOK_HEADER } from '../api/routes';
 
 /** `baton hook <id>` / `hook.js <id>`: the harnesses whose hooks run Baton's hook command. */
 export const HOOK_HARNESS_IDS: string[] = HOOK_MAPPINGS.map((h) => h.id);
-
-/** A hook must answer within this budget, whatever happens (Claude Code waits on it). */
-export const HOOK_BUDGET_MS = 900;
 
 const KNOWN_EVENTS = new Set<string>([...CLAUDE_STYLE_EVENTS, ...HOOK_MAPPINGS.flatMap((h) => h.hooks.events)]);
 
@@ -37,18 +34,17 @@ function describe(err: unknown): string {
 }
 
 /**
- * Runs one hook invocation: never throws, never exits non-zero, prints only valid hook output.
- * `eventFlag`: the event the installed command names (`--event`), for payloads that do not.
+ * Runs one hook invocation here, with the harness's mapping (what the relay hands back when the
+ * event must run in the hook's own process: connectors/hookRelay.ts): never throws, never exits
+ * non-zero, prints only valid hook output. `raw`: stdin as it came; `eventFlag`: the event the
+ * installed command names (`--event`), for payloads that do not.
  */
-export async function runHook(harness: string, dataDirFlag: string | undefined, eventFlag?: string): Promise<void> {
-  const started = Date.now();
+export async function runHook(harness: string, dataDir: string, eventFlag: string | undefined, raw: string, started = Date.now()): Promise<void> {
   const deadline = started + HOOK_BUDGET_MS;
-  const dataDir = resolveDataDir({ flag: dataDirFlag });
   let event = '';
   try {
     const hooks = HOOK_MAPPINGS.find((h) => h.id === harness)?.hooks;
     if (!hooks) throw new Error(`no hook mapping for harness ${harness}`);
-    const raw = await readStdin(deadline);
     const parsed = parseJsonSafely(raw || '{}', 'hook payload');
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HookInputError('hook payload must be a JSON object');
     const payload = parsed as Record<string, unknown>;
@@ -72,31 +68,4 @@ export async function runHook(harness: string, dataDirFlag: string | undefined, 
   } catch (err) {
     logHookProblem(dataDir, harness, event, `${describe(err)} (hook ran ${Date.now() - started} ms)`);
   }
-}
-
-/** Reads all of stdin, up to a cap, within the deadline. */
-function readStdin(deadline: number, maxBytes = 16 * 1024 * 1024): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => reject(new HookInputError('stdin: not closed in time')), Math.max(1, deadline - Date.now()));
-    process.stdin.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > maxBytes) {
-        clearTimeout(timer);
-        reject(new HookInputError('stdin: payload too large'));
-        process.stdin.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    process.stdin.on('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    process.stdin.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
 }

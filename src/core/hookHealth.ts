@@ -103,6 +103,8 @@ export function failureKind(line: Pick<HookLogLine, 'step' | 'reason'>): Failure
 
 /** How the server marks the hooks.log lines it writes for a harness's HTTP hooks (server/routes.ts, server/app.ts). */
 export const HTTP_HOOK_SUFFIX = '(HTTP hook)';
+/** How the server marks the lines it writes for a hook command's relayed payload (its steps ran in the server). */
+export const RELAYED_HOOK_SUFFIX = '(relayed hook)';
 
 function fixFor(kind: FailureKind, harness: HookHarnessInfo, dataDir: string, viaHttp = false): HookFix | null {
   const install = harness.installable ? `baton install ${harness.id}` : undefined;

@@ -359,6 +359,7 @@ export async function handleClaudeStyleEvent(
             status: 'completed',
             reason: 'subagent-stop',
             project,
+            background: true,
             ...(spawner ? { parentSessionKey: subagentKey(root, spawner) } : {}),
           },
         }),
@@ -392,7 +393,7 @@ export async function handleClaudeStyleEvent(
       if (!payload.agent_id && quirks.syncSubagents)
         await steps.optional('sync-subagents', () => quirks.syncSubagents!(client, transcriptPath, root, project, failed, files));
       await steps.withTranscriptOrWithout('transcript', 'end', transcriptPath, (file) =>
-        client.call('sessionEnd', { body: { ...base, transcriptPath: file, reason: payload.reason } }),
+        client.call('sessionEnd', { body: { ...base, transcriptPath: file, reason: payload.reason, background: true } }),
       );
       return null;
     default:

@@ -5,8 +5,8 @@
 // harnesses: nothing outside src/harnesses/ imports a harness folder (docs/architecture.md,
 // "Add a harness"). docs/harnesses.md describes every harness and how to add one.
 
+import type { ZodType } from 'zod';
 import type { ApiClient } from '../api/client';
-import type { RouteId } from '../api/routes';
 import type { HarnessLineage } from '../core/lineage';
 import type { TranscriptFormat, TranscriptParser } from '../core/normalize';
 import type { PayloadFiles } from '../node/payloadFiles';
@@ -198,10 +198,14 @@ export interface Harness {
   hooks?: HarnessHooks;
 
   /**
-   * Hooks the harness can also POST to Baton directly (Claude Code's HTTP hooks): the API route
-   * (src/api/routes.ts) whose body is the raw hook payload, run through `hooks` inside the server.
+   * The harness can POST its hooks to Baton itself (Claude Code's HTTP hooks), to
+   * `POST /api/hooks/<id>`, where the server runs them through `hooks` (as it does for every hook
+   * command that relays its payload: docs/harnesses.md, "What a hook costs").
    */
-  httpHooks?: { route: RouteId };
+  httpHooks?: true;
+
+  /** What its raw hook payloads must pass at `POST /api/hooks/<id>` besides being a JSON object (Claude Code's: its keys obey the key rules). */
+  hookBody?: ZodType<Record<string, unknown>>;
 
   /** `baton import <id>`; absent when Baton cannot read the harness's history. */
   importer?: HarnessImporter;

@@ -6,7 +6,6 @@ import { decideLineageWith, parentFromKeyWith, type LineageDecision, type Lineag
 import { formatOf, normalizeWith, type NormalizeFormats, type NormalizeHint, type TranscriptFormat, type TranscriptParser } from '../core/normalize';
 import type { LineageSource, Turn } from '../core/types';
 import type { HookHarnessInfo } from '../core/hookHealth';
-import type { RouteId } from '../api/routes';
 import type { Harness, HarnessImporter } from './harness';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
@@ -31,9 +30,9 @@ export function harnessImporters(): Array<Harness & { importer: HarnessImporter 
   return HARNESSES.filter((h): h is Harness & { importer: HarnessImporter } => h.importer !== undefined);
 }
 
-/** The harness whose HTTP hooks the API route `route` runs (Harness.httpHooks), with its hook mapping. */
-export function httpHookHarness(route: RouteId): (Harness & { hooks: NonNullable<Harness['hooks']> }) | undefined {
-  return hookHarnesses().find((h) => h.httpHooks?.route === route);
+/** The harness `POST /api/hooks/<id>` runs the hook payload of, with its hook mapping. */
+export function hookHarness(id: string | undefined): (Harness & { hooks: NonNullable<Harness['hooks']> }) | undefined {
+  return id === undefined ? undefined : hookHarnesses().find((h) => h.id === id);
 }
 
 /** The installable harness `baton install <name>` means: by id or by one of its aliases. */

@@ -8,6 +8,7 @@
 
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { errorClassOf } from '../core/errors';
 import { parseJsonSafely } from '../core/safeJson';
@@ -19,6 +20,12 @@ export interface EndpointInfo {
   port: number;
   pid: number;
   token: string;
+  /**
+   * The folders the server reads the files a hook payload names under (its transcript roots,
+   * resolved through symbolic links): a hook command relays a payload only when the server may
+   * read every file it names (connectors/hookRelay.ts). Absent from servers before it.
+   */
+  hookRoots?: string[];
 }
 
 /** endpoint.json as written by the server, or null when missing or malformed. */
@@ -87,11 +94,59 @@ export interface Reply {
   json: unknown;
 }
 
+/** The most a reply's status line and headers may take before its body. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+/** The status and content length of a reply's head (`HTTP/1.1 200 OK\r\n…`), or null when it is not one. */
+function parseHead(head: string): { status: number; length: number | null; chunked: boolean } | null {
+  const lines = head.split('\r\n');
+  const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]);
+  if (!status) return null;
+  let length: number | null = null;
+  let chunked = false;
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (name === 'content-length' && /^\d{1,15}$/.test(value)) length = Number(value);
+    if (name === 'transfer-encoding' && /chunked/i.test(value)) chunked = true;
+  }
+  return { status: Number(status[1]), length, chunked };
+}
+
+/**
+ * The body of a chunked reply (`<hex size>\r\n<bytes>\r\n` … `0\r\n\r\n`): the bytes once the last
+ * chunk has arrived, `incomplete` while more are due, null when the framing is broken.
+ */
+function unchunk(data: Buffer): Buffer | 'incomplete' | null {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = data.indexOf('\r\n', at);
+    if (lineEnd < 0) return data.length - at > 64 ? null : 'incomplete';
+    const size = /^([0-9a-fA-F]{1,8})(?:;.*)?$/.exec(data.subarray(at, lineEnd).toString('latin1'));
+    if (!size) return null;
+    const length = parseInt(size[1], 16);
+    if (length === 0) return Buffer.concat(parts); // trailers, if any, are not read
+    const start = lineEnd + 2;
+    if (data.length < start + length + 2) return 'incomplete';
+    parts.push(data.subarray(start, start + length));
+    at = start + length + 2;
+  }
+}
+
 /**
  * POSTs JSON to the endpoint and reads the reply, whatever its status. Rejects with EndpointProblem
  * on a failed connection, a reply over the cap, or when the deadline passes. The deadline is
  * one timer for the whole exchange (connect, send, every byte of the reply): a server that drips its
  * reply a byte at a time cannot stretch it, as an idle timeout would let it.
+ *
+ * One request on a connection of its own (`connection: close`), written and read on the socket
+ * itself: the callers are short-lived processes (a hook command starts on every harness event),
+ * and Node's HTTP client costs them more to load than the whole exchange takes (docs/harnesses.md,
+ * "What a hook costs"). The server answers every request with a content length; a reply without
+ * one is read to the end of the connection.
  */
 export function exchange(endpoint: EndpointInfo, route: string, body: unknown, options: PostOptions): Promise<Reply> {
   const started = Date.now();
@@ -100,61 +155,74 @@ export function exchange(endpoint: EndpointInfo, route: string, body: unknown, o
   const failed = (what: string, status?: number) => new EndpointProblem(`${route}: ${what} after ${Date.now() - started} ms`, status);
   const payload = Buffer.from(JSON.stringify(body));
   const cap = options.maxReplyBytes ?? MAX_REPLY_BYTES;
+  const headers: Record<string, string | number> = {
+    host: `127.0.0.1:${endpoint.port}`,
+    authorization: `Bearer ${endpoint.token}`,
+    'content-type': 'application/json',
+    ...options.headers,
+    'content-length': payload.length,
+    connection: 'close',
+  };
+  // Header values come from code and the endpoint file: a line break in one would forge a header.
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${String(value).replace(/[\r\n]/g, ' ')}`);
+  // A route is sent as given (callers encode what they put in it), so it may hold no space or control character.
+  if (/[^\x21-\x7e]/.test(route)) return Promise.reject(new EndpointProblem('the route holds characters a request line cannot carry'));
+  const request = Buffer.concat([Buffer.from(`POST ${route} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`, 'latin1'), payload]);
   return new Promise<Reply>((resolve, reject) => {
     let settled = false;
+    const socket = net.connect({ host: '127.0.0.1', port: endpoint.port });
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      socket.destroy();
       outcome();
     };
-    /** Ends the exchange with `problem`: the socket is dropped, whatever the server still sends. */
-    const abandon = (problem: EndpointProblem) => {
-      settle(() => reject(problem));
-      req.destroy();
-    };
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: endpoint.port,
-        path: route,
-        method: 'POST',
-        headers: {
-          host: `127.0.0.1:${endpoint.port}`,
-          authorization: `Bearer ${endpoint.token}`,
-          'content-type': 'application/json',
-          'content-length': payload.length,
-          ...options.headers,
-        },
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        const announced = Number(res.headers['content-length']);
-        if (announced > cap) return abandon(failed(`HTTP ${status} with a reply over ${cap} bytes`));
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > cap) return abandon(failed(`HTTP ${status} with a reply over ${cap} bytes`));
-          chunks.push(c);
-        });
-        res.on('error', (err) => abandon(failed(errorClassOf(err))));
-        res.on('aborted', () => abandon(failed('reply cut off')));
-        res.on('end', () => {
-          let json: unknown;
-          try {
-            json = parseJsonSafely(Buffer.concat(chunks).toString('utf8'), 'reply');
-          } catch {
-            json = undefined;
-          }
-          settle(() => resolve({ status, json }));
-        });
-      },
-    );
     // Both words: `baton doctor` (core/hookHealth.ts) and readers of hooks.log look for either.
-    const timer = setTimeout(() => abandon(failed('timed out (timeout)')), remaining);
-    req.on('error', (err) => abandon(err instanceof EndpointProblem ? err : failed(errorClassOf(err))));
-    req.end(payload);
+    const timer = setTimeout(() => settle(() => reject(failed('timed out (timeout)'))), remaining);
+    let received: Buffer = Buffer.alloc(0);
+    let head: { status: number; length: number | null; chunked: boolean } | null | undefined;
+    let bodyStart = 0;
+    const finish = (complete: boolean) => {
+      if (!head) return settle(() => reject(failed(received.length ? 'reply cut off' : 'connection closed without a reply')));
+      const status = head.status;
+      let bodyBytes = received.subarray(bodyStart, head.length === null ? undefined : bodyStart + head.length);
+      if (head.chunked) {
+        const whole = unchunk(bodyBytes);
+        if (whole === null) return settle(() => reject(failed(`HTTP ${status} with a broken chunked reply`, status)));
+        if (whole === 'incomplete') return complete ? undefined : settle(() => reject(failed('reply cut off', status)));
+        bodyBytes = whole;
+      } else if (!complete && head.length !== null && bodyBytes.length < head.length) return settle(() => reject(failed('reply cut off', status)));
+      let json: unknown;
+      try {
+        json = parseJsonSafely(bodyBytes.toString('utf8'), 'reply');
+      } catch {
+        json = undefined;
+      }
+      settle(() => resolve({ status, json }));
+    };
+    socket.on('connect', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => {
+      received = received.length ? Buffer.concat([received, chunk]) : chunk;
+      if (!head) {
+        const end = received.indexOf('\r\n\r\n');
+        if (end < 0) {
+          if (received.length > MAX_HEAD_BYTES) settle(() => reject(failed('reply head too large')));
+          return;
+        }
+        head = parseHead(received.subarray(0, end).toString('latin1'));
+        if (!head) return settle(() => reject(failed('not an HTTP reply')));
+        bodyStart = end + 4;
+        if (head.length !== null && head.length > cap) return settle(() => reject(failed(`HTTP ${head!.status} with a reply over ${cap} bytes`, head!.status)));
+      }
+      const { status, length, chunked } = head;
+      if (received.length - bodyStart > cap) return settle(() => reject(failed(`HTTP ${status} with a reply over ${cap} bytes`, status)));
+      if (chunked) finish(true);
+      else if (length !== null && received.length - bodyStart >= length) finish(true);
+    });
+    socket.on('end', () => finish(false));
+    socket.on('error', (err) => settle(() => reject(failed(errorClassOf(err)))));
+    socket.on('close', () => finish(false));
   });
 }
 

@@ -19,7 +19,7 @@ import { findRoute, HOOK_HEADER, matchPath, ROUTES, type RouteId } from '../api/
 import { HookHealthRecorder } from '../node/hookHealth';
 import { logHookProblem } from '../node/endpointCall';
 import { HTTP_HOOK_SUFFIX } from '../core/hookHealth';
-import { harnessById, httpHookHarness } from '../harnesses/registry';
+import { harnessById, hookHarness } from '../harnesses/registry';
 import { bearerOf, checkOrigin, hashSecret, readScope, requestTarget, requirePermission, sameSecret, type Caller, type Permission } from './security';
 import type { SessionService } from './sessionService';
 import { composeServices } from './services';
@@ -101,6 +101,9 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   /** What a log line may say about a request: filled in by handle() as it learns the route. */
   interface LogInfo {
     route: string;
+    /** POST /api/hooks/:harness: the harness the path names, and whether a hook command relayed it. */
+    harness?: string;
+    relayed?: boolean;
   }
 
   /** The route pattern a path belongs to (`/api/sessions/:key`), whatever the method; never the path itself. */
@@ -117,13 +120,13 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
   }
 
   /** A hook call that got through: the hook command and plugin name harness and event in a header; HTTP hooks (Harness.httpHooks) in the body. */
-  function noteHook(req: http.IncomingMessage, id: RouteId, body: unknown): void {
+  function noteHook(req: http.IncomingMessage, id: RouteId, params: Record<string, string>, body: unknown): void {
     const header = firstHeader(req, HOOK_HEADER);
     if (header) {
       const [harness, event] = header.split(' ');
       if (harness && event && harnessById(harness)) hookHealth.record(harness, event);
-    } else {
-      const harness = httpHookHarness(id);
+    } else if (id === 'harnessHook') {
+      const harness = hookHarness(params.harness);
       const event = (body as { hook_event_name?: unknown } | undefined)?.hook_event_name;
       if (harness && typeof event === 'string' && harness.hooks.events.includes(event)) hookHealth.record(harness.id, event);
     }
@@ -133,10 +136,10 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
    * An HTTP hook whose token was refused (revoked, or another data directory's): the harness logs
    * nothing and goes on, so the server writes the hooks.log line `baton doctor` reports.
    */
-  function noteRefusedHttpHook(routePattern: string, status: number): void {
-    const id = (Object.keys(ROUTES) as RouteId[]).find((r) => ROUTES[r].path === routePattern && httpHookHarness(r));
-    const harness = id && httpHookHarness(id);
-    if (harness) logHookProblem(options.dataDir, harness.id, 'other-event', `HTTP ${status}: the HTTP hook's token was refused ${HTTP_HOOK_SUFFIX}`);
+  function noteRefusedHttpHook(log: LogInfo, status: number): void {
+    // A relayed hook command logs its own refusal; only a harness's own HTTP hooks need the server's line.
+    const harness = log.route === ROUTES.harnessHook.path && !log.relayed ? hookHarness(log.harness) : undefined;
+    if (harness?.httpHooks) logHookProblem(options.dataDir, harness.id, 'other-event', `HTTP ${status}: the HTTP hook's token was refused ${HTTP_HOOK_SUFFIX}`);
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, log: LogInfo): Promise<number> {
@@ -161,6 +164,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       return res.statusCode;
     }
     const found = findRoute(req.method ?? 'GET', url.pathname);
+    if (found.id === 'harnessHook') Object.assign(log, { harness: found.params.harness, relayed: firstHeader(req, HOOK_HEADER) !== undefined });
     if (!found.id) {
       if (found.methodMismatch) throw new BatonError('invalid_request', `method ${req.method} is not allowed on ${url.pathname}`);
       throw new BatonError('not_found', `no route ${req.method} ${url.pathname}`);
@@ -174,7 +178,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
       { body, query: Object.fromEntries(url.searchParams) },
       { caller, params: found.params, header: (name) => firstHeader(req, name) },
     );
-    noteHook(req, found.id, body);
+    noteHook(req, found.id, found.params, body);
     sendJson(res, 200, result);
     return 200;
   }
@@ -197,7 +201,7 @@ export async function startServer(options: ServerOptions, ports: number[]): Prom
         .catch((err: unknown) => {
           if (err instanceof BatonError && err.code === 'payload_too_large') res.setHeader('connection', 'close');
           const status = sendError(res, err);
-          if (status === 401 || status === 403) noteRefusedHttpHook(info.route, status);
+          if (status === 401 || status === 403) noteRefusedHttpHook(info, status);
           if (!(err instanceof BatonError)) logger.error(`error ${method} ${info.route}: ${errorClassOf(err)}`);
           return status;
         })

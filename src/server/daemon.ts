@@ -1,6 +1,8 @@
 // `baton serve`: the store and the HTTP endpoint in one process, with endpoint.json for clients
 // and a clean shutdown (stop accepting, finish in-flight requests, snapshot, release the lock).
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { silentLogger, type Logger } from '../core/logger';
 import { newSecret } from './security';
 import { startServer, type RunningServer } from './app';
@@ -26,6 +28,17 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
+/** The roots as the server checks a file against them: resolved through symbolic links; a root not there yet as written. */
+function realRoots(roots: string[]): string[] {
+  return roots.map((root) => {
+    try {
+      return fs.realpathSync(root);
+    } catch {
+      return path.resolve(root);
+    }
+  });
+}
+
 export function candidatePorts(port: number | undefined): number[] {
   if (port !== undefined) return [port];
   return [...Array.from({ length: 10 }, (_, i) => DEFAULT_PORT + i), 0];
@@ -40,7 +53,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const token = newSecret();
   try {
     server = await startServer({ store, dataDir: options.dataDir, config, adminToken: token, logger }, candidatePorts(options.port));
-    writeEndpoint(options.dataDir, { url: server.url, port: server.port, pid: process.pid, token });
+    writeEndpoint(options.dataDir, { url: server.url, port: server.port, pid: process.pid, token, hookRoots: realRoots(config.transcriptRoots) });
     store.lock.setPort(server.port);
   } catch (err) {
     await store.close();

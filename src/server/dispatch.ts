@@ -11,7 +11,6 @@ import type { z } from 'zod';
 import { buildHandlers, runtimePathOf, type CallContext, type Services } from './routes';
 import { requirePermission, writeAgent, type Caller } from './security';
 import { withClaimGuard, type ClaimGuard } from '../store/claimGuard';
-import { httpHookHarness } from '../harnesses/registry';
 
 export interface RawCall {
   body: unknown;
@@ -19,7 +18,7 @@ export interface RawCall {
 }
 
 /** Lifecycle hooks take or renew the claim in the same store write (src/store/lifecycle.ts); the Claude Code route calls them. */
-const CLAIMS_IN_STORE: ReadonlySet<RouteId> = new Set<RouteId>(['sessionStart', 'userPromptSubmit', 'sessionEnd', 'claudeCodeHook']);
+const CLAIMS_IN_STORE: ReadonlySet<RouteId> = new Set<RouteId>(['sessionStart', 'userPromptSubmit', 'sessionEnd', 'harnessHook']);
 
 /** Routes that write a session's ledger without being write routes: both recall doors record what they handed out. */
 const LEDGER_WRITES: ReadonlySet<RouteId> = new Set<RouteId>(['recall', 'memoryRecall']);
@@ -57,7 +56,7 @@ export function createDispatch(services: Services): Dispatch {
       handler(input, {
         ...ctx,
         get internal() {
-          return httpHookHarness(id) ? internalPoster(hookMappingCaller(ctx.caller), ctx.header) : internalPoster(ctx.caller);
+          return id === 'harnessHook' ? internalPoster(hookMappingCaller(ctx.caller), ctx.header) : internalPoster(ctx.caller);
         },
       }),
     );

@@ -60,7 +60,8 @@ export class JobRunner {
     clearTimeout(timer);
   }
 
-  private poke(): void {
+  /** Looks at the queue again now (a job was queued by a write of its own, not by enqueue). */
+  poke(): void {
     this.poked = true;
     this.wake?.();
   }

@@ -10,9 +10,10 @@ import { BatonError, errorClassOf } from '../core/errors';
 import { silentLogger, type Logger } from '../core/logger';
 import { aggregateDeliveries } from '../core/runs';
 import type { ApiClient } from '../api/client';
-import type { RouteId } from '../api/routes';
+import { HOOK_EVENT_HEADER, HOOK_HEADER, type RouteId } from '../api/routes';
 import type { BodyOf, QueryOf, ResponseOf } from '../api/schemas';
 import { givenKey } from '../api/schemas/common';
+import { harnessHookPayload } from '../api/schemas/hooks';
 import { stripSessionPrefix } from '../core/sessionKey';
 import type { RecoveryEvent } from '../store/engine/recovery';
 import type { StorageStatus } from '../store/engine/sizeLimit';
@@ -29,13 +30,14 @@ import { sessionStatus, type SessionService } from './sessionService';
 import type { PriceTable } from '../core/prices';
 import { buildSpendReport } from '../core/spendReport';
 import { writeHolderTranscript } from './holderTranscript';
+import { finishEndedSession, SESSION_END_JOB } from './sessionEndWork';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
-import { httpHookHarness } from '../harnesses/registry';
+import { hookHarness } from '../harnesses/registry';
 import { HTTP_HOOK_BUDGET_MS } from '../harnesses/harness';
 import { PayloadFiles } from '../node/payloadFiles';
 import { logHookProblem } from '../node/endpointCall';
 import { isUnderRoot } from '../node/safeRead';
-import { HTTP_HOOK_SUFFIX } from '../core/hookHealth';
+import { HTTP_HOOK_SUFFIX, RELAYED_HOOK_SUFFIX } from '../core/hookHealth';
 import { statusOf } from './http';
 
 export interface CallContext {
@@ -137,37 +139,50 @@ export function buildHandlers(svc: Services): Handlers {
   const transcriptRoots = svc.config.transcriptRoots.map((r) => path.resolve(r));
   const hookFiles = new PayloadFiles({ roots: svc.config.transcriptRoots, maxBytes: svc.config.maxTranscriptBytes, timeoutMs: HOOK_FILE_READ_MS });
 
-  /** An HTTP-hook route: the raw hook payload through the mapping of the harness that declares the route (Harness.httpHooks). */
-  function httpHooks(route: RouteId) {
-    return async ({ body }: { body: Record<string, unknown> }, ctx: CallContext): Promise<Record<string, unknown>> => {
-      const harness = httpHookHarness(route);
-      if (!harness) throw new BatonError('not_found', 'no harness posts its hooks to this route');
-      // The event name is free text from the caller: logged only when it is one of the known events.
-      const event = harness.hooks.events.includes(String(body.hook_event_name)) ? String(body.hook_event_name) : 'other-event';
-      // The harness keeps no log of an HTTP hook's trouble: the server writes the hooks.log line the hook command would (`baton doctor`).
-      const stepFailed = (step: string, err: unknown) => {
-        const reason = err instanceof BatonError ? `HTTP ${statusOf(err.code)} ${err.code}` : errorClassOf(err);
-        logger.warn(`${harness.id} HTTP hook ${event}: step ${step} failed: ${reason}`);
-        logHookProblem(svc.dataDir, harness.id, event, `step ${step}: ${reason} ${HTTP_HOOK_SUFFIX}`);
-      };
-      // A transcript named outside the roots is never opened: the mapping goes on without it (as if
-      // absent). Said in hooks.log from the path's text alone, so the line tells nothing of the file.
-      const named = body.transcript_path;
-      if (typeof named === 'string' && named && !isUnderRoot(path.resolve(named), transcriptRoots))
-        stepFailed('transcript', new BatonError('invalid_request', 'the transcript lies outside the transcript roots'));
-      try {
-        return ((await harness.hooks.handle(body, ctx.internal, {
-          stepFailed,
-          dataDir: svc.dataDir,
-          files: hookFiles,
-          deadline: Date.now() + HTTP_HOOK_BUDGET_MS,
-        })) ?? {}) as Record<string, unknown>;
-      } catch (err) {
-        const cause = err instanceof HookStepFailure ? err.error : err;
-        if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);
-        throw cause;
-      }
+  /**
+   * POST /api/hooks/:harness: a harness's raw hook payload through its hook mapping, here in the
+   * server. Claude Code's HTTP hooks post it; every hook command relays it (connectors/hookRelay.ts),
+   * naming itself and the event its command was installed for in headers.
+   */
+  async function harnessHook({ body }: { body: Record<string, unknown> }, ctx: CallContext): Promise<Record<string, unknown>> {
+    const harness = hookHarness(ctx.params.harness);
+    if (!harness) throw new BatonError('not_found', `no harness ${JSON.stringify(String(ctx.params.harness ?? '').slice(0, 64))} posts hooks here`);
+    // A relayed command names itself, and the event it was installed for (payloads that do not name theirs).
+    const [relayedBy, relayedEvent] = (ctx.header(HOOK_HEADER) ?? '').split(' ');
+    // The harness's own HTTP hooks send only its payloads; its hook command may get another's
+    // (VS Code agent mode runs Claude Code's), which its mapping hands on, as it does in the hook.
+    const checked = (relayedBy === harness.id ? harnessHookPayload : (harness.hookBody ?? harnessHookPayload)).safeParse(body);
+    if (!checked.success) throw new BatonError('invalid_request', checked.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
+    const eventFlag =
+      relayedBy === harness.id && harness.hooks.events.includes(ctx.header(HOOK_EVENT_HEADER) ?? '') ? ctx.header(HOOK_EVENT_HEADER) : undefined;
+    // The event name is free text from the caller: logged only when it is one of the known events.
+    const named = [body.hook_event_name, body.hookEventName, eventFlag, relayedEvent].find((e) => typeof e === 'string' && harness.hooks.events.includes(e));
+    const event = typeof named === 'string' ? named : 'other-event';
+    // The harness keeps no log of an HTTP hook's trouble: the server writes the hooks.log line the hook command would (`baton doctor`).
+    const suffix = relayedBy === harness.id ? RELAYED_HOOK_SUFFIX : HTTP_HOOK_SUFFIX;
+    const stepFailed = (step: string, err: unknown) => {
+      const reason = err instanceof BatonError ? `HTTP ${statusOf(err.code)} ${err.code}` : errorClassOf(err);
+      logger.warn(`${harness.id} hook ${event}: step ${step} failed: ${reason}`);
+      logHookProblem(svc.dataDir, harness.id, event, `step ${step}: ${reason} ${suffix}`);
     };
+    // A transcript named outside the roots is never opened: the mapping goes on without it (as if
+    // absent). Said in hooks.log from the path's text alone, so the line tells nothing of the file.
+    const transcript = body.transcript_path ?? body.transcriptPath;
+    if (typeof transcript === 'string' && transcript && !isUnderRoot(path.resolve(transcript), transcriptRoots))
+      stepFailed('transcript', new BatonError('invalid_request', 'the transcript lies outside the transcript roots'));
+    try {
+      return ((await harness.hooks.handle(body, ctx.internal, {
+        event: eventFlag,
+        stepFailed,
+        dataDir: svc.dataDir,
+        files: hookFiles,
+        deadline: Date.now() + HTTP_HOOK_BUDGET_MS,
+      })) ?? {}) as Record<string, unknown>;
+    } catch (err) {
+      const cause = err instanceof HookStepFailure ? err.error : err;
+      if (cause instanceof HookInputError) throw new BatonError('invalid_request', cause.message);
+      throw cause;
+    }
   }
 
   /** Takes the parent's finished, undelivered ASYNC_CALLBACK runs (atomically, once) as one message. */
@@ -254,20 +269,28 @@ export function buildHandlers(svc: Services): Handlers {
     },
 
     sessionEnd: async ({ body }, ctx) => {
+      // A hook the harness waits on asks for the work after the end in the background: a job
+      // queued in the same write as the end, so a crash cannot lose it (sessionEndWork.ts).
+      const later = body.background === true;
       const written = await sessions.writeTranscript(
         ctx.caller,
         { ...body, sessionKey: requireKey(body), runtimePath: runtimePathOf(ctx, body) },
-        { reason: body.reason ?? null, status: body.status ?? 'ended', parentSessionKey: body.parentSessionKey },
+        {
+          reason: body.reason ?? null,
+          status: body.status ?? 'ended',
+          parentSessionKey: body.parentSessionKey,
+          ...(later ? { followUpJob: SESSION_END_JOB } : {}),
+        },
       );
       if (written.bypassed) return { ...BYPASSED, sessionKey: written.sessionKey };
+      const done = { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...cursorOf(written) };
+      if (later) {
+        work.jobs.poke();
+        return { ...done, ...(written.followUpJobId ? { follow_up_job_id: written.followUpJobId } : {}) };
+      }
       // The session has ended once its transcript is stored; what follows degrades step by step.
-      // Rules stated anywhere in the session become its constraints (docs/inheritance.md).
-      await orElse('session-end rule extraction', () => svc.inherit.extractRules(written.agentId, written.sessionKey, 1), null);
-      // Decisions, facts, open questions… as memories, and the session's summary node (docs/memory.md).
-      await memory.sessionEnded(written.agentId, written.sessionKey);
-      // The canonical transcript.jsonl, the manifest and a queued summary job (docs/memory.md).
-      const artifacts = await orElse('session-end artifacts', () => work.artifacts.sessionEnded(written.agentId, written.sessionKey), null);
-      return { success: true, sessionKey: written.sessionKey, appended: written.appended, turnCount: written.turnCount, ...cursorOf(written), ...artifacts };
+      const artifacts = await finishEndedSession({ inherit: svc.inherit, memory, artifacts: work.artifacts, logger }, written.agentId, written.sessionKey);
+      return { ...done, ...artifacts };
     },
 
     remember: async ({ body }, ctx) => {
@@ -321,7 +344,7 @@ export function buildHandlers(svc: Services): Handlers {
     synthesis: async ({ body }, ctx) => memory.synthesis(ctx.caller, body),
     synthesisComplete: async ({ body }, ctx) => memory.synthesisComplete(ctx.caller, body),
 
-    claudeCodeHook: httpHooks('claudeCodeHook'),
+    harnessHook,
 
     listSessions: async ({ query }, ctx) => {
       // Active sessions by default (the documented view); all=1 for every session, roots=1 / parent=KEY

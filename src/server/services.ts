@@ -18,6 +18,7 @@ import { SessionService } from './sessionService';
 import { TokenService } from './tokenService';
 import { SessionArtifacts } from './artifacts';
 import { backgroundWork, type BackgroundWork } from './jobs';
+import { finishEndedSession, SESSION_END_JOB } from './sessionEndWork';
 
 export interface ComposeOptions {
   store: StoreAccess;
@@ -55,6 +56,11 @@ export function composeServices(options: ComposeOptions): ComposedServices {
   const runs = new RunService(config, options.readOnly ? undefined : store, logger);
   // Jobs queued where nothing runs them (the in-process API) are done by the next server that opens the data directory.
   const work = backgroundWork(store, memory, (jobs) => new SessionArtifacts(store, dataDir, (job) => jobs.enqueue(job)), logger);
+  // A hook's session end queues the work after it (sessionEndWork.ts): done here, in the background.
+  work.jobs.handle(
+    SESSION_END_JOB,
+    async (job) => (await finishEndedSession({ inherit, memory, artifacts: work.artifacts, logger }, job.agentId, job.sessionKey!)) ?? {},
+  );
   const dispatch = createDispatch({
     store,
     config,

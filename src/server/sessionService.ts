@@ -287,7 +287,7 @@ export class SessionService {
   async writeTranscript(
     caller: Caller,
     input: TranscriptWriteInput,
-    end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string },
+    end?: { reason: string | null; status: 'ended' | 'completed' | 'failed'; parentSessionKey?: string; followUpJob?: string },
   ) {
     const agentId = writeAgent(caller, input.agentId);
     const fromPayload: Turn[] = [];

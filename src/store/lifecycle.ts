@@ -15,6 +15,7 @@ import type { SubagentSummary } from '../core/subagentDigest';
 import { sessionSubagents } from './subagentQueries';
 import { assertClaimFree } from './claims';
 import { takeStartMemories, type StartMemories } from './memoryCommands';
+import { enqueueJob } from './jobs';
 import type { StartMemoryBudget } from '../core/startMemories';
 
 export { CLAIM_TTL_MS, claimExpiresAt };
@@ -183,6 +184,11 @@ export interface TouchSessionArgs {
     parentSessionKey?: string;
     /** Recorded with a parent set at the end: the harness's spawner signal (registry.ts reparentSource); default 'explicit'. */
     reparentSource?: LineageSource;
+    /**
+     * A job of this kind queued in the same write as the end: the work after a session's end done
+     * in the background, which a crash cannot lose (docs/memory.md, "Background jobs").
+     */
+    followUpJob?: string;
   };
   claimTtlMs?: number;
 }
@@ -198,6 +204,8 @@ export interface TouchSessionResult {
   stale?: boolean;
   /** Whether the file's cursor was kept (the next read may continue it). */
   fileKept?: boolean;
+  /** The job `end.followUpJob` queued with the end. */
+  followUpJobId?: string;
   /**
    * What a prompt may take once (docs/runs.md, docs/inheritance.md), read in the same write so a
    * prompt with nothing waiting (nearly all) costs no further round trip to the store.
@@ -247,8 +255,9 @@ export function touchSession(ctx: CommandContext, args: TouchSessionArgs): Touch
     Object.assign(set, { runtimePath: args.runtimePath, claimedAt: ctx.now(), ...(row.status !== 'active' ? { status: 'active', endedAt: null } : {}) });
   }
   if (Object.keys(set).length > 2) upsertSession(ctx, set);
+  const followUp = args.end?.followUpJob ? enqueueJob(ctx, { agentId, kind: args.end.followUpJob, sessionKey: key, payload: {} }).id : null;
   const waiting = { deliveries: deliveriesWaiting(ctx, key), subagents: (row as Row & { children_due?: number }).children_due === 1 };
-  return { sessionKey: key, agentId, bypassed: false, ...written, waiting };
+  return { sessionKey: key, agentId, bypassed: false, ...written, waiting, ...(followUp ? { followUpJobId: followUp } : {}) };
 }
 
 /** Ends every other active root session of a project (Claude Code sends no SessionEnd on /clear). */

@@ -17,6 +17,7 @@ import {
 } from '../../src/harnesses/registry';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
+import { KNOWN_HOOK_EVENTS } from '../../src/harnesses/hookRelayRules';
 import { HOOK_MAPPINGS } from '../../src/harnesses/hookMappings';
 
 const SRC = path.join(__dirname, '..', '..', 'src');
@@ -116,6 +117,10 @@ describe('harness registry', () => {
       HOOK_MAPPINGS.map((m) => [m.id, m.hooks]),
       hookHarnesses().map((h) => [h.id, h.hooks]),
     );
+  });
+
+  it("the relaying hook command's event names are exactly the events the mappings know", () => {
+    assert.deepEqual([...KNOWN_HOOK_EVENTS].sort(), [...new Set(hookHarnesses().flatMap((h) => h.hooks.events))].sort());
   });
 
   it('names no harness outside src/harnesses/: no branch on a harness id anywhere else', () => {

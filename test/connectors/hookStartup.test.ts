@@ -10,6 +10,11 @@ import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { HOOK, runHook } from '../helpers/hookProcess';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
 
+/** Whether a hook process loaded the harnesses' mappings (dist/hookLocal.js), from Node's module log. */
+function mappingsLoaded(stderr: string): boolean {
+  return /hookLocal/.test(stderr);
+}
+
 /** The built-in modules a hook process loaded, from Node's module log. */
 function builtinsLoaded(stderr: string): Set<string> {
   return new Set([...stderr.matchAll(/load built-in module (node:[\w/]+)/g)].map((m) => m[1]));
@@ -38,7 +43,7 @@ describe('the hook command loads only what the event uses (dist/hook.js, NODE_DE
       assert.ok(!loaded.has(unused), `${unused} is not loaded when no request is sent: ${[...loaded].join(', ')}`);
   });
 
-  it('with a running endpoint: the HTTP client is loaded when the event is sent, and the event is answered', async () => {
+  it('with a running endpoint: only the socket is loaded when the event is sent, and the event is answered', async () => {
     const dataDir = tempDir();
     daemon = await startDaemon({ dataDir, port: 0 });
     await runHook('codex', dataDir, { session_id: 'p', cwd: '/p', hook_event_name: 'UserPromptSubmit', prompt: 'Codex parent STARTUP-MARK' });
@@ -50,8 +55,29 @@ describe('the hook command loads only what the event uses (dist/hook.js, NODE_DE
     );
     assert.equal(r.status, 0);
     assert.match(JSON.parse(r.stdout).hookSpecificOutput.additionalContext, /STARTUP-MARK/);
-    assert.ok(builtinsLoaded(r.stderr).has('node:http'));
+    assert.ok(builtinsLoaded(r.stderr).has('node:net'), 'the socket the request is sent on');
+    assert.ok(!builtinsLoaded(r.stderr).has('node:http'), "the request is written on the socket: Node's HTTP client is never loaded");
     assert.ok(!builtinsLoaded(r.stderr).has('node:crypto'), 'crypto is loaded only by an event that writes a state file');
+    assert.match(r.stderr, /hookMain/, 'the module log names the hook command');
+    assert.ok(!mappingsLoaded(r.stderr), 'the event was relayed: the mappings (dist/hookLocal.js) were never loaded');
+  });
+
+  it("an event that must run in the hook's own process loads the mappings, and is answered the same", async () => {
+    const dataDir = tempDir();
+    const running = await startDaemon({ dataDir, port: 0 });
+    try {
+      // Claude Code's SessionStart points Baton's HTTP hook entries at the server: only the hook's process may.
+      const r = await runHook('claude-code', dataDir, { session_id: 'local-1', cwd: '/p', hook_event_name: 'SessionStart', source: 'startup' }, moduleLog);
+      assert.equal(r.status, 0);
+      assert.ok(mappingsLoaded(r.stderr), 'the mappings were loaded');
+      const sessions = await running.store.read('listSessions', { scope: { agentId: 'default' }, limit: 10 });
+      assert.deepEqual(
+        sessions.sessions.map((x: { key: string }) => x.key),
+        ['local-1'],
+      );
+    } finally {
+      await running.stop();
+    }
   });
 
   it('a launcher without the hook command beside it (a broken install) still exits 0 with nothing on stdout', async () => {

@@ -376,6 +376,58 @@ describe('session artifacts and background jobs (real HTTP, real store, real fil
     });
   });
 
+  describe("the work after a hook's session end (background)", () => {
+    it('answers once the end is stored; the queued job then writes the artifacts and extracts the rules', async () => {
+      await api.post('/api/hooks/session-start', { harness: 'claude-code', sessionKey: 'quick', project: '/repo' });
+      await converse(api, 'quick', [['Never push to the release branch. Draft the notes', 'drafted them']]);
+      const end = await api.post('/api/hooks/session-end', { harness: 'claude-code', sessionKey: 'quick', reason: 'done', background: true });
+      assert.equal(end.status, 200, JSON.stringify(end.body));
+      assert.equal(end.body.success, true);
+      assert.equal(end.body.transcript_path, undefined, 'the reply does not wait for the artifacts');
+      assert.ok(end.body.follow_up_job_id, JSON.stringify(end.body));
+      const sessions = await api.get('/api/sessions?all=1');
+      assert.equal(sessions.body.sessions.find((s: any) => s.key === 'quick').status, 'ended', 'the end itself is stored before the reply');
+
+      const job = await finished(api, end.body.follow_up_job_id);
+      assert.equal(job.status, 'completed', JSON.stringify(job));
+      assert.equal(job.kind, 'session-end');
+      assert.equal(job.result.transcript_path, 'memory/default/claude-code/transcripts/quick/transcript.jsonl');
+      const manifest = JSON.parse(fs.readFileSync(path.join(dataDir, job.result.manifest_path), 'utf8'));
+      assert.equal(manifest.turn_count, 2);
+      const rules = await api.get('/api/constraints?sessionKey=quick');
+      assert.equal(rules.status, 200, JSON.stringify(rules.body));
+      assert.match(JSON.stringify(rules.body), /Never push to the release branch/, 'the rule stated in the session was extracted');
+    });
+
+    it('the job is written with the end: a server that stops before doing it leaves it to the next one', async () => {
+      await daemon.stop();
+      // The end as the hook's write leaves it, with no server to run the job (as after a crash right after the reply).
+      const store = await Store.open({ dataDir, holder: 'test' });
+      const ended = await store.write('touchSession', {
+        key: 'cut-short',
+        harness: 'claude-code',
+        turns: [
+          { role: 'user', text: 'map the estuary herons' },
+          { role: 'assistant', text: 'mapped three colonies' },
+        ],
+        fromPayload: [],
+        end: { reason: 'done', status: 'completed', followUpJob: 'session-end' },
+      });
+      assert.ok(ended.followUpJobId);
+      assert.deepEqual(
+        (await store.read('openJobs', {})).map((j: any) => j.kind),
+        ['session-end'],
+      );
+      await store.close();
+
+      daemon = await startDaemon({ dataDir, port: 0 });
+      api = client(daemon);
+      const job = await finished(api, ended.followUpJobId!);
+      assert.equal(job.status, 'completed', JSON.stringify(job));
+      assert.ok(fs.existsSync(path.join(dataDir, job.result.transcript_path)));
+    });
+  });
+
   describe('jobs survive a restart', () => {
     it('jobs left pending or running by a stopped server are done by the next one; an unknown kind fails with an error', async () => {
       await api.post('/api/hooks/user-prompt-submit', { harness: 'openclaw', sessionKey: 'later', userPrompt: 'y'.repeat(900) });

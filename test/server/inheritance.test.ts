@@ -214,7 +214,7 @@ describe('what a sub-agent inherits (real HTTP, real store)', function () {
       'transcriptCursor',
       'userPromptSubmit',
       'sessionEnd',
-      'claudeCodeHook',
+      'harnessHook',
       'editEntity',
       'spawnRun',
       'createToken',

@@ -1445,7 +1445,7 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
 
   // ----------------------------------------------------------------------------------------------
   describe('11. endpoint.json', () => {
-    it('is written with mode 0600, holds {url, port, pid, token} of the server, and is removed by stop()', async () => {
+    it('is written with mode 0600, holds {url, port, pid, token, hookRoots} of the server, and is removed by stop()', async () => {
       const ep = await startTestServer();
       let stopped = false;
       try {
@@ -1453,8 +1453,14 @@ describe('server security (real HTTP on 127.0.0.1)', function () {
         assert.ok(fs.existsSync(file), 'endpoint.json exists while serving');
         if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600, `mode is ${(fs.statSync(file).mode & 0o777).toString(8)}`);
         const info = JSON.parse(fs.readFileSync(file, 'utf8'));
-        assert.deepEqual(Object.keys(info).sort(), ['pid', 'port', 'token', 'url']);
-        assert.deepEqual(info, { url: `http://127.0.0.1:${ep.port}`, port: ep.port, pid: process.pid, token: ep.token });
+        assert.deepEqual(Object.keys(info).sort(), ['hookRoots', 'pid', 'port', 'token', 'url']);
+        const { hookRoots, ...server } = info;
+        assert.deepEqual(server, { url: `http://127.0.0.1:${ep.port}`, port: ep.port, pid: process.pid, token: ep.token });
+        // The roots the server reads payload files under, as the hook command checks them (absolute, links resolved).
+        assert.ok(
+          Array.isArray(hookRoots) && hookRoots.length > 0 && hookRoots.every((r: unknown) => typeof r === 'string' && path.isAbsolute(r)),
+          JSON.stringify(hookRoots),
+        );
         expectOk(await send(info.port, { path: '/api/sessions', token: info.token }), 'the endpoint token works');
         await ep.daemon.stop();
         stopped = true;

@@ -19,24 +19,40 @@ async function pluginModule(): Promise<HookMappingsPluginModule> {
   return (await import(pathToFileURL(path.join(ROOT, 'scripts', 'dev', 'hookMappingsPlugin.mjs')).href)) as HookMappingsPluginModule;
 }
 
-describe('the hook bundle (src/hookMain.ts, which dist/hook.js loads)', function () {
+/** The bundle the build makes of `entry` (in memory): its inputs and its size. */
+async function bundle(entry: string, withMappings = true): Promise<{ inputs: string[]; bytes: number }> {
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    write: false,
+    metafile: true,
+    outfile: 'out.js',
+    logLevel: 'silent',
+    plugins: withMappings ? [(await pluginModule()).hookMappingsPlugin(ROOT)] : [],
+  });
+  return { inputs: Object.keys(result.metafile.inputs), bytes: result.outputFiles[0].contents.byteLength };
+}
+
+describe('the hook bundles (src/hookMain.ts, which dist/hook.js loads, and the mappings it loads when an event runs in the hook)', function () {
   this.timeout(60_000);
 
-  it('bundles without the store, sql.js or zod, and stays under 100 KB', async () => {
-    const result = await esbuild.build({
-      absWorkingDir: ROOT,
-      entryPoints: ['src/hookMain.ts'],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      write: false,
-      metafile: true,
-      outfile: 'hook.js',
-      logLevel: 'silent',
-      plugins: [(await pluginModule()).hookMappingsPlugin(ROOT)],
-    });
-    const inputs = Object.keys(result.metafile.inputs);
+  it('the relaying hook command (src/hookMain.ts) carries no harness mapping, no HTTP client library and no schema library: under 24 KB', async () => {
+    const { inputs, bytes } = await bundle('src/hookMain.ts');
+    assert.deepEqual(
+      inputs.filter((f) => f.startsWith('node_modules/') || /^src\/harnesses\/(\w+\/|claudeStyleHooks|hookMappings|registry)/.test(f)),
+      [],
+      `the relay loads no mapping and no dependency: ${inputs.join(', ')}`,
+    );
+    assert.ok(inputs.includes('src/connectors/hookRelay.ts'));
+    assert.ok(bytes < 24 * 1024, `the relaying hook command is ${bytes} bytes`);
+  });
+
+  it('the mappings (src/hookLocal.ts) bundle without the store, sql.js or zod, and stay under 100 KB', async () => {
+    const { inputs, bytes } = await bundle('src/hookLocal.ts');
     assert.deepEqual(
       inputs.filter((f) => /node_modules\/(zod|sql\.js)\//.test(f)),
       [],
@@ -59,25 +75,13 @@ describe('the hook bundle (src/hookMain.ts, which dist/hook.js loads)', function
       inputs.includes('src/harnesses/claudeCode/httpHookUrl.ts') ? ['src/harnesses/settingsFile.ts'] : [],
     );
     assert.ok(inputs.includes('src/api/routes.ts'), 'the hook names routes from the route table');
-    const bytes = result.outputFiles[0].contents.byteLength;
     assert.ok(bytes < 100 * 1024, `the hook bundle is ${bytes} bytes`);
   });
 
   it('the launcher (src/hook.ts, dist/hook.js) bundles nothing of the hook command: it loads it as a module of its own, after the compile cache is on', async () => {
-    const result = await esbuild.build({
-      absWorkingDir: ROOT,
-      entryPoints: ['src/hook.ts'],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      write: false,
-      metafile: true,
-      outfile: 'hook.js',
-      logLevel: 'silent',
-    });
-    assert.deepEqual(Object.keys(result.metafile.inputs), ['src/hook.ts']);
-    assert.ok(result.outputFiles[0].contents.byteLength < 4 * 1024, `the launcher is ${result.outputFiles[0].contents.byteLength} bytes`);
+    const { inputs, bytes } = await bundle('src/hook.ts', false);
+    assert.deepEqual(inputs, ['src/hook.ts']);
+    assert.ok(bytes < 4 * 1024, `the launcher is ${bytes} bytes`);
   });
 
   it("lists exactly the registry's hook harnesses, each with the registry's mapping, from the harness folders", async () => {

@@ -121,6 +121,11 @@ export const sessionEndBody = z
     lastAssistantMessage: text.optional(),
     /** Corrects the recorded parent when the harness learns the exact spawner only at the end. */
     parentSessionKey: optionalKey,
+    /**
+     * Answer once the end is stored, and do the work after it (rules, memories, artifacts) as a
+     * background job queued with the end: what a hook the harness waits on asks for.
+     */
+    background: z.boolean().optional(),
     project,
     agentId,
   })
@@ -171,7 +176,7 @@ export const transcriptCursorBody = z.object({ harness, sessionKey: key, agentId
 const SUBAGENT_EVENTS = new Set(['SubagentStart', 'SubagentStop']);
 
 /**
- * Claude Code's HTTP hook payload (POST /api/hooks/claude-code), as the hook command receives it
+ * Claude Code's hook payload (POST /api/hooks/claude-code), as the hook command receives it
  * on stdin. session_id becomes a session key (and, with agent_id, a sub-agent's key), so it obeys
  * the key rules above.
  */
@@ -198,6 +203,12 @@ export const claudeCodeHookBody = z
     if (body.agent_id !== undefined && /\p{Cs}/u.test(body.agent_id))
       ctx.addIssue({ code: 'custom', path: ['agent_id'], message: 'must be well-formed Unicode (no lone surrogates)' });
   });
+
+/**
+ * A harness's raw hook payload (POST /api/hooks/:harness): a JSON object, checked further by the
+ * harness's own schema where it has one (Harness.hookBody), then by its hook mapping.
+ */
+export const harnessHookPayload = z.record(z.string(), z.unknown());
 
 /** The hook routes of routes.ts. */
 export const HOOK_SCHEMAS = {
@@ -247,6 +258,8 @@ export const HOOK_SCHEMAS = {
         transcript_path: z.string().optional(),
         manifest_path: z.string().optional(),
         turn_count: z.number().optional(),
+        /** With `background`: the job doing the work after the end (GET /api/jobs/:id). */
+        follow_up_job_id: z.string().optional(),
         /** The job writing the session's --summary.md: GET /api/jobs/:id. */
         summaryJobId: z.string().nullable().optional(),
       })
@@ -278,5 +291,5 @@ export const HOOK_SCHEMAS = {
     body: transcriptCursorBody,
     response: z.object({ offset: z.number(), tailMark: z.string() }),
   },
-  claudeCodeHook: { body: claudeCodeHookBody, response: z.record(z.string(), z.unknown()) },
+  harnessHook: { body: harnessHookPayload, response: z.record(z.string(), z.unknown()) },
 };

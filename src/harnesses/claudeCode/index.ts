@@ -2,6 +2,7 @@
 // under $CLAUDE_CONFIG_DIR/projects, MCP server in .mcp.json / ~/.claude.json.
 
 import * as path from 'node:path';
+import { claudeCodeHookBody } from '../../api/schemas/hooks';
 import type { Harness } from '../harness';
 import { claudeCodeHooks, HARNESS } from './hooks';
 import { defaultClaudeProjectsDir, importClaudeCode, scanClaudeProjects } from './import';
@@ -43,7 +44,8 @@ export const claudeCode: Harness = {
   lineage: claudeCodeLineage,
   hooks: claudeCodeHooks,
   // Claude Code POSTs its hooks to Baton itself, where it honours HTTP hooks (the default install).
-  httpHooks: { route: 'claudeCodeHook' },
+  httpHooks: true,
+  hookBody: claudeCodeHookBody,
   importer: {
     description: 'import Claude Code sessions and their sub-agents from its projects folder',
     label: 'Claude Code',

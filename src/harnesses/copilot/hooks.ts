@@ -240,7 +240,7 @@ class CopilotHook {
         await this.client.call('preCompaction', { body: this.base });
         return null;
       case 'SessionEnd':
-        await this.client.call('sessionEnd', { body: { ...this.base, transcriptPath: this.transcriptPath } });
+        await this.client.call('sessionEnd', { body: { ...this.base, transcriptPath: this.transcriptPath, background: true } });
         return null;
       default:
         return null;
@@ -277,7 +277,15 @@ class CopilotHook {
 
   async endChild(callId: string, result: string | undefined, reason: string): Promise<void> {
     await this.client.call('sessionEnd', {
-      body: { harness: HARNESS, sessionKey: this.childKey(callId), project: this.project, status: 'completed', reason, lastAssistantMessage: result },
+      body: {
+        harness: HARNESS,
+        sessionKey: this.childKey(callId),
+        project: this.project,
+        status: 'completed',
+        reason,
+        lastAssistantMessage: result,
+        background: true,
+      },
     });
   }
 

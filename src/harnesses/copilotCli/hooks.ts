@@ -198,7 +198,7 @@ class CopilotCliHook {
         await this.steps.optional('sync-subagent', () => this.syncSubagent(p.agentId!));
         await this.steps.essential('end-child', () =>
           this.client.call('sessionEnd', {
-            body: { ...this.base(p.agentId), status: 'completed', reason: 'subagent-stop', lastAssistantMessage: p.response },
+            body: { ...this.base(p.agentId), status: 'completed', reason: 'subagent-stop', lastAssistantMessage: p.response, background: true },
           }),
         );
         return null;
@@ -212,7 +212,7 @@ class CopilotCliHook {
         // Copilot CLI may fire it twice (-p with background sub-agents, the first before they end):
         // the second changes no turn or lineage, and moves the end to when the session really ended.
         await this.steps.withTranscriptOrWithout('transcript', 'end', await this.log(), (file) =>
-          this.client.call('sessionEnd', { body: { ...this.base(), transcriptPath: file, reason: p.reason } }),
+          this.client.call('sessionEnd', { body: { ...this.base(), transcriptPath: file, reason: p.reason, background: true } }),
         );
         return null;
       default:
