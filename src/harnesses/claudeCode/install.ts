@@ -52,8 +52,9 @@ function mcpServerEntry(opts: HookCommandOptions) {
 
 /**
  * Events whose `type: "http"` hooks Claude Code 2.1.328 skips (its debug log: "HTTP hooks are not
- * supported for SessionStart"): they keep the hook command. Every other event was checked to
- * deliver over HTTP with the real CLI (docs/harnesses.md, "HTTP hooks").
+ * supported for SessionStart"): they keep the hook command. Its `type: "mcp_tool"` hooks are no way
+ * round it: at a session's start or resume they are skipped before any MCP server is connected.
+ * Every other event was checked to deliver over HTTP with the real CLI (docs/harnesses.md, "HTTP hooks").
  */
 export const HTTP_UNSUPPORTED_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'Setup']);
 
