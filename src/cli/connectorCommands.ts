@@ -6,8 +6,7 @@ import { Argument, Command, Option } from 'commander';
 import { HOOK_HARNESS_IDS, runHook } from '../connectors/runHook';
 import { runHookCommand } from '../connectors/hookRelay';
 import { runMcpBridge } from '../connectors/mcpBridge';
-import { DEFAULT_AGENT } from '../core/agents';
-import { HOOK_TOKEN_ENV, type HttpHookOptions, type InstallScope } from '../harnesses/harness';
+import { HOOK_TOKEN_ENV, hookTokenRequest, type HttpHookOptions, type InstallScope } from '../harnesses/harness';
 import { liveEndpoint } from '../node/endpointCall';
 import { DEFAULT_PORT } from '../server/config';
 import { openAccess } from './access';
@@ -43,9 +42,7 @@ function httpHookOptions(dataDir: string, url: string | undefined): HttpHookOpti
     async issueToken(previous) {
       const access = await openAccess(dataDir, { mode: 'write', holder: 'baton install' });
       try {
-        const created = await access.api.call('createToken', {
-          body: { agentId: DEFAULT_AGENT, permissions: ['hooks'], label: 'Claude Code HTTP hooks', reuse: previous },
-        });
+        const created = await access.api.call('createToken', { body: hookTokenRequest(previous) });
         return created.token;
       } finally {
         await access.close();

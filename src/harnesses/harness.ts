@@ -6,6 +6,7 @@
 // "Add a harness"). docs/harnesses.md describes every harness and how to add one.
 
 import type { ZodType } from 'zod';
+import { DEFAULT_AGENT } from '../core/agents';
 import type { ApiClient } from '../api/client';
 import type { HarnessLineage } from '../core/lineage';
 import type { TranscriptFormat, TranscriptParser } from '../core/normalize';
@@ -60,6 +61,15 @@ export interface HookCommandOptions {
 
 /** The environment variable Baton's HTTP hook entries name for their bearer token. */
 export const HOOK_TOKEN_ENV = 'BATON_HOOK_TOKEN';
+
+/**
+ * The hooks token an HTTP-hook install asks for (`POST /api/tokens`): the default agent, the
+ * `hooks` permission only (docs/security.md, "The hooks token"), the earlier install's token kept
+ * when it is still valid. The CLI and VS Code's install both ask with it.
+ */
+export function hookTokenRequest(previous: string | undefined) {
+  return { agentId: DEFAULT_AGENT, permissions: ['hooks' as const], label: 'Claude Code HTTP hooks', reuse: previous };
+}
 
 /** How long the harness waits for one HTTP hook (the installed entry's `timeout`, in seconds). */
 export const HTTP_HOOK_TIMEOUT_S = 5;

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { SessionView } from '../client/batonClient';
 import { renderMarkdownSession } from '../core/format';
 import type { SessionRecord } from '../core/session';
-import type { HostSettingChange } from '../harnesses/harness';
+import { HOOK_TOKEN_ENV, hookTokenRequest, type HostSettingChange, type HttpHookOptions } from '../harnesses/harness';
 import { editSettingsFile } from '../harnesses/jsoncSettings';
 import { hookHealthHarnesses, installableHarnesses } from '../harnesses/registry';
 import { renderHookHealthMarkdown } from '../core/hookHealth';
@@ -117,6 +117,16 @@ function hookCommandOptions(deps: CommandDeps) {
     dataDir: deps.host.dataDir,
     // Inside desktop VS Code the runtime is Electron: it must be told to behave as Node.
     envPrefix: process.versions.electron ? 'ELECTRON_RUN_AS_NODE=1' : undefined,
+  };
+}
+
+/** HTTP hooks to the server this window talks to, with a hooks-only token it issues. */
+async function httpHookOptions(deps: CommandDeps): Promise<HttpHookOptions> {
+  const client = await deps.host.requireClient();
+  return {
+    url: client.url.replace(/\/$/, ''),
+    tokenEnvVar: HOOK_TOKEN_ENV,
+    issueToken: async (previous) => (await client.call('createToken', { body: hookTokenRequest(previous) })).token,
   };
 }
 
@@ -261,7 +271,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const { messages: _messages, ...result } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Baton: installing ${name} hooks…` },
         async () => {
-          const { hostSettings, ...installed } = await installer.install({ scope: at, projectDir, command: hookCommandOptions(deps), hostSettings: true });
+          // A harness that posts its hooks itself gets them as HTTP hooks to this window's server, as `baton install` writes them.
+          const http = installableHarnesses().find((h) => h.id === name)?.httpHooks ? await httpHookOptions(deps) : undefined;
+          const { hostSettings, ...installed } = await installer.install({
+            scope: at,
+            projectDir,
+            command: hookCommandOptions(deps),
+            hostSettings: true,
+            http,
+          });
           const settings = await applyHostSettings(deps, hostSettings);
           return settings.length ? { ...installed, settings } : installed;
         },

@@ -115,17 +115,37 @@ describe('Commands', () => {
     const result = (await vscode.commands.executeCommand('baton.installHooks', 'claude-code', 'project')) as { file: string; events: string[] };
     assert.equal(result.file, settingsFile);
     const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as {
-      hooks: Record<string, Array<{ hooks: Array<{ type: string; command: string }> }>>;
+      hooks: Record<string, Array<{ hooks: Array<{ type: string; command?: string; url?: string; headers?: Record<string, string> }> }>>;
       enabledMcpjsonServers: string[];
     };
     const hookJs = path.join(vscode.extensions.getExtension('baton-dev.baton')!.extensionPath, 'dist', 'hook.js');
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd']) {
+    // As `baton install claude-code` writes them: SessionStart runs the hook command (Claude Code
+    // sends no HTTP hook there), every other event is an HTTP hook to this window's server.
+    const start = settings.hooks.SessionStart?.[0]?.hooks?.[0];
+    assert.equal(start?.type, 'command');
+    assert.ok(start.command!.includes(hookJs) && start.command!.includes(' claude-code '), start.command);
+    assert.ok(start.command!.includes(`--data-dir ${a.host.dataDir}`) || start.command!.includes(`--data-dir '${a.host.dataDir}'`), start.command);
+    const url = `${a.host.client!.url.replace(/\/$/, '')}/api/hooks/claude-code`;
+    for (const event of ['UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'Stop', 'PreCompact', 'PostCompact', 'SessionEnd']) {
       const entry = settings.hooks[event]?.[0]?.hooks?.[0];
       assert.ok(entry, `no ${event} hook`);
-      assert.equal(entry.type, 'command');
-      assert.ok(entry.command.includes(hookJs) && entry.command.includes(' claude-code '), entry.command);
-      assert.ok(entry.command.includes(`--data-dir ${a.host.dataDir}`) || entry.command.includes(`--data-dir '${a.host.dataDir}'`), entry.command);
+      assert.equal(entry.type, 'http', event);
+      assert.equal(entry.url, url);
+      assert.equal(entry.headers?.Authorization, 'Bearer $BATON_HOOK_TOKEN');
     }
+    // The hooks token: in the git-excluded local settings, and good for the hook route only.
+    const local = JSON.parse(fs.readFileSync(path.join(folder, '.claude', 'settings.local.json'), 'utf8')) as { env: Record<string, string> };
+    const token = local.env.BATON_HOOK_TOKEN;
+    assert.ok(token && !fs.readFileSync(settingsFile, 'utf8').includes(token), 'the token is only in settings.local.json');
+    const post = (route: string, body: unknown) =>
+      fetch(`${a.host.client!.url.replace(/\/$/, '')}${route}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const hook = await post('/api/hooks/claude-code', { hook_event_name: 'UserPromptSubmit', session_id: uid('httphook'), cwd: folder, prompt: 'over HTTP' });
+    assert.equal(hook.status, 200, await hook.text());
+    assert.equal((await post('/api/hooks/remember', { harness: 'claude-code', content: 'x' })).status, 403, 'the token is good for the hook route only');
     assert.deepEqual(settings.enabledMcpjsonServers, ['baton']);
     assert.ok((JSON.parse(fs.readFileSync(mcpFile, 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers.baton);
 
