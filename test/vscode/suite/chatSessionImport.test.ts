@@ -71,9 +71,11 @@ describe('Chat session import: the chatSessions watcher', () => {
     fs.writeFileSync(file, fixture().replaceAll(FIXTURE_ID, id).replaceAll(FIXTURE_MARK, mark));
     const client = a.host.client!;
     const t0 = Date.now();
-    const parent = await waitFor(() => stored(client, id), 20_000, `session ${id} imported`, 250);
+    // Imported: started, then ended by the import with its transcript (the start alone is visible in between).
+    const imported = async (key: string) => ((await stored(client, key))?.endReason === 'import' ? stored(client, key) : null);
+    const parent = await waitFor(() => imported(id), 20_000, `session ${id} imported`, 250);
     assert.equal(parent.endReason, 'import');
-    const child = await waitFor(() => stored(client, childKey), 20_000, `sub-agent ${childKey} imported`, 250);
+    const child = await waitFor(() => imported(childKey), 20_000, `sub-agent ${childKey} imported`, 250);
     assert.equal(child.parentSessionKey, id);
     assert.equal(child.endReason, 'import');
     const children = await client.listSessions({ parent: id });
