@@ -1,8 +1,9 @@
 // The end-to-end part of bench/hookCost.ts: the real Claude Code CLI (node_modules/.bin/claude)
 // driven by a scripted model on 127.0.0.1 (test/shared/fakeAnthropic.ts) through a session of N
 // prompts, `claude -p` for the first and `claude -p --continue` for each next one, in three
-// projects: without hooks, with the hooks `baton install claude-code` writes, and with Claude
-// Code's HTTP hooks (`baton install claude-code --http`, a hook token in $BATON_HOOK_TOKEN), both
+// projects: without hooks, with the hook command for every event (`baton install claude-code
+// --command`, each event relayed to the server), and with the hooks `baton install claude-code`
+// writes (Claude Code's HTTP hooks with a hooks token, the hook command for SessionStart), both
 // feeding one `baton serve` of its own. Offline and bounded: HOME, CLAUDE_CONFIG_DIR and temp
 // folders are fresh, every claude run is killed after CLAUDE_TIMEOUT_MS.
 
@@ -98,18 +99,15 @@ export async function claudeSessionCost(prompts: number, work: string): Promise<
       JSON.stringify({ transcriptRoots: [path.join(dirs['config-baton'], 'projects'), path.join(dirs['config-http'], 'projects')] }),
     );
     server = await startServe(dirs.data, base);
-    const installed = await baton(['install', 'claude-code', '--project', dirs['project-baton'], '--data-dir', dirs.data], base);
-    if (installed.code !== 0) throw new Error(`baton install claude-code failed: ${installed.stderr}`);
+    const installed = await baton(['install', 'claude-code', '--command', '--project', dirs['project-baton'], '--data-dir', dirs.data], base);
+    if (installed.code !== 0) throw new Error(`baton install claude-code --command failed: ${installed.stderr}`);
     // Claude Code's own HTTP hooks to the same server, with a token for hooks in the environment.
     const { port } = JSON.parse(fs.readFileSync(path.join(dirs.data, 'endpoint.json'), 'utf8')) as { port: number };
     const created = await baton(['token', 'create', '--agent', 'default', '--permissions', 'remember,recall', '--json', '--data-dir', dirs.data], base);
     if (created.code !== 0) throw new Error(`baton token create failed: ${created.stderr}`);
     const hookToken = (JSON.parse(created.stdout) as { token: string }).token;
-    const http = await baton(
-      ['install', 'claude-code', '--http', '--url', `http://127.0.0.1:${port}`, '--project', dirs['project-http'], '--data-dir', dirs.data],
-      base,
-    );
-    if (http.code !== 0) throw new Error(`baton install claude-code --http failed: ${http.stderr}`);
+    const http = await baton(['install', 'claude-code', '--url', `http://127.0.0.1:${port}`, '--project', dirs['project-http'], '--data-dir', dirs.data], base);
+    if (http.code !== 0) throw new Error(`baton install claude-code failed: ${http.stderr}`);
     const version = (await run(claudeBin(), ['--version'], { cwd: dirs.home, env: base, timeoutMs: 30_000 })).stdout.trim();
     const envFor = (config: string) => claudeEnv({ ...base, BATON_HOOK_TOKEN: hookToken }, { configDir: dirs[config], tmp: dirs.tmp, fakeUrl: fake.url });
     process.stderr.write(`[hook-cost] Claude Code ${version}: ${prompts} prompts, each without hooks and then with Baton's…\n`);
@@ -127,11 +125,11 @@ export async function claudeSessionCost(prompts: number, work: string): Promise<
     return {
       version,
       prompts,
-      how: `\`claude -p\` for the first prompt, \`claude -p --continue\` for each next one (one process per prompt, as a script drives it; the sessions alternate prompt by prompt); the scripted model answers every request at once. Baton's hooks as \`baton install claude-code\` writes them, and as \`baton install claude-code --http\` writes them (a hook token in \`$BATON_HOOK_TOKEN\`).`,
+      how: `\`claude -p\` for the first prompt, \`claude -p --continue\` for each next one (one process per prompt, as a script drives it; the sessions alternate prompt by prompt); the scripted model answers every request at once. Baton's hooks as \`baton install claude-code --command\` writes them (the hook command for every event, each relayed to the server), and as \`baton install claude-code\` writes them (Claude Code's HTTP hooks with a hooks token, the hook command for SessionStart).`,
       runs: [
         { label: 'none', totalMs: none },
-        { label: `Baton, as installed (${installedHookTypes(dirs['project-baton'])})`, totalMs: withBaton },
-        { label: `Baton, \`--http\` (${installedHookTypes(dirs['project-http'])})`, totalMs: withHttp },
+        { label: `Baton, \`--command\` (${installedHookTypes(dirs['project-baton'])})`, totalMs: withBaton },
+        { label: `Baton, as installed (${installedHookTypes(dirs['project-http'])})`, totalMs: withHttp },
       ],
       notes: [
         `hooks.log lines (one per failed command hook): ${failures}`,
