@@ -22,7 +22,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { deliversBlock, EVENTS, HARNESSES, iterationCalls, type BenchEvent, type BenchHarness, type HookCall, type PayloadFolders } from './hookPayloads';
-import { claudeSessionCost, type SessionCost } from './hookSession';
+import { claudeSessionCost, startServe, type SessionCost } from './hookSession';
 import { summarize } from './stats';
 import type { Summary } from './types';
 
@@ -87,22 +87,7 @@ function serverNodeArgs(): string[] {
 
 async function startServer(dataDir: string, roots: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; token: string }> {
   fs.writeFileSync(path.join(dataDir, 'config.json'), JSON.stringify({ transcriptRoots: roots }));
-  const child = spawn(process.execPath, [...serverNodeArgs(), CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env,
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('serve did not start in 30 s')), 30_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  const child = await startServe(dataDir, env, serverNodeArgs());
   const endpoint = JSON.parse(fs.readFileSync(path.join(dataDir, 'endpoint.json'), 'utf8')) as { port: number; token: string };
   return { child, port: endpoint.port, token: endpoint.token };
 }

@@ -24,8 +24,12 @@ export interface SessionCost {
   notes: string[];
 }
 
-async function startServe(dataDir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'], env });
+/** `baton serve` on a free port of 127.0.0.1 in a process of its own (`nodeArgs` for its node: a profiler), once it listens. */
+export async function startServe(dataDir: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--quiet'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('serve did not start in 30 s')), 30_000);

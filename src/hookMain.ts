@@ -22,20 +22,19 @@ const option = (name: string) => {
   return at >= 0 ? args[at + 1] : undefined;
 };
 
+/** The usage, with the harness ids the mappings know. */
+function usage(local: HookLocal): void {
+  process.stderr.write(`usage: hook.js <${local.HOOK_HARNESS_IDS.join('|')}> [--event E] [--data-dir DIR]\n`);
+}
+
 async function main(): Promise<void> {
-  // Anything but a harness id: the usage, with the ids the mappings know.
-  if (!/^[a-z][a-z0-9-]{0,39}$/.test(harness) || harness === 'baton') {
-    process.stderr.write(`usage: hook.js <${hookLocal().HOOK_HARNESS_IDS.join('|')}> [--event E] [--data-dir DIR]\n`);
-    return;
-  }
+  // Anything but a harness id: the usage.
+  if (!/^[a-z][a-z0-9-]{0,39}$/.test(harness) || harness === 'baton') return usage(hookLocal());
   const dataDir = resolveDataDir({ flag: option('--data-dir') });
   const eventFlag = option('--event');
   await runHookCommand(harness, dataDir, eventFlag, (raw, started) => {
     const local = hookLocal();
-    if (!local.HOOK_HARNESS_IDS.includes(harness)) {
-      process.stderr.write(`usage: hook.js <${local.HOOK_HARNESS_IDS.join('|')}> [--event E] [--data-dir DIR]\n`);
-      return Promise.resolve();
-    }
+    if (!local.HOOK_HARNESS_IDS.includes(harness)) return Promise.resolve(usage(local));
     return local.runHook(harness, dataDir, eventFlag, raw, started);
   });
 }

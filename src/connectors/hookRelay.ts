@@ -10,14 +10,14 @@ import { HOOK_EVENT_HEADER, HOOK_HEADER } from '../api/hookHeaders';
 import { errorClassOf } from '../core/errors';
 import { parseJsonSafely } from '../core/safeJson';
 import { KNOWN_HOOK_EVENTS, mustRunLocally, payloadFileNames } from '../harnesses/hookRelayRules';
-import { exchange, liveEndpoint, logHookProblem, type EndpointInfo } from '../node/endpointCall';
+import { EndpointProblem, exchange, liveEndpoint, logHookProblem, replyCode, type EndpointInfo } from '../node/endpointCall';
 import { isUnderRoot } from '../node/safeRead';
 
 /** A hook must answer within this budget, whatever happens (the harness waits on it). */
 export const HOOK_BUDGET_MS = 900;
 
 /** What a log line may call an event: one a harness's hooks know (the field is free text from stdin), else a placeholder. */
-function eventLabel(name: unknown): string {
+export function eventLabel(name: unknown): string {
   return typeof name === 'string' && KNOWN_HOOK_EVENTS.has(name) ? name : 'other-event';
 }
 
@@ -87,19 +87,14 @@ export async function relayHook(input: RelayInput): Promise<RelayOutcome> {
     // A server from before the route, or one without this harness: the mapping runs here, as it always did.
     if (status === 404 && /^no (route|harness) /.test(String((json as { error?: unknown } | undefined)?.error ?? ''))) return 'local';
     if (status < 200 || status >= 300) {
-      const code = json && typeof json === 'object' ? (json as { code?: unknown }).code : undefined;
-      logHookProblem(
-        input.dataDir,
-        input.harness,
-        event,
-        `${route}: HTTP ${status}${typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? ` ${code}` : ''}`,
-      );
+      const code = replyCode(json);
+      logHookProblem(input.dataDir, input.harness, event, `${route}: HTTP ${status}${code ? ` ${code}` : ''}`);
       return 'answered';
     }
     if (json && typeof json === 'object' && !Array.isArray(json) && Object.keys(json).length > 0) process.stdout.write(JSON.stringify(json) + '\n');
   } catch (err) {
     // EndpointProblem messages are composed of safe parts (route, status, timing); anything else by class.
-    logHookProblem(input.dataDir, input.harness, event, err instanceof Error && err.name === 'EndpointProblem' ? err.message : errorClassOf(err));
+    logHookProblem(input.dataDir, input.harness, event, err instanceof EndpointProblem ? err.message : errorClassOf(err));
   }
   return 'answered';
 }

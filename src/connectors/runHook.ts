@@ -7,23 +7,16 @@
 
 import { errorClassOf } from '../core/errors';
 import { JsonInputError, parseJsonSafely } from '../core/safeJson';
-import { CLAUDE_STYLE_EVENTS, HookInputError, HookStepFailure, HookStepTimeout } from '../harnesses/claudeStyleHooks';
+import { HookInputError, HookStepFailure, HookStepTimeout } from '../harnesses/claudeStyleHooks';
 import { ApiClient, postTransport } from '../api/client';
 import { EndpointProblem, liveEndpoint, logHookProblem, postJson } from '../node/endpointCall';
 import { HOOK_MAPPINGS } from '../harnesses/hookMappings';
 import { withTranscriptChunks } from './transcriptChunks';
-import { HOOK_BUDGET_MS } from './hookRelay';
+import { eventLabel, HOOK_BUDGET_MS } from './hookRelay';
 import { HOOK_HEADER } from '../api/routes';
 
 /** `baton hook <id>` / `hook.js <id>`: the harnesses whose hooks run Baton's hook command. */
 export const HOOK_HARNESS_IDS: string[] = HOOK_MAPPINGS.map((h) => h.id);
-
-const KNOWN_EVENTS = new Set<string>([...CLAUDE_STYLE_EVENTS, ...HOOK_MAPPINGS.flatMap((h) => h.hooks.events)]);
-
-/** The event name for a log line: a known one, else a placeholder (the field is free text from stdin). */
-function eventLabel(name: unknown): string {
-  return typeof name === 'string' && KNOWN_EVENTS.has(name) ? name : 'other-event';
-}
 
 /** What hooks.log may say about a failure: messages this code composed, else the error's class. */
 function describe(err: unknown): string {

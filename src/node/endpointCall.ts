@@ -75,7 +75,7 @@ export class EndpointProblem extends Error {
 }
 
 /** The server's stable error code (`invalid_request`, ...), when the reply carries a well-formed one. */
-function replyCode(json: unknown): string | undefined {
+export function replyCode(json: unknown): string | undefined {
   const code = json && typeof json === 'object' ? (json as { code?: unknown }).code : undefined;
   return typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? code : undefined;
 }

@@ -31,6 +31,7 @@ import type { PriceTable } from '../core/prices';
 import { buildSpendReport } from '../core/spendReport';
 import { writeHolderTranscript } from './holderTranscript';
 import { finishEndedSession, SESSION_END_JOB } from './sessionEndWork';
+import { orElse as degrade } from './orElse';
 import { HookInputError, HookStepFailure } from '../harnesses/claudeStyleHooks';
 import { hookHarness } from '../harnesses/registry';
 import { HTTP_HOOK_BUDGET_MS } from '../harnesses/harness';
@@ -153,8 +154,8 @@ export function buildHandlers(svc: Services): Handlers {
     // (VS Code agent mode runs Claude Code's), which its mapping hands on, as it does in the hook.
     const checked = (relayedBy === harness.id ? harnessHookPayload : (harness.hookBody ?? harnessHookPayload)).safeParse(body);
     if (!checked.success) throw new BatonError('invalid_request', checked.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
-    const eventFlag =
-      relayedBy === harness.id && harness.hooks.events.includes(ctx.header(HOOK_EVENT_HEADER) ?? '') ? ctx.header(HOOK_EVENT_HEADER) : undefined;
+    const installedFor = ctx.header(HOOK_EVENT_HEADER);
+    const eventFlag = relayedBy === harness.id && installedFor && harness.hooks.events.includes(installedFor) ? installedFor : undefined;
     // The event name is free text from the caller: logged only when it is one of the known events.
     const named = [body.hook_event_name, body.hookEventName, eventFlag, relayedEvent].find((e) => typeof e === 'string' && harness.hooks.events.includes(e));
     const event = typeof named === 'string' ? named : 'other-event';
@@ -197,16 +198,9 @@ export function buildHandlers(svc: Services): Handlers {
    * fails, it is logged by error class and the route goes on with `fallback`. The prompt's
    * take-once parts (callback results, the sub-agents after a compaction) are one atomic write
    * each, so a failed one took nothing and waits for the next prompt; session end's
-   * post-processing steps each still run when another fails.
+   * post-processing steps each still run when another fails (orElse.ts).
    */
-  async function orElse<T>(step: string, run: () => Promise<T>, fallback: T): Promise<T> {
-    try {
-      return await run();
-    } catch (err) {
-      logger.warn(`${step} failed: ${errorClassOf(err)}`);
-      return fallback;
-    }
-  }
+  const orElse = <T>(step: string, run: () => Promise<T>, fallback: T): Promise<T> => degrade(logger, step, run, fallback);
 
   /**
    * Recall through any door (docs/memory.md, "Recall"): the session's ledger is written, so only

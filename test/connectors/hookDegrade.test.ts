@@ -10,12 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
-import { jsonl, runHook } from '../helpers/hookProcess';
-
-function hooksLog(dataDir: string): string[] {
-  const file = path.join(dataDir, 'hooks.log');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : [];
-}
+import { hooksLog, jsonl, runHook } from '../helpers/hookProcess';
 
 describe('hooks degrade, never drop (dist/hook.js against a real server)', function () {
   this.timeout(60_000);

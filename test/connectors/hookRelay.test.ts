@@ -10,13 +10,8 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { lineLogger } from '../../src/core/logger';
 import { startDaemon, type Daemon } from '../../src/server/daemon';
-import { runHook } from '../helpers/hookProcess';
+import { hooksLog, runHook } from '../helpers/hookProcess';
 import { cleanupTempDirs, tempDir } from '../helpers/tmp';
-
-function hooksLog(dataDir: string): string[] {
-  const file = path.join(dataDir, 'hooks.log');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : [];
-}
 
 /** A loopback server standing in for Baton at `dataDir`'s endpoint.json, answering each request with `answer`. */
 async function standIn(dataDir: string, answer: (path: string, res: http.ServerResponse) => void): Promise<{ paths: string[]; close: () => Promise<void> }> {

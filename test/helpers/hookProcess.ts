@@ -2,6 +2,7 @@
 // payload on stdin. Asynchronous, since the server under test usually lives in the test's process.
 
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './child';
 
@@ -55,4 +56,10 @@ export function runHookMeasured(harness: string, dataDir: string, payload: unkno
 /** Lines of a JSONL file. */
 export function jsonl(lines: unknown[]): string {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+/** The lines of DIR/hooks.log, where a hook notes each failure; none when it has none. */
+export function hooksLog(dataDir: string): string[] {
+  const file = path.join(dataDir, 'hooks.log');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : [];
 }
